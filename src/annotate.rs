@@ -1,0 +1,427 @@
+//! Annotate: a framed event → cleaned text, parsed layout, confirmed matches → an output event.
+//!
+//! Owns the step between framing and output: removing prefixes and ANSI codes, parsing the
+//! layout (RisingWave text, JSON, panic, plain), building the haystacks the regexes run on and
+//! the value boundaries that bound captures, re-running the prefilter where the raw bytes were
+//! not what is matched, confirming and ranking candidates, and handing the result to a writer.
+//!
+//! Contract: events without a prefilter hit cost nothing beyond a branch (unless every event is
+//! written, `--all` or `--format pretty`). Matching sees the event's whole text; a JSON event's
+//! haystacks are its decoded string values (`fields.message` first, then other fields, then span
+//! fields), never the escaped raw line.
+
+use std::ops::Range;
+
+use serde_json::Value;
+
+use crate::event::{Annotated, Format, Log, Source, Writer};
+use crate::framing::parse::{self, Header, StreamState};
+use crate::framing::{EventSink, RawEvent};
+use crate::matcher::{Hay, Matcher, Scratch};
+
+/// Which events are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emit {
+    /// Only events with a known error.
+    Matches,
+    /// Every event (`match: null` when nothing matched).
+    All,
+}
+
+/// Per-source facts that go into every event.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMeta {
+    pub kind: &'static str,
+    pub path: Option<String>,
+    /// From a CRI log file name `<pod>_<namespace>_<container>-<id>.log`.
+    pub pod: Option<String>,
+    pub namespace: Option<String>,
+    pub container: Option<String>,
+}
+
+impl SourceMeta {
+    pub fn stdin() -> Self {
+        SourceMeta { kind: "stdin", ..Default::default() }
+    }
+
+    pub fn file(path: &str) -> Self {
+        let mut m = SourceMeta { kind: "file", path: Some(path.to_owned()), ..Default::default() };
+        let name = std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(stem) = name.strip_suffix(".log") {
+            let parts: Vec<&str> = stem.splitn(3, '_').collect();
+            if let [pod, ns, rest] = parts[..]
+                && let Some((container, id)) = rest.rsplit_once('-')
+                && id.len() >= 12
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                m.pod = Some(pod.to_owned());
+                m.namespace = Some(ns.to_owned());
+                m.container = Some(container.to_owned());
+            }
+        }
+        m
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counters {
+    pub events: u64,
+    pub written: u64,
+    pub matched: u64,
+    pub candidates: u64,
+    pub json_errors: u64,
+}
+
+pub struct Annotator<'m, 'w> {
+    matcher: &'m Matcher,
+    emit: Emit,
+    writer: &'w mut dyn Writer,
+    pub meta: SourceMeta,
+    scratch: Scratch,
+    text: Vec<u8>,
+    line_buf: Vec<u8>,
+    ends: Vec<usize>,
+    starts: Vec<usize>,
+    lits: Vec<u32>,
+    pub counters: Counters,
+    pub state: StreamState,
+    observed: String,
+}
+
+impl<'m, 'w> Annotator<'m, 'w> {
+    pub fn new(matcher: &'m Matcher, emit: Emit, writer: &'w mut dyn Writer, meta: SourceMeta) -> Self {
+        Annotator {
+            matcher,
+            emit,
+            writer,
+            meta,
+            scratch: Scratch::default(),
+            text: Vec::new(),
+            line_buf: Vec::new(),
+            ends: Vec::new(),
+            starts: Vec::new(),
+            lits: Vec::new(),
+            counters: Counters::default(),
+            state: StreamState::default(),
+            observed: String::new(),
+        }
+    }
+
+    pub fn writer(&mut self) -> &mut dyn Writer {
+        self.writer
+    }
+
+    /// Set the time the current input was read (RFC 3339).
+    pub fn set_observed(&mut self, now: std::time::SystemTime) {
+        self.observed.clear();
+        self.observed.push_str(&humantime::format_rfc3339_micros(now).to_string());
+    }
+
+    fn observed(&mut self) -> &str {
+        if self.observed.is_empty() {
+            self.set_observed(std::time::SystemTime::now());
+        }
+        &self.observed
+    }
+}
+
+impl EventSink for Annotator<'_, '_> {
+    fn event(&mut self, ev: RawEvent<'_>) {
+        self.counters.events += 1;
+        let all = self.emit == Emit::All || self.writer.format() == Format::Pretty;
+        if !all && ev.literals.is_empty() && !ev.rescan && self.matcher.unkeyed.is_empty() {
+            return;
+        }
+        if self.writer.format() == Format::Pretty && ev.literals.is_empty() && !ev.rescan && self.matcher.unkeyed.is_empty()
+        {
+            self.writer.raw(ev.bytes);
+            self.counters.written += 1;
+            return;
+        }
+        self.annotate(ev, all);
+    }
+}
+
+struct Prefixes {
+    runtime_ts: Option<Range<usize>>,
+    pod: Option<Range<usize>>,
+    container: Option<Range<usize>>,
+    stream: Option<Range<usize>>,
+}
+
+impl Annotator<'_, '_> {
+    /// Clean the event's lines into `self.text`; the first line's prefixes are returned with
+    /// ranges into `self.line_buf` (a copy of the first raw line without ANSI codes).
+    fn clean(&mut self, bytes: &[u8]) -> Prefixes {
+        self.text.clear();
+        let mut state = self.state;
+        let mut pre = Prefixes { runtime_ts: None, pod: None, container: None, stream: None };
+        let mut tmp = Vec::new();
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            let l: &[u8] = if memchr::memchr(0x1b, line).is_some() {
+                tmp.clear();
+                parse::strip_ansi(line, &mut tmp);
+                &tmp
+            } else {
+                line
+            };
+            let (p, _) = parse::classify(l, &mut state);
+            if i == 0 {
+                self.line_buf.clear();
+                self.line_buf.extend_from_slice(l);
+                pre.runtime_ts = p.runtime_ts.clone();
+                if let Some((pod, c)) = &p.kubectl {
+                    pre.pod = Some(pod.clone());
+                    pre.container = Some(c.clone());
+                }
+                pre.stream = p.cri.as_ref().map(|c| c.0.clone());
+            } else {
+                self.text.push(b'\n');
+            }
+            self.text.extend_from_slice(&l[p.content..]);
+        }
+        self.state = state;
+        pre
+    }
+
+    fn annotate(&mut self, ev: RawEvent<'_>, all: bool) {
+        let pre = self.clean(ev.bytes);
+        let observed = self.observed().to_owned();
+        let text = std::mem::take(&mut self.text);
+        let mut log = Log { format: "plain", truncated: ev.truncated, ..Default::default() };
+        let mut json: Option<Value> = None;
+        if ev.header == Header::Json {
+            match serde_json::from_slice::<Value>(&text) {
+                Ok(v @ Value::Object(_)) => json = Some(v),
+                _ => {
+                    self.counters.json_errors += 1;
+                    log.parse_error = Some("line starts with '{' but is not a JSON object");
+                }
+            }
+        }
+        // Haystacks: (text, field name), value boundaries.
+        let mut hay_texts: Vec<(Vec<u8>, String)> = Vec::new();
+        let mut text_line = None;
+        self.ends.clear();
+        self.starts.clear();
+        if let Some(Value::Object(obj)) = &json {
+            log.format = "json";
+            collect_json(obj, &mut hay_texts);
+        } else {
+            if ev.header == Header::RisingWave {
+                log.format = "risingwave";
+                text_line = parse::parse_text(&text);
+            } else if ev.header == Header::Panic {
+                log.format = "panic";
+            }
+            boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts);
+        }
+        if pre.stream.is_some() && log.format != "json" {
+            log.cri = true;
+        }
+        let hays: Vec<Hay<'_>> = if json.is_some() {
+            hay_texts.iter().map(|(t, _)| Hay { text: t, ends: &[], starts: &[] }).collect()
+        } else {
+            vec![Hay { text: &text, ends: &self.ends, starts: &self.starts }]
+        };
+        // Candidates: re-scan when the raw bytes were not the matched text.
+        self.lits.clear();
+        if ev.rescan {
+            let mut hits = std::mem::take(&mut self.scratch.hits);
+            for h in &hays {
+                hits.clear();
+                self.matcher.scan(h.text, &mut hits);
+                self.lits.extend(hits.iter().map(|h| h.literal));
+            }
+            self.scratch.hits = hits;
+        } else {
+            self.lits.extend_from_slice(ev.literals);
+        }
+        self.matcher.candidates(self.lits.iter().copied(), &mut self.scratch);
+        self.counters.candidates += self.scratch.cands.len() as u64;
+        self.matcher.confirm(&hays, &mut self.scratch);
+        let found = !self.scratch.found.is_empty();
+        if found {
+            self.counters.matched += 1;
+        }
+        if !found && !all {
+            self.text = text;
+            return;
+        }
+        // Describe the layout for the event.
+        let field_names: Vec<String> = if json.is_some() {
+            hay_texts.iter().map(|(_, n)| n.clone()).collect()
+        } else {
+            vec!["message".to_owned()]
+        };
+        let mut message: &[u8] = &text;
+        let mut timestamp: Option<String> = None;
+        if let Some(Value::Object(obj)) = &json {
+            fill_json_log(obj, &mut log);
+            timestamp = obj.get("timestamp").and_then(Value::as_str).map(str::to_owned);
+            message = hay_texts.first().filter(|(_, n)| n == "fields.message").map_or(&[][..], |(t, _)| t);
+        } else if let Some(t) = &text_line {
+            let s = |r: &Range<usize>| String::from_utf8_lossy(&text[r.clone()]).into_owned();
+            timestamp = Some(s(&t.timestamp));
+            log.level = Some(s(&t.level));
+            log.thread = t.thread.as_ref().map(s);
+            log.target = t.target.as_ref().map(s);
+            log.spans = t
+                .spans
+                .iter()
+                .map(|(n, f)| (s(n), f.iter().map(|(k, v)| (s(k), s(v))).collect()))
+                .collect();
+            log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
+        }
+        let lb = &self.line_buf;
+        let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| String::from_utf8_lossy(&lb[r.clone()]).into_owned());
+        if timestamp.is_none() {
+            timestamp = pick(&pre.runtime_ts);
+        }
+        log.pod = pick(&pre.pod).or_else(|| self.meta.pod.clone());
+        log.container = pick(&pre.container).or_else(|| self.meta.container.clone());
+        log.namespace = self.meta.namespace.clone();
+        log.stream = pick(&pre.stream);
+        let match_fields: Vec<String> = self
+            .scratch
+            .found
+            .iter()
+            .map(|f| {
+                if json.is_some() {
+                    field_names[f.hay as usize].clone()
+                } else {
+                    text_field(text_line.as_ref(), &text, f.start)
+                }
+            })
+            .collect();
+        let ann = Annotated {
+            schema: "annotail/1",
+            timestamp: timestamp.as_deref().unwrap_or(&observed),
+            observed: &observed,
+            source: Source {
+                kind: self.meta.kind,
+                path: self.meta.path.as_deref(),
+                line: ev.first_line,
+                lines: ev.lines,
+                offset: ev.offset,
+            },
+            message,
+            raw: ev.bytes,
+            log: &log,
+            matcher: self.matcher,
+            found: &self.scratch.found,
+            caps: &self.scratch.caps,
+            hays: &hays,
+            match_fields: &match_fields,
+        };
+        self.writer.write(&ann);
+        self.counters.written += 1;
+        drop(hays);
+        self.text = text;
+    }
+}
+
+/// Value boundaries of a text event: ends (a field's leading space, a span field's end, a line
+/// break, the end) and starts (after `key=`, a span field's start, the message, a line start).
+fn boundaries(text: &[u8], tl: Option<&parse::TextLine>, ends: &mut Vec<usize>, starts: &mut Vec<usize>) {
+    let mut f = Vec::new();
+    parse::field_starts(text, &mut f);
+    for &p in &f {
+        ends.push(p);
+        if let Some(eq) = memchr::memchr(b'=', &text[p..]) {
+            starts.push(p + eq + 1);
+        }
+    }
+    for nl in memchr::memchr_iter(b'\n', text) {
+        ends.push(nl);
+        starts.push(nl + 1);
+    }
+    if let Some(t) = tl {
+        for (_, fields) in &t.spans {
+            for (_, v) in fields {
+                starts.push(v.start);
+                ends.push(v.end);
+            }
+        }
+        starts.push(t.message.start);
+    }
+    starts.push(0);
+    ends.push(text.len());
+    ends.sort_unstable();
+    ends.dedup();
+    starts.sort_unstable();
+    starts.dedup();
+}
+
+/// Name the part of a text event a match starts in.
+fn text_field(tl: Option<&parse::TextLine>, text: &[u8], pos: usize) -> String {
+    let Some(t) = tl else { return "message".into() };
+    let s = |r: &Range<usize>| String::from_utf8_lossy(&text[r.clone()]).into_owned();
+    for (name, fields) in &t.spans {
+        for (k, v) in fields {
+            if v.start <= pos && pos < v.end {
+                return format!("span:{}.{}", s(name), s(k));
+            }
+        }
+    }
+    for (k, v) in &t.fields {
+        if v.start <= pos && pos < v.end {
+            return format!("fields.{}", s(k));
+        }
+    }
+    "message".into()
+}
+
+fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, String)>) {
+    if let Some(Value::Object(fields)) = obj.get("fields") {
+        if let Some(Value::String(m)) = fields.get("message") {
+            out.push((m.as_bytes().to_vec(), "fields.message".into()));
+        }
+        for (k, v) in fields {
+            if k != "message"
+                && let Value::String(s) = v
+            {
+                out.push((s.as_bytes().to_vec(), format!("fields.{k}")));
+            }
+        }
+    } else if let Some(Value::String(m)) = obj.get("message").or_else(|| obj.get("msg")) {
+        // Other JSON loggers: a top-level message.
+        out.push((m.as_bytes().to_vec(), "message".into()));
+    }
+    if let Some(Value::Array(spans)) = obj.get("spans") {
+        for (i, sp) in spans.iter().enumerate() {
+            if let Value::Object(so) = sp {
+                for (k, v) in so {
+                    if k != "name"
+                        && let Value::String(s) = v
+                    {
+                        out.push((s.as_bytes().to_vec(), format!("spans[{i}].{k}")));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn fill_json_log(obj: &serde_json::Map<String, Value>, log: &mut Log) {
+    let st = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    log.level = st(obj.get("level"));
+    log.target = st(obj.get("target"));
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if let Some(Value::Object(f)) = obj.get("fields") {
+        log.fields = f.iter().filter(|(k, _)| *k != "message").map(|(k, v)| (k.clone(), text(v))).collect();
+    }
+    if let Some(Value::Array(spans)) = obj.get("spans") {
+        log.spans = spans
+            .iter()
+            .filter_map(Value::as_object)
+            .map(|so| {
+                let name = so.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+                (name, so.iter().filter(|(k, _)| *k != "name").map(|(k, v)| (k.clone(), text(v))).collect())
+            })
+            .collect();
+    }
+}

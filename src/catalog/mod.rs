@@ -1,0 +1,481 @@
+//! The catalog: error records as the user's data set stores them, loaded, merged and checked.
+//!
+//! Owns the record schema (only `id` and one of `messagePattern`/`errorMessage` are required;
+//! every other field is kept verbatim and passed through to events), the on-disk layouts
+//! (one `{"record": {...}, "datasetVersion": ...}` object per file, JSON Lines of such objects,
+//! a JSON array, or bare record objects; directories are read recursively), the embedded default
+//! catalog, and the merge rules:
+//!
+//! 1. records are read in order: `--catalog` paths as given, files of a directory sorted by path,
+//!    records of a file in file order;
+//! 2. a later record with the same `id` replaces the earlier one (so a later `--catalog` path
+//!    overrides an earlier one); inside one catalog path this is also reported as a duplicate,
+//!    unless both records are identical;
+//! 3. among records with the same message (`messagePattern`, else `errorMessage`), when some
+//!    have both documentation and solutions, those without either are dropped: the documented
+//!    record wins.
+//!
+//! Contract: loading never fails as a whole because of one bad record. Every problem is a
+//! [`Problem`] naming the file, line and record id; records with an error are left out, records
+//! with a warning are kept.
+
+pub mod template;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// The catalog compiled into the binary: the user's two seed records and the 4,350 records
+/// extracted from RisingWave's sources (`config/catalog/`).
+pub const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "<embedded>/seeds/000_41331c9454529832.txt",
+        include_str!("../../config/catalog/seeds/000_41331c9454529832.txt"),
+    ),
+    (
+        "<embedded>/seeds/003_99cffc1ed49ea8b2.txt",
+        include_str!("../../config/catalog/seeds/003_99cffc1ed49ea8b2.txt"),
+    ),
+    (
+        "<embedded>/risingwave-extracted.jsonl",
+        include_str!("../../config/catalog/risingwave-extracted.jsonl"),
+    ),
+];
+
+/// Where a record came from: file and 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub file: String,
+    pub line: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// One catalog record. The raw JSON object is kept for pass-through.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub id: String,
+    pub template: Option<String>,
+    pub pattern: Option<String>,
+    pub raw: Map<String, Value>,
+    pub origin: Origin,
+    /// Index of the `--catalog` path (or the embedded catalog) the record was read from.
+    pub source_index: usize,
+}
+
+impl Record {
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.raw.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+    }
+
+    pub fn severity(&self) -> &str {
+        self.str_field("severity").unwrap_or("error")
+    }
+
+    pub fn slug(&self) -> Option<&str> {
+        self.str_field("slug")
+    }
+
+    /// A record that names a tracing log call site rather than an error type.
+    pub fn is_log_event(&self) -> bool {
+        self.str_field("errorClass") == Some("tracing::Event") || self.str_field("errorType") == Some("log")
+    }
+
+    fn has_docs_and_solutions(&self) -> bool {
+        let docs = self.str_field("documentation").is_some();
+        let sols = match self.raw.get("solutions") {
+            Some(Value::Array(a)) => !a.is_empty(),
+            Some(Value::String(s)) => !s.is_empty(),
+            _ => false,
+        };
+        docs && sols
+    }
+
+    fn message_key(&self) -> Option<&str> {
+        self.pattern.as_deref().or(self.template.as_deref())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Warning,
+    Error,
+}
+
+/// A problem found while loading or compiling the catalog.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Problem {
+    pub level: Level,
+    pub file: String,
+    pub line: usize,
+    pub id: Option<String>,
+    pub kind: ProblemKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    Io,
+    InvalidJson,
+    NotARecord,
+    MissingId,
+    MissingMessage,
+    DuplicateId,
+    InvalidRegex,
+    RegexTooBig,
+    EmptyPattern,
+    MatchesAnyLine,
+    NoLiteral,
+    PlaceholderMismatch,
+}
+
+impl Problem {
+    pub fn new(level: Level, origin: &Origin, id: Option<&str>, kind: ProblemKind, message: String) -> Self {
+        Problem { level, file: origin.file.clone(), line: origin.line, id: id.map(str::to_owned), kind, message }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lvl = match self.level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        };
+        write!(f, "{}:{}: {lvl}", self.file, self.line)?;
+        if let Some(id) = &self.id {
+            write!(f, ": record {id}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Records after merging, and every problem met on the way.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub records: Vec<Record>,
+    pub problems: Vec<Problem>,
+    /// Records read before merging (for `check`'s summary).
+    pub read: usize,
+}
+
+/// Load the given catalog paths, or the embedded catalog when `paths` is empty.
+pub fn load(paths: &[PathBuf]) -> Catalog {
+    let mut raw = Vec::new();
+    let mut problems = Vec::new();
+    if paths.is_empty() {
+        for (name, text) in EMBEDDED {
+            parse_text(name, text, 0, &mut raw, &mut problems);
+        }
+    } else {
+        for (i, p) in paths.iter().enumerate() {
+            load_path(p, i, &mut raw, &mut problems);
+        }
+    }
+    merge(raw, problems)
+}
+
+fn load_path(path: &Path, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    let origin = Origin { file: path.display().to_string(), line: 0 };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            problems.push(Problem::new(Level::Error, &origin, None, ProblemKind::Io, format!("cannot read: {e}")));
+            return;
+        }
+    };
+    if meta.is_dir() {
+        let mut files = Vec::new();
+        collect_files(path, &mut files, problems);
+        files.sort();
+        for f in files {
+            load_file(&f, index, out, problems);
+        }
+    } else {
+        load_file(path, index, out, problems);
+    }
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            let origin = Origin { file: dir.display().to_string(), line: 0 };
+            problems.push(Problem::new(Level::Error, &origin, None, ProblemKind::Io, format!("cannot read: {e}")));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let p = entry.path();
+        // Hidden files are editor swap files, `.git` and the like, never records.
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if p.is_dir() {
+            collect_files(&p, files, problems);
+        } else {
+            files.push(p);
+        }
+    }
+}
+
+fn load_file(path: &Path, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            parse_text(&name, &text, index, out, problems);
+        }
+        Err(e) => {
+            let origin = Origin { file: name, line: 0 };
+            problems.push(Problem::new(Level::Error, &origin, None, ProblemKind::Io, format!("cannot read: {e}")));
+        }
+    }
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..byte.min(text.len())]).count()
+}
+
+/// Parse one catalog file's text: a JSON object or array, else JSON Lines.
+pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        return;
+    }
+    let lead = text.len() - trimmed.len();
+    if trimmed.starts_with('[') {
+        match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text) {
+            Ok(items) => {
+                for item in items {
+                    let off = item.get().as_ptr() as usize - text.as_ptr() as usize;
+                    let origin = Origin { file: name.to_owned(), line: line_of(text, off) };
+                    match serde_json::from_str::<Value>(item.get()) {
+                        Ok(v) => push_value(v, origin, index, out, problems),
+                        Err(e) => problems.push(Problem::new(
+                            Level::Error,
+                            &origin,
+                            None,
+                            ProblemKind::InvalidJson,
+                            format!("invalid JSON: {e}"),
+                        )),
+                    }
+                }
+            }
+            Err(e) => {
+                let origin = Origin { file: name.to_owned(), line: e.line() };
+                problems.push(Problem::new(
+                    Level::Error,
+                    &origin,
+                    None,
+                    ProblemKind::InvalidJson,
+                    format!("invalid JSON array: {e}"),
+                ));
+            }
+        }
+        return;
+    }
+    // One (possibly pretty-printed) object per file.
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        let origin = Origin { file: name.to_owned(), line: line_of(text, lead) };
+        push_value(v, origin, index, out, problems);
+        return;
+    }
+    // JSON Lines: each bad line is reported and skipped.
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let origin = Origin { file: name.to_owned(), line: i + 1 };
+        match serde_json::from_str::<Value>(l) {
+            Ok(v) => push_value(v, origin, index, out, problems),
+            Err(e) => problems.push(Problem::new(
+                Level::Error,
+                &origin,
+                None,
+                ProblemKind::InvalidJson,
+                format!("invalid JSON: {e}"),
+            )),
+        }
+    }
+}
+
+fn push_value(v: Value, origin: Origin, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    let obj = match v {
+        Value::Object(mut o) => match o.remove("record") {
+            Some(Value::Object(r)) => r,
+            Some(_) => {
+                problems.push(Problem::new(
+                    Level::Error,
+                    &origin,
+                    None,
+                    ProblemKind::NotARecord,
+                    "\"record\" is not an object".into(),
+                ));
+                return;
+            }
+            None => o,
+        },
+        _ => {
+            problems.push(Problem::new(
+                Level::Error,
+                &origin,
+                None,
+                ProblemKind::NotARecord,
+                "not a JSON object".into(),
+            ));
+            return;
+        }
+    };
+    let id = match obj.get("id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => {
+            problems.push(Problem::new(
+                Level::Error,
+                &origin,
+                None,
+                ProblemKind::MissingId,
+                "record has no \"id\"".into(),
+            ));
+            return;
+        }
+    };
+    let get = |k: &str| obj.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    let template = get("errorMessage");
+    let pattern = get("messagePattern");
+    if template.is_none() && pattern.is_none() {
+        problems.push(Problem::new(
+            Level::Error,
+            &origin,
+            Some(&id),
+            ProblemKind::MissingMessage,
+            "record has neither \"messagePattern\" nor \"errorMessage\"".into(),
+        ));
+        return;
+    }
+    out.push(Record { id, template, pattern, raw: obj, origin, source_index: index });
+}
+
+fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
+    let read = raw.len();
+    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(raw.len());
+    let mut kept: Vec<Option<Record>> = Vec::with_capacity(raw.len());
+    for rec in raw {
+        if let Some(&i) = by_id.get(&rec.id) {
+            let old = kept[i].as_ref().expect("kept by id");
+            if old.source_index == rec.source_index && old.raw != rec.raw {
+                problems.push(Problem::new(
+                    Level::Warning,
+                    &rec.origin,
+                    Some(&rec.id),
+                    ProblemKind::DuplicateId,
+                    format!("duplicate id: this record replaces the one at {}", old.origin),
+                ));
+            }
+            kept[i] = Some(rec);
+        } else {
+            by_id.insert(rec.id.clone(), kept.len());
+            kept.push(Some(rec));
+        }
+    }
+    let mut records: Vec<Record> = kept.into_iter().flatten().collect();
+    // Rule 3: a documented record beats undocumented ones with the same message.
+    let mut documented: HashMap<&str, bool> = HashMap::new();
+    for r in &records {
+        if let Some(k) = r.message_key() {
+            *documented.entry(k).or_default() |= r.has_docs_and_solutions();
+        }
+    }
+    let dropped: Vec<bool> = records
+        .iter()
+        .map(|r| {
+            r.message_key().is_some_and(|k| documented.get(k) == Some(&true)) && !r.has_docs_and_solutions()
+        })
+        .collect();
+    std::mem::drop(documented);
+    let mut i = 0;
+    records.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
+    Catalog { records, problems, read }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> (Vec<Record>, Vec<Problem>) {
+        let mut out = Vec::new();
+        let mut p = Vec::new();
+        parse_text("t.json", text, 0, &mut out, &mut p);
+        (out, p)
+    }
+
+    #[test]
+    fn reads_every_layout() {
+        let wrapped = r#"{"record": {"id": "a", "errorMessage": "x {}"}, "datasetVersion": "v"}"#;
+        assert_eq!(parse(wrapped).0.len(), 1);
+        let lines = format!("{wrapped}\n{}\n", r#"{"id": "b", "messagePattern": "y (.+?)"}"#);
+        assert_eq!(parse(&lines).0.len(), 2);
+        let arr = r#"[{"id": "a", "errorMessage": "x"},
+                      {"id": "b", "errorMessage": "y"}]"#;
+        let (recs, _) = parse(arr);
+        assert_eq!(recs.iter().map(|r| r.origin.line).collect::<Vec<_>>(), vec![1, 2]);
+        let pretty = "{\n  \"id\": \"p\",\n  \"errorMessage\": \"z\"\n}\n";
+        assert_eq!(parse(pretty).0[0].id, "p");
+    }
+
+    #[test]
+    fn bad_lines_are_reported_and_skipped() {
+        let text = "{\"id\": \"a\", \"errorMessage\": \"x\"}\n{\"id\": \"b\", \"errorMe\n{\"errorMessage\": \"n\"}\n{\"id\": \"c\"}\n{\"id\": \"d\", \"errorMessage\": \"ok\"}\n";
+        let (recs, p) = parse(text);
+        assert_eq!(recs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), vec!["a", "d"]);
+        let kinds: Vec<_> = p.iter().map(|p| (p.line, p.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![(2, ProblemKind::InvalidJson), (3, ProblemKind::MissingId), (4, ProblemKind::MissingMessage)]
+        );
+        assert_eq!(p[2].id.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn later_id_overrides_and_documented_record_wins() {
+        let mut raw = Vec::new();
+        let mut p = Vec::new();
+        parse_text("a", r#"{"id": "1", "errorMessage": "m", "severity": "warning"}"#, 0, &mut raw, &mut p);
+        parse_text("b", r#"{"id": "1", "errorMessage": "m", "severity": "error"}"#, 1, &mut raw, &mut p);
+        parse_text("b", r#"{"id": "2", "errorMessage": "m", "documentation": "d", "solutions": ["s"]}"#, 1, &mut raw, &mut p);
+        let c = merge(raw, p);
+        assert_eq!(c.records.len(), 1);
+        assert_eq!(c.records[0].id, "2");
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+    }
+
+    #[test]
+    fn duplicate_id_inside_one_catalog_is_reported() {
+        let mut raw = Vec::new();
+        let mut p = Vec::new();
+        parse_text("a", "{\"id\": \"1\", \"errorMessage\": \"m\"}\n{\"id\": \"1\", \"errorMessage\": \"n\"}", 0, &mut raw, &mut p);
+        let c = merge(raw, p);
+        assert_eq!(c.records.len(), 1);
+        assert_eq!(c.problems[0].kind, ProblemKind::DuplicateId);
+        assert_eq!(c.problems[0].line, 2);
+    }
+
+    #[test]
+    fn embedded_catalog_loads_cleanly() {
+        let c = load(&[]);
+        assert!(c.records.len() >= 4350, "{}", c.records.len());
+        assert!(c.problems.is_empty(), "{:?}", &c.problems[..c.problems.len().min(3)]);
+    }
+}

@@ -1,0 +1,174 @@
+//! Message templates (`errorMessage`, Rust format strings) and the regexes made from them.
+//!
+//! Owns three rules that every later stage relies on:
+//! - capture names: `{job_id}` / `{job_id:?}` → `job_id`; an unnamed placeholder (`{}`, `{:?}`,
+//!   `{0}`) → `_N`, N its 1-based position among the template's placeholders;
+//! - derivation: where `messagePattern` is missing or does not compile, the template becomes a
+//!   regex (literal text escaped, each placeholder a lazy group, `{{`/`}}` literal braces);
+//! - the two regex shapes the matcher uses for a record: the *find* form (the catalog pattern,
+//!   with a trailing `: {source}` made optional) and the *capture* form (the same with a trailing
+//!   lazy group made greedy, run only on the value the match sits in, so a trailing value is
+//!   captured whole instead of one character).
+
+/// One piece of a parsed template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    Lit(String),
+    /// The placeholder's capture name (`job_id` or `_N`) and its raw spec (`job_id:?`).
+    Ph { name: String, spec: String },
+}
+
+/// Split a Rust format string into literal text and placeholders.
+pub fn parse(template: &str) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let mut lit = String::new();
+    let mut n = 0usize;
+    let mut chars = template.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if chars.peek().map(|p| p.1) == Some('{') => {
+                chars.next();
+                lit.push('{');
+            }
+            '}' if chars.peek().map(|p| p.1) == Some('}') => {
+                chars.next();
+                lit.push('}');
+            }
+            '{' => match template[i + 1..].find(['{', '}']) {
+                Some(rel) if template.as_bytes()[i + 1 + rel] == b'}' => {
+                    let spec = &template[i + 1..i + 1 + rel];
+                    n += 1;
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(Part::Ph { name: placeholder_name(spec, n), spec: spec.to_owned() });
+                    // Skip the spec and the closing brace.
+                    for _ in 0..spec.chars().count() + 1 {
+                        chars.next();
+                    }
+                }
+                _ => lit.push('{'),
+            },
+            _ => lit.push(c),
+        }
+    }
+    if !lit.is_empty() {
+        parts.push(Part::Lit(lit));
+    }
+    parts
+}
+
+fn placeholder_name(spec: &str, n: usize) -> String {
+    let name = spec.split(':').next().unwrap_or("").trim();
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    if valid { name.to_owned() } else { format!("_{n}") }
+}
+
+/// Capture names of a template in placeholder order.
+pub fn capture_names(parts: &[Part]) -> Vec<String> {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Ph { name, .. } => Some(name.clone()),
+            Part::Lit(_) => None,
+        })
+        .collect()
+}
+
+/// Derive a regex from a parsed template.
+pub fn derive_pattern(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            Part::Lit(s) => out.push_str(&regex::escape(s)),
+            Part::Ph { .. } => out.push_str("(.+?)"),
+        }
+    }
+    out
+}
+
+/// True when the template ends in `: {placeholder}` — a source error that error-chain printers
+/// (numbered `Caused by` lists, SQL clients) leave out.
+pub fn has_optional_tail(parts: &[Part]) -> bool {
+    matches!(parts, [.., Part::Lit(l), Part::Ph { .. }] if l.ends_with(": "))
+}
+
+const LAZY_GROUP: &str = "(.+?)";
+
+/// The regex forms of one record, as strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forms {
+    /// Searched over the event; its leftmost match decides where the record matched.
+    pub find: String,
+    /// Run from the match start over the value the match sits in, for the captures; `None` when
+    /// the find form's own captures are already right.
+    pub capture: Option<String>,
+    /// The pattern starts with a lazy group, whose value is trimmed to the last chain link.
+    pub leading_group: bool,
+}
+
+/// Build the find and capture forms from a base pattern.
+pub fn forms(base: &str, optional_tail: bool) -> Forms {
+    // Messages with line breaks match across the lines of the event, as they were printed.
+    let flags = if base.contains("\\n") || base.contains('\n') { "(?s)" } else { "" };
+    let leading_group = base.starts_with(LAZY_GROUP);
+    if let Some(head) = base.strip_suffix(LAZY_GROUP) {
+        if optional_tail && let Some(h) = head.strip_suffix(": ") {
+            // `outer: {source}` also matches `outer` alone at the end of a line, tail absent.
+            return Forms {
+                find: format!("(?m){flags}{h}(?:: (.+?)|[ \\t]*$)"),
+                capture: Some(format!("(?m){flags}{h}(?:: (.+)|[ \\t]*$)")),
+                leading_group,
+            };
+        }
+        return Forms {
+            find: format!("{flags}{base}"),
+            capture: Some(format!("{flags}{head}(.+)")),
+            leading_group,
+        };
+    }
+    Forms { find: format!("{flags}{base}"), capture: None, leading_group }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_names_follow_the_rule() {
+        let cases: &[(&str, &[&str])] = &[
+            ("job {job_id} failed", &["job_id"]),
+            ("job {job_id:?} failed: {}", &["job_id", "_2"]),
+            ("{0} and {:?} and {x.y:#?}", &["_1", "_2", "x.y"]),
+            ("braces {{literal}} {n}", &["n"]),
+            ("no placeholders", &[]),
+            ("{1:>5}", &["_1"]),
+        ];
+        for (t, want) in cases {
+            assert_eq!(capture_names(&parse(t)), *want, "{t}");
+        }
+    }
+
+    #[test]
+    fn derived_pattern_escapes_and_groups() {
+        let p = parse("bad value {v} (expected {{x}}): {}");
+        assert_eq!(derive_pattern(&p), r"bad value (.+?) \(expected \{x\}\): (.+?)");
+        assert!(has_optional_tail(&p));
+        assert!(!has_optional_tail(&parse("a {} b")));
+        let lone = parse("unclosed { brace");
+        assert_eq!(lone, vec![Part::Lit("unclosed { brace".into())]);
+    }
+
+    #[test]
+    fn forms_make_tail_greedy_and_optional() {
+        let f = forms("Storage error: (.+?)", true);
+        assert_eq!(f.find, "(?m)Storage error(?:: (.+?)|[ \\t]*$)");
+        assert_eq!(f.capture.as_deref(), Some("(?m)Storage error(?:: (.+)|[ \\t]*$)"));
+        let f = forms("job (.+?) failed", false);
+        assert_eq!(f.capture, None);
+        let f = forms("(.+?) not found in (.+?)", false);
+        assert!(f.leading_group);
+        assert_eq!(f.capture.as_deref(), Some("(.+?) not found in (.+)"));
+    }
+}

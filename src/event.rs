@@ -1,0 +1,592 @@
+//! Output events: the `annotail/1` JSON schema, its ECS rendering, and the pretty terminal view.
+//!
+//! Owns serialisation only: an [`Annotated`] event borrows everything from the annotate stage
+//! and a [`Writer`] turns it into bytes. Text is kept as bytes until here; invalid UTF-8 is
+//! replaced (U+FFFD) in output only. Writers buffer; the pipeline flushes after each read and on
+//! idle, so a streamed event reaches its reader as soon as it is complete. A write error (a closed
+//! pipe) is kept and reported by [`Writer::error`]; later writes are dropped.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use serde_json::Value;
+
+use crate::matcher::{Found, Hay, Matcher};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One `annotail/1` JSON object per line.
+    Json,
+    /// One Elastic Common Schema JSON object per line.
+    Ecs,
+    /// Every line as it came, with a coloured annotation under each known error.
+    Pretty,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Log {
+    pub format: &'static str,
+    pub level: Option<String>,
+    pub target: Option<String>,
+    pub thread: Option<String>,
+    pub spans: Vec<(String, Vec<(String, String)>)>,
+    pub fields: Vec<(String, String)>,
+    pub pod: Option<String>,
+    pub namespace: Option<String>,
+    pub container: Option<String>,
+    pub stream: Option<String>,
+    pub cri: bool,
+    pub truncated: bool,
+    pub parse_error: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    pub kind: &'static str,
+    pub path: Option<&'a str>,
+    pub line: u64,
+    pub lines: u32,
+    pub offset: u64,
+}
+
+/// One event ready to write.
+pub struct Annotated<'a> {
+    pub schema: &'static str,
+    pub timestamp: &'a str,
+    pub observed: &'a str,
+    pub source: Source<'a>,
+    pub message: &'a [u8],
+    /// The event's physical lines as read.
+    pub raw: &'a [u8],
+    pub log: &'a Log,
+    pub matcher: &'a Matcher,
+    pub found: &'a [Found],
+    pub caps: &'a [Option<(usize, usize)>],
+    pub hays: &'a [Hay<'a>],
+    pub match_fields: &'a [String],
+}
+
+impl Annotated<'_> {
+    fn captures(&self, f: &Found) -> Vec<(&str, Cow<'_, str>)> {
+        let e = &self.matcher.entries[f.entry as usize];
+        let text = self.hays[f.hay as usize].text;
+        let mut out: Vec<(&str, Cow<'_, str>)> = Vec::new();
+        for (i, c) in self.caps[f.caps.0 as usize..f.caps.1 as usize].iter().enumerate() {
+            if let (Some((s, t)), Some(name)) = (c, e.names.get(i))
+                && !out.iter().any(|(n, _)| n == name)
+            {
+                out.push((name.as_str(), String::from_utf8_lossy(&text[*s..*t])));
+            }
+        }
+        out
+    }
+}
+
+pub trait Writer {
+    fn format(&self) -> Format;
+    fn write(&mut self, ev: &Annotated<'_>);
+    /// An event without annotation (pretty format only): its lines as they came.
+    fn raw(&mut self, bytes: &[u8]);
+    fn flush(&mut self);
+    /// The first write error, after which nothing more is written.
+    fn error(&self) -> Option<&io::Error>;
+}
+
+/// Buffers bytes for a [`Write`] and keeps the first error.
+pub struct OutWriter<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    format: Format,
+    color: bool,
+    width: usize,
+    err: Option<io::Error>,
+    /// Rendered static part of each record's `match` object, by entry index.
+    cache: Vec<Option<String>>,
+}
+
+/// Flush the buffer to the output once it holds this much: large enough to amortise the
+/// system call, small enough to keep streamed output prompt.
+const BUF_FLUSH: usize = 64 << 10;
+
+impl<W: Write> OutWriter<W> {
+    pub fn new(out: W, format: Format, color: bool, width: usize) -> Self {
+        OutWriter { out, buf: Vec::with_capacity(BUF_FLUSH * 2), format, color, width, err: None, cache: Vec::new() }
+    }
+
+    fn maybe_flush(&mut self) {
+        if self.buf.len() >= BUF_FLUSH {
+            self.flush_buf();
+        }
+    }
+
+    fn flush_buf(&mut self) {
+        if self.err.is_none()
+            && let Err(e) = self.out.write_all(&self.buf).and_then(|_| self.out.flush())
+        {
+            self.err = Some(e);
+        }
+        self.buf.clear();
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Writer for OutWriter<W> {
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn write(&mut self, ev: &Annotated<'_>) {
+        if self.err.is_some() {
+            return;
+        }
+        match self.format {
+            Format::Json => {
+                write_json(&mut self.buf, ev, &mut self.cache);
+                self.buf.push(b'\n');
+            }
+            Format::Ecs => {
+                write_ecs(&mut self.buf, ev);
+                self.buf.push(b'\n');
+            }
+            Format::Pretty => write_pretty(&mut self.buf, ev, self.color, self.width),
+        }
+        self.maybe_flush();
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        if self.err.is_some() {
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
+        self.buf.push(b'\n');
+        self.maybe_flush();
+    }
+
+    fn flush(&mut self) {
+        self.flush_buf();
+    }
+
+    fn error(&self) -> Option<&io::Error> {
+        self.err.as_ref()
+    }
+}
+
+fn s(out: &mut Vec<u8>, v: &str) {
+    serde_json::to_writer(&mut *out, v).expect("writing to a Vec cannot fail");
+}
+
+fn b(out: &mut Vec<u8>, v: &[u8]) {
+    s(out, &String::from_utf8_lossy(v));
+}
+
+fn key(out: &mut Vec<u8>, k: &str) {
+    s(out, k);
+    out.push(b':');
+}
+
+fn num(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(n.to_string().as_bytes());
+}
+
+fn opt(out: &mut Vec<u8>, k: &str, v: Option<&str>, first: &mut bool) {
+    if let Some(v) = v {
+        if !*first {
+            out.push(b',');
+        }
+        *first = false;
+        key(out, k);
+        s(out, v);
+    }
+}
+
+fn pairs(out: &mut Vec<u8>, kv: &[(String, String)]) {
+    out.push(b'{');
+    for (i, (k, v)) in kv.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        key(out, k);
+        s(out, v);
+    }
+    out.push(b'}');
+}
+
+fn captures_obj(out: &mut Vec<u8>, caps: &[(&str, Cow<'_, str>)]) {
+    out.push(b'{');
+    for (i, (k, v)) in caps.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        key(out, k);
+        s(out, v);
+    }
+    out.push(b'}');
+}
+
+/// The parts of a `match` object that depend only on the record.
+fn record_static(m: &Matcher, idx: u32) -> String {
+    let e = &m.entries[idx as usize];
+    let r = &e.rec;
+    let mut out = Vec::new();
+    key(&mut out, "id");
+    s(&mut out, &r.id);
+    let mut first = false;
+    opt(&mut out, "slug", r.slug(), &mut first);
+    out.push(b',');
+    key(&mut out, "severity");
+    s(&mut out, r.severity());
+    opt(&mut out, "error_class", r.str_field("errorClass"), &mut first);
+    opt(&mut out, "template", r.template.as_deref(), &mut first);
+    out.push(b',');
+    key(&mut out, "pattern");
+    s(&mut out, r.pattern.as_deref().unwrap_or(&e.forms.find));
+    for (k, src) in [("solutions", "solutions"), ("tags", "tags")] {
+        if let Some(v) = r.raw.get(src).filter(|v| !v.is_null()) {
+            out.push(b',');
+            key(&mut out, k);
+            serde_json::to_writer(&mut out, v).expect("vec");
+        }
+    }
+    opt(&mut out, "documentation", r.str_field("documentation"), &mut first);
+    opt(&mut out, "reference", r.str_field("githubUrl"), &mut first);
+    opt(&mut out, "source_file", r.str_field("filePath"), &mut first);
+    if let Some(n) = r.raw.get("lineNumber").and_then(Value::as_u64) {
+        out.push(b',');
+        key(&mut out, "source_line");
+        num(&mut out, n);
+    }
+    // Everything else the record holds, passed through under its own name.
+    let extra: serde_json::Map<String, Value> = r
+        .raw
+        .iter()
+        .filter(|(k, v)| !MAPPED.contains(&k.as_str()) && !v.is_null())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !extra.is_empty() {
+        out.push(b',');
+        key(&mut out, "record");
+        serde_json::to_writer(&mut out, &extra).expect("vec");
+    }
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// Record fields that have a name of their own in the `match` object.
+const MAPPED: &[&str] = &[
+    "id",
+    "slug",
+    "severity",
+    "errorClass",
+    "errorMessage",
+    "messagePattern",
+    "solutions",
+    "tags",
+    "documentation",
+    "githubUrl",
+    "filePath",
+    "lineNumber",
+];
+
+fn span(out: &mut Vec<u8>, f: &Found) {
+    out.push(b'[');
+    num(out, f.start as u64);
+    out.push(b',');
+    num(out, f.end as u64);
+    out.push(b']');
+}
+
+pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<String>>) {
+    out.extend_from_slice(b"{\"schema\":");
+    s(out, ev.schema);
+    out.extend_from_slice(b",\"@timestamp\":");
+    s(out, ev.timestamp);
+    out.extend_from_slice(b",\"observed\":");
+    s(out, ev.observed);
+    out.extend_from_slice(b",\"source\":{\"kind\":");
+    s(out, ev.source.kind);
+    if let Some(p) = ev.source.path {
+        out.extend_from_slice(b",\"path\":");
+        s(out, p);
+    }
+    out.extend_from_slice(b",\"line\":");
+    num(out, ev.source.line);
+    out.extend_from_slice(b",\"lines\":");
+    num(out, ev.source.lines as u64);
+    out.extend_from_slice(b",\"offset\":");
+    num(out, ev.source.offset);
+    out.extend_from_slice(b"},\"message\":");
+    b(out, ev.message);
+    out.extend_from_slice(b",\"log\":");
+    write_log(out, ev.log);
+    out.extend_from_slice(b",\"match\":");
+    match ev.found.first() {
+        None => out.extend_from_slice(b"null"),
+        Some(f) => {
+            if cache.len() < ev.matcher.entries.len() {
+                cache.resize(ev.matcher.entries.len(), None);
+            }
+            let st = cache[f.entry as usize].get_or_insert_with(|| record_static(ev.matcher, f.entry));
+            out.push(b'{');
+            out.extend_from_slice(st.as_bytes());
+            out.extend_from_slice(b",\"captures\":");
+            captures_obj(out, &ev.captures(f));
+            out.extend_from_slice(b",\"span\":");
+            span(out, f);
+            out.extend_from_slice(b",\"field\":");
+            s(out, &ev.match_fields[0]);
+            out.push(b'}');
+        }
+    }
+    out.extend_from_slice(b",\"also_matched\":[");
+    for (i, f) in ev.found.iter().enumerate().skip(1) {
+        if i > 1 {
+            out.push(b',');
+        }
+        let r = &ev.matcher.entries[f.entry as usize].rec;
+        out.extend_from_slice(b"{\"id\":");
+        s(out, &r.id);
+        let mut first = false;
+        opt(out, "slug", r.slug(), &mut first);
+        out.extend_from_slice(b",\"severity\":");
+        s(out, r.severity());
+        out.extend_from_slice(b",\"captures\":");
+        captures_obj(out, &ev.captures(f));
+        out.extend_from_slice(b",\"span\":");
+        span(out, f);
+        out.extend_from_slice(b",\"field\":");
+        s(out, &ev.match_fields[i]);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+}
+
+fn write_log(out: &mut Vec<u8>, log: &Log) {
+    out.extend_from_slice(b"{\"format\":");
+    s(out, log.format);
+    let mut first = false;
+    opt(out, "level", log.level.as_deref(), &mut first);
+    opt(out, "target", log.target.as_deref(), &mut first);
+    opt(out, "thread", log.thread.as_deref(), &mut first);
+    if !log.spans.is_empty() {
+        out.extend_from_slice(b",\"spans\":[");
+        for (i, (name, fields)) in log.spans.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"name\":");
+            s(out, name);
+            out.extend_from_slice(b",\"fields\":");
+            pairs(out, fields);
+            out.push(b'}');
+        }
+        out.push(b']');
+    }
+    if !log.fields.is_empty() {
+        out.extend_from_slice(b",\"fields\":");
+        pairs(out, &log.fields);
+    }
+    if log.pod.is_some() || log.container.is_some() || log.namespace.is_some() {
+        out.extend_from_slice(b",\"kubernetes\":{");
+        let mut f = true;
+        opt(out, "pod", log.pod.as_deref(), &mut f);
+        opt(out, "namespace", log.namespace.as_deref(), &mut f);
+        opt(out, "container", log.container.as_deref(), &mut f);
+        out.push(b'}');
+    }
+    opt(out, "stream", log.stream.as_deref(), &mut first);
+    if log.cri {
+        out.extend_from_slice(b",\"cri\":true");
+    }
+    if log.truncated {
+        out.extend_from_slice(b",\"truncated\":true");
+    }
+    opt(out, "parse_error", log.parse_error, &mut first);
+    out.push(b'}');
+}
+
+pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
+    let mut v = serde_json::Map::new();
+    let st = |x: &str| Value::String(x.to_owned());
+    v.insert("@timestamp".into(), st(ev.timestamp));
+    v.insert("message".into(), st(&String::from_utf8_lossy(ev.message)));
+    let mut event = serde_json::Map::new();
+    event.insert("kind".into(), st(if ev.found.is_empty() { "event" } else { "alert" }));
+    event.insert("created".into(), st(ev.observed));
+    event.insert("module".into(), st("annotail"));
+    let mut log = serde_json::Map::new();
+    if let Some(l) = &ev.log.level {
+        log.insert("level".into(), st(&l.to_ascii_lowercase()));
+    }
+    if let Some(t) = &ev.log.target {
+        log.insert("logger".into(), st(t));
+    }
+    if let Some(p) = ev.source.path {
+        log.insert("file".into(), serde_json::json!({"path": p}));
+    }
+    log.insert("offset".into(), ev.source.offset.into());
+    v.insert("log".into(), Value::Object(log));
+    if let Some(f) = ev.found.first() {
+        let r = &ev.matcher.entries[f.entry as usize].rec;
+        event.insert("severity".into(), (if r.severity() == "warning" { 4 } else { 3 }).into());
+        let mut rule = serde_json::Map::new();
+        rule.insert("id".into(), st(&r.id));
+        if let Some(x) = r.slug() {
+            rule.insert("name".into(), st(x));
+        }
+        if let Some(x) = r.str_field("documentation") {
+            rule.insert("description".into(), st(x));
+        }
+        if let Some(x) = r.str_field("githubUrl") {
+            rule.insert("reference".into(), st(x));
+        }
+        if let Some(x) = r.str_field("errorClass") {
+            rule.insert("category".into(), st(x));
+        }
+        v.insert("rule".into(), Value::Object(rule));
+        let text = ev.hays[f.hay as usize].text;
+        let mut err = serde_json::Map::new();
+        err.insert("message".into(), st(&String::from_utf8_lossy(&text[f.start..f.end])));
+        if let Some(x) = r.str_field("errorClass") {
+            err.insert("type".into(), st(x));
+        }
+        v.insert("error".into(), Value::Object(err));
+        let mut labels = serde_json::Map::new();
+        labels.insert("annotail_severity".into(), st(r.severity()));
+        for (k, val) in ev.captures(f) {
+            labels.insert(k.replace('.', "_"), st(&val));
+        }
+        v.insert("labels".into(), Value::Object(labels));
+        if let Some(t) = r.raw.get("tags").filter(|t| t.is_array()) {
+            v.insert("tags".into(), t.clone());
+        }
+        let also: Vec<Value> =
+            ev.found[1..].iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
+        let mut ann = serde_json::Map::new();
+        ann.insert("schema".into(), st(ev.schema));
+        if let Some(x) = r.raw.get("solutions").filter(|x| !x.is_null()) {
+            ann.insert("solutions".into(), x.clone());
+        }
+        ann.insert("also_matched".into(), Value::Array(also));
+        ann.insert("line".into(), ev.source.line.into());
+        ann.insert("lines".into(), ev.source.lines.into());
+        v.insert("annotail".into(), Value::Object(ann));
+    }
+    v.insert("event".into(), Value::Object(event));
+    if ev.log.pod.is_some() || ev.log.namespace.is_some() {
+        let mut k = serde_json::Map::new();
+        if let Some(p) = &ev.log.pod {
+            k.insert("pod".into(), serde_json::json!({"name": p}));
+        }
+        if let Some(n) = &ev.log.namespace {
+            k.insert("namespace".into(), st(n));
+        }
+        if let Some(c) = &ev.log.container {
+            k.insert("container".into(), serde_json::json!({"name": c}));
+        }
+        v.insert("kubernetes".into(), Value::Object(k));
+    }
+    serde_json::to_writer(&mut *out, &Value::Object(v)).expect("vec");
+}
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RED: &str = "\x1b[31m";
+const YELLOW: &str = "\x1b[33m";
+const CYAN: &str = "\x1b[36m";
+
+/// Solutions shown under a match; the rest are in the JSON output.
+const PRETTY_SOLUTIONS: usize = 3;
+
+pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: usize) {
+    out.extend_from_slice(ev.raw);
+    out.push(b'\n');
+    let Some(f) = ev.found.first() else { return };
+    let c = |code: &'static str| if color { code } else { "" };
+    let r = &ev.matcher.entries[f.entry as usize].rec;
+    let sev = r.severity();
+    let sev_color = if sev == "warning" { YELLOW } else { RED };
+    let mut line = format!(
+        "  {}╰─ {}{}{} {}{}{} {}({}){}",
+        c(sev_color),
+        c(BOLD),
+        sev.to_ascii_uppercase(),
+        c(RESET),
+        c(BOLD),
+        r.slug().unwrap_or(&r.id),
+        c(RESET),
+        c(DIM),
+        r.id,
+        c(RESET)
+    );
+    if let Some(cls) = r.str_field("errorClass") {
+        line.push_str(&format!(" {}{cls}{}", c(DIM), c(RESET)));
+    }
+    out.extend_from_slice(line.as_bytes());
+    out.push(b'\n');
+    let indent = "     ";
+    for (k, v) in ev.captures(f) {
+        push_wrapped(out, &format!("{}{k}{} = {v}", c(CYAN), c(RESET)), indent, width);
+    }
+    if let Some(Value::Array(sols)) = r.raw.get("solutions") {
+        for sol in sols.iter().filter_map(Value::as_str).take(PRETTY_SOLUTIONS) {
+            push_wrapped(out, &format!("{}fix:{} {sol}", c(BOLD), c(RESET)), indent, width);
+        }
+    }
+    if let Some(url) = r.str_field("githubUrl") {
+        push_wrapped(out, &format!("{}see: {url}{}", c(DIM), c(RESET)), indent, width);
+    }
+    if ev.found.len() > 1 {
+        let ids: Vec<String> = ev.found[1..]
+            .iter()
+            .map(|f| {
+                let r = &ev.matcher.entries[f.entry as usize].rec;
+                r.slug().unwrap_or(&r.id).to_owned()
+            })
+            .collect();
+        push_wrapped(out, &format!("{}also: {}{}", c(DIM), ids.join(", "), c(RESET)), indent, width);
+    }
+}
+
+/// Write `text` after `indent`, wrapped at spaces to `width` columns (escape codes count zero).
+fn push_wrapped(out: &mut Vec<u8>, text: &str, indent: &str, width: usize) {
+    let avail = width.saturating_sub(indent.len()).max(20);
+    let mut col = 0;
+    out.extend_from_slice(indent.as_bytes());
+    for (i, word) in text.split(' ').enumerate() {
+        let w = visible_len(word);
+        if i > 0 {
+            if col + 1 + w > avail {
+                out.push(b'\n');
+                out.extend_from_slice(indent.as_bytes());
+                out.extend_from_slice(b"  ");
+                col = 2;
+            } else {
+                out.push(b' ');
+                col += 1;
+            }
+        }
+        out.extend_from_slice(word.as_bytes());
+        col += w;
+    }
+    out.push(b'\n');
+}
+
+fn visible_len(s: &str) -> usize {
+    let mut n = 0;
+    let mut in_esc = false;
+    for ch in s.chars() {
+        if in_esc {
+            if ch.is_ascii_alphabetic() {
+                in_esc = false;
+            }
+        } else if ch == '\x1b' {
+            in_esc = true;
+        } else {
+            n += 1;
+        }
+    }
+    n
+}

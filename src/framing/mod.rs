@@ -1,0 +1,394 @@
+//! Framing: bytes → physical lines → events, with the prefilter run over whole blocks.
+//!
+//! Owns line splitting, the line-length cap, multi-line event assembly, CRI partial-record
+//! joining and the mapping of prefilter hits to events. A block of complete lines is scanned once
+//! by the prefilter (as ripgrep searches buffers, not lines); hits are then walked together with
+//! the lines. Only the last, possibly unfinished event of a block is copied out of it.
+//!
+//! Event rules: a line with a header (RisingWave timestamp + level, a JSON object, a panic)
+//! starts an event. A line without one continues the event above when that event is RisingWave
+//! text or a panic, or when it is indented, empty, or a `Caused by`/backtrace line; otherwise it
+//! is an event of its own (plain text). An event is complete when the next one starts, at the
+//! end of input, on [`Framer::idle`] (the caller's idle timeout), or when it reaches
+//! `max_event_lines`/`max_event_bytes`.
+//!
+//! Contract: every input byte belongs to exactly one emitted event, except bytes of a line past
+//! `max_line_bytes`, which are dropped and the line marked truncated. Nothing here allocates per
+//! line once buffers have grown; memory is bounded by the block size, `max_line_bytes` and
+//! `max_event_bytes`.
+
+pub mod parse;
+
+use crate::matcher::Matcher;
+use crate::matcher::prefilter::Hit;
+use parse::{Header, StreamState};
+
+/// Framing limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_line_bytes: usize,
+    pub max_event_lines: u32,
+    pub max_event_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            // RisingWave's longest real lines (plan dumps, `{:?}` of large structs) stay well under
+            // 1 MiB; container runtimes split at 16 KiB anyway.
+            max_line_bytes: 1 << 20,
+            // Backtraces run to ~150 lines, await-tree dumps a few hundred.
+            max_event_lines: 1000,
+            max_event_bytes: 4 << 20,
+        }
+    }
+}
+
+/// A complete event as framed: its raw physical lines and what the prefilter saw.
+pub struct RawEvent<'a> {
+    /// The event's physical lines as read, joined by `\n`, without the final line break.
+    pub bytes: &'a [u8],
+    pub first_line: u64,
+    pub lines: u32,
+    pub offset: u64,
+    /// Prefilter literal ids hit in `bytes`.
+    pub literals: &'a [u32],
+    /// The raw bytes are not what is matched (ANSI codes, JSON escapes, joined CRI records):
+    /// the prefilter must be run again on the cleaned text.
+    pub rescan: bool,
+    pub truncated: bool,
+    pub header: Header,
+}
+
+/// Receives complete events.
+pub trait EventSink {
+    fn event(&mut self, ev: RawEvent<'_>);
+}
+
+struct Acc {
+    /// Start of the event's bytes in the current block, or `None` once copied to `own`.
+    in_block: Option<(usize, usize)>,
+    own: Vec<u8>,
+    first_line: u64,
+    lines: u32,
+    offset: u64,
+    literals: Vec<u32>,
+    rescan: bool,
+    truncated: bool,
+    header: Header,
+}
+
+pub struct Framer<'m> {
+    matcher: &'m Matcher,
+    limits: Limits,
+    /// Bytes of an unfinished line.
+    carry: Vec<u8>,
+    carry_truncated: bool,
+    /// Stream offset where the unfinished line starts.
+    carry_start: u64,
+    /// Stream offset of the next byte fed.
+    offset: u64,
+    /// Lines completed so far.
+    lines: u64,
+    acc: Option<Acc>,
+    spare: Vec<u8>,
+    state: StreamState,
+    hits: Vec<Hit>,
+    clean: Vec<u8>,
+    /// CRI partial records per stream (stdout, stderr): joined text, first line, offset.
+    cri_partial: [Option<(Vec<u8>, u64, u64)>; 2],
+    pub stats: Stats,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stats {
+    pub lines: u64,
+    pub bytes: u64,
+    pub truncated_lines: u64,
+}
+
+impl<'m> Framer<'m> {
+    pub fn new(matcher: &'m Matcher, limits: Limits) -> Self {
+        Framer {
+            matcher,
+            limits,
+            carry: Vec::new(),
+            carry_truncated: false,
+            carry_start: 0,
+            offset: 0,
+            lines: 0,
+            acc: None,
+            spare: Vec::new(),
+            state: StreamState::default(),
+            hits: Vec::new(),
+            clean: Vec::new(),
+            cri_partial: [None, None],
+            stats: Stats::default(),
+        }
+    }
+
+    /// Feed the next bytes of the stream.
+    pub fn feed(&mut self, mut data: &[u8], sink: &mut dyn EventSink) {
+        self.stats.bytes += data.len() as u64;
+        if !self.carry.is_empty() || self.carry_truncated {
+            match memchr::memchr(b'\n', data) {
+                None => {
+                    self.push_carry(data);
+                    self.offset += data.len() as u64;
+                    return;
+                }
+                Some(nl) => {
+                    self.push_carry(&data[..nl]);
+                    let mut line = std::mem::take(&mut self.carry);
+                    let truncated = std::mem::replace(&mut self.carry_truncated, false);
+                    let start = self.carry_start;
+                    line.push(b'\n');
+                    self.block(&line, start, truncated, sink);
+                    line.clear();
+                    self.carry = line;
+                    self.offset += nl as u64 + 1;
+                    data = &data[nl + 1..];
+                }
+            }
+        }
+        let end = match memchr::memrchr(b'\n', data) {
+            Some(p) => p + 1,
+            None => 0,
+        };
+        if end > 0 {
+            self.block(&data[..end], self.offset, false, sink);
+            self.offset += end as u64;
+        }
+        let rest = &data[end..];
+        self.push_carry(rest);
+        self.offset += rest.len() as u64;
+    }
+
+    fn push_carry(&mut self, bytes: &[u8]) {
+        if self.carry.is_empty() && !self.carry_truncated {
+            self.carry_start = self.offset;
+        }
+        let room = self.limits.max_line_bytes.saturating_sub(self.carry.len());
+        if bytes.len() > room {
+            self.carry.extend_from_slice(&bytes[..room]);
+            self.carry_truncated = true;
+        } else {
+            self.carry.extend_from_slice(bytes);
+        }
+    }
+
+    /// No input for a while: complete the pending event.
+    pub fn idle(&mut self, sink: &mut dyn EventSink) {
+        self.emit(&[], sink);
+    }
+
+    /// End of input: the unfinished last line is a line; complete everything.
+    pub fn finish(&mut self, sink: &mut dyn EventSink) {
+        if !self.carry.is_empty() || self.carry_truncated {
+            let mut line = std::mem::take(&mut self.carry);
+            let truncated = std::mem::replace(&mut self.carry_truncated, false);
+            let start = self.carry_start;
+            line.push(b'\n');
+            self.block(&line, start, truncated, sink);
+        }
+        for s in 0..2 {
+            if let Some((text, line, off)) = self.cri_partial[s].take() {
+                self.logical_line(&text, line, off, false, sink);
+            }
+        }
+        self.emit(&[], sink);
+    }
+
+    /// Process a block of complete lines (each ending in `\n`) that starts at stream `offset`.
+    fn block(&mut self, block: &[u8], offset: u64, first_truncated: bool, sink: &mut dyn EventSink) {
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        self.matcher.scan(block, &mut hits);
+        let has_esc = memchr::memchr(0x1b, block).is_some();
+        let mut h = 0;
+        let mut s = 0;
+        let mut first = true;
+        while s < block.len() {
+            let nl = s + memchr::memchr(b'\n', &block[s..]).expect("blocks end in a line break");
+            let mut e = nl;
+            let mut truncated = first && first_truncated;
+            first = false;
+            if e - s > self.limits.max_line_bytes {
+                e = s + self.limits.max_line_bytes;
+                truncated = true;
+            }
+            let h0 = h;
+            while h < hits.len() && hits[h].end <= nl {
+                h += 1;
+            }
+            self.line(block, s, e, offset + s as u64, &hits[h0..h], truncated, has_esc, sink);
+            s = nl + 1;
+        }
+        // The last event may continue in the next block: copy it out.
+        self.materialize(block);
+        self.hits = hits;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn line(
+        &mut self,
+        block: &[u8],
+        s: usize,
+        e: usize,
+        offset: u64,
+        hits: &[Hit],
+        truncated: bool,
+        has_esc: bool,
+        sink: &mut dyn EventSink,
+    ) {
+        self.lines += 1;
+        self.stats.lines += 1;
+        if truncated {
+            self.stats.truncated_lines += 1;
+        }
+        let line_no = self.lines;
+        let raw = &block[s..e];
+        let ansi = has_esc && memchr::memchr(0x1b, raw).is_some();
+        let (prefix, header) = if ansi {
+            self.clean.clear();
+            parse::strip_ansi(raw, &mut self.clean);
+            parse::classify(&self.clean, &mut self.state)
+        } else {
+            parse::classify(raw, &mut self.state)
+        };
+        if let Some((_, partial)) = &prefix.cri {
+            let stream = usize::from(raw.get(prefix.cri.as_ref().unwrap().0.start + 1) == Some(&b't'));
+            if *partial || self.cri_partial[stream].is_some() {
+                let content = if ansi { &self.clean[prefix.content..] } else { &raw[prefix.content..] };
+                let content = content.to_vec();
+                let head = if ansi { self.clean[..prefix.content].to_vec() } else { raw[..prefix.content].to_vec() };
+                let slot = &mut self.cri_partial[stream];
+                let entry = slot.get_or_insert_with(|| (head, line_no, offset));
+                let room = self.limits.max_line_bytes.saturating_sub(entry.0.len());
+                entry.0.extend_from_slice(&content[..content.len().min(room)]);
+                if !*partial {
+                    let (text, l, off) = slot.take().expect("just filled");
+                    self.materialize(block);
+                    self.logical_line(&text, l, off, truncated || content.len() > room, sink);
+                }
+                return;
+            }
+        }
+        let json_escapes = header == Header::Json && memchr::memchr(b'\\', raw).is_some();
+        let rescan = ansi || json_escapes;
+        self.push_line(block, Some((s, e)), line_no, offset, header, hits, rescan, truncated, sink);
+    }
+
+    /// Copy the open event out of `block`.
+    fn materialize(&mut self, block: &[u8]) {
+        if let Some(acc) = &mut self.acc
+            && let Some((a, b)) = acc.in_block.take()
+        {
+            acc.own.clear();
+            acc.own.extend_from_slice(&block[a..b]);
+        }
+    }
+
+    /// A line assembled from CRI partial records: matched on its joined text.
+    fn logical_line(&mut self, text: &[u8], line_no: u64, offset: u64, truncated: bool, sink: &mut dyn EventSink) {
+        let (_, header) = parse::classify(text, &mut self.state);
+        self.push_line(text, None, line_no, offset, header, &[], true, truncated, sink);
+    }
+
+    /// Add a line to the open event or start a new one. The line is `block[range]`, or all of
+    /// `block` when `range` is `None` (a line assembled outside the block).
+    #[allow(clippy::too_many_arguments)]
+    fn push_line(
+        &mut self,
+        block: &[u8],
+        range: Option<(usize, usize)>,
+        line_no: u64,
+        offset: u64,
+        header: Header,
+        hits: &[Hit],
+        rescan: bool,
+        truncated: bool,
+        sink: &mut dyn EventSink,
+    ) {
+        let raw = match range {
+            Some((s, e)) => &block[s..e],
+            None => block,
+        };
+        let continues = header == Header::None
+            && self.acc.as_ref().is_some_and(|a| {
+                let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + raw.len();
+                let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
+                let structured = matches!(a.header, Header::RisingWave | Header::Panic);
+                room && (structured || continuation_shape(raw))
+            });
+        if !continues {
+            // The open event's range (if any) lies in this block.
+            self.emit(if range.is_some() { block } else { &[] }, sink);
+            let mut own = std::mem::take(&mut self.spare);
+            own.clear();
+            self.acc = Some(Acc {
+                in_block: None,
+                own,
+                first_line: line_no,
+                lines: 0,
+                offset,
+                literals: Vec::new(),
+                rescan: false,
+                truncated: false,
+                header,
+            });
+        }
+        let acc = self.acc.as_mut().expect("an event is open");
+        match (range, acc.in_block) {
+            (Some((_, e)), Some((a, _))) if !acc.truncated => acc.in_block = Some((a, e)),
+            (Some((s, e)), None) if acc.lines == 0 => acc.in_block = Some((s, e)),
+            _ => {
+                if let Some((a, b)) = acc.in_block.take() {
+                    // Only lines of this same block are ranges (see `materialize`).
+                    acc.own.extend_from_slice(&block[a..b]);
+                }
+                if acc.lines > 0 {
+                    acc.own.push(b'\n');
+                }
+                acc.own.extend_from_slice(raw);
+            }
+        }
+        acc.lines += 1;
+        acc.rescan |= rescan;
+        acc.truncated |= truncated;
+        for hit in hits {
+            if !acc.literals.contains(&hit.literal) {
+                acc.literals.push(hit.literal);
+            }
+        }
+    }
+
+    fn emit(&mut self, block: &[u8], sink: &mut dyn EventSink) {
+        let Some(acc) = self.acc.take() else { return };
+        let bytes: &[u8] = match acc.in_block {
+            Some((a, b)) => &block[a..b],
+            None => &acc.own,
+        };
+        sink.event(RawEvent {
+            bytes,
+            first_line: acc.first_line,
+            lines: acc.lines,
+            offset: acc.offset,
+            literals: &acc.literals,
+            rescan: acc.rescan,
+            truncated: acc.truncated,
+            header: acc.header,
+        });
+        self.spare = acc.own;
+    }
+}
+
+/// Lines that continue the event above even when it is plain text.
+fn continuation_shape(line: &[u8]) -> bool {
+    line.is_empty()
+        || line[0] == b' '
+        || line[0] == b'\t'
+        || line.starts_with(b"Caused by")
+        || line.starts_with(b"Stack backtrace:")
+        || line.starts_with(b"Backtrace:")
+}

@@ -1,0 +1,449 @@
+//! Log-line layouts: what is prefix, what is header, where message and fields are.
+//!
+//! Owns the per-line classification the framer runs on every physical line (cheap: a look at
+//! the first bytes) and the full parse it runs only on events that are written out. Layouts
+//! (see `../shared/data/LOG_FORMATS.md`):
+//! - prefixes, outermost first: `kubectl logs --prefix` (`[pod/<pod>/<container>] `), docker
+//!   compose (`<service>  | `), CRI (`<ts> stdout|stderr F|P `), `kubectl logs --timestamps`
+//!   (`<ts> `); ANSI SGR codes are removed before any of this;
+//! - RisingWave text: `<ts> <LEVEL:5> [<thread> ][<span>{<fields>}:...: ]<target>: <message>[ <k>=<v>]*`;
+//! - RisingWave JSON: one object per line (`timestamp`, `level`, `fields`, `target`, `spans`);
+//! - panics: `thread '<name>' [(<id>) ]panicked at <file>:<l>:<c>:`, old `panicked at '<msg>', ...`.
+//!
+//! Contract: nothing here fails. A line that fits no layout is `plain`; a JSON line that does not
+//! parse is `plain` with a parse error noted.
+
+use std::ops::Range;
+
+/// What a line starts with, once prefixes are removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Header {
+    /// A RisingWave text header (timestamp and level).
+    RisingWave,
+    /// A JSON object.
+    Json,
+    /// `thread '...' panicked at ...`.
+    Panic,
+    /// None: a continuation line, or a plain line.
+    None,
+}
+
+/// Prefixes found on one physical line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prefix {
+    /// Byte where the content (after all prefixes) starts.
+    pub content: usize,
+    /// `[pod/<pod>/<container>] ` → (pod, container).
+    pub kubectl: Option<(Range<usize>, Range<usize>)>,
+    /// The container runtime's timestamp (CRI or `kubectl --timestamps`).
+    pub runtime_ts: Option<Range<usize>>,
+    /// CRI stream (`stdout`/`stderr`) and whether the record is partial (`P`).
+    pub cri: Option<(Range<usize>, bool)>,
+}
+
+/// Sticky facts about a stream, learnt from earlier lines.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StreamState {
+    /// Lines carry a `kubectl logs --timestamps` timestamp, continuation lines too.
+    pub kubectl_ts: bool,
+}
+
+/// Length of an RFC 3339 timestamp at the start of `s`, if there is one.
+pub fn timestamp_len(s: &[u8]) -> Option<usize> {
+    // YYYY-MM-DDTHH:MM:SS
+    if s.len() < 20 {
+        return None;
+    }
+    let d = |i: usize| s[i].is_ascii_digit();
+    let ok = d(0) && d(1) && d(2) && d(3) && s[4] == b'-' && d(5) && d(6) && s[7] == b'-' && d(8) && d(9)
+        && (s[10] == b'T' || s[10] == b't' || s[10] == b' ')
+        && d(11) && d(12) && s[13] == b':' && d(14) && d(15) && s[16] == b':' && d(17) && d(18);
+    if !ok {
+        return None;
+    }
+    let mut i = 19;
+    if i < s.len() && (s[i] == b'.' || s[i] == b',') {
+        i += 1;
+        while i < s.len() && s[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if i < s.len() && (s[i] == b'Z' || s[i] == b'z') {
+        return Some(i + 1);
+    }
+    if i + 6 <= s.len() && (s[i] == b'+' || s[i] == b'-') && s[i + 3] == b':' {
+        return Some(i + 6);
+    }
+    None
+}
+
+fn level_at(s: &[u8]) -> bool {
+    s.len() >= 6
+        && matches!(&s[..5], b"TRACE" | b"DEBUG" | b" INFO" | b" WARN" | b"ERROR")
+        && (s[5] == b' ')
+}
+
+/// Does `s` start with a RisingWave text header (`<ts> <LEVEL> `)?
+pub fn risingwave_header(s: &[u8]) -> Option<usize> {
+    let t = timestamp_len(s)?;
+    if s.get(t) == Some(&b' ') && level_at(&s[t + 1..]) { Some(t + 7) } else { None }
+}
+
+fn panic_header(s: &[u8]) -> bool {
+    if !s.starts_with(b"thread '") {
+        return false;
+    }
+    let head = &s[..s.len().min(256)];
+    memchr::memmem::find(head, b"panicked at ").is_some()
+}
+
+/// Classify one physical line (ANSI codes already removed).
+pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
+    let mut p = Prefix::default();
+    let mut i = 0;
+    // kubectl --prefix: [pod/<pod>/<container>]
+    if line.starts_with(b"[pod/")
+        && let Some(close) = memchr::memchr(b']', &line[..line.len().min(512)])
+        && line.get(close + 1) == Some(&b' ')
+    {
+        let inner = 5..close;
+        if let Some(slash) = memchr::memchr(b'/', &line[inner.clone()]) {
+            p.kubectl = Some((5..5 + slash, 5 + slash + 1..close));
+        }
+        i = close + 2;
+    } else if let Some(n) = compose_prefix(line) {
+        i = n;
+    }
+    // CRI record or kubectl --timestamps
+    if let Some(t) = timestamp_len(&line[i..]) {
+        let after = &line[i + t..];
+        if after.first() == Some(&b' ') {
+            let rest = &after[1..];
+            let stream = if rest.starts_with(b"stdout ") {
+                Some(6)
+            } else if rest.starts_with(b"stderr ") {
+                Some(6)
+            } else {
+                None
+            };
+            if let Some(n) = stream
+                && rest.len() >= n + 2
+                && (rest[n + 1] == b'F' || rest[n + 1] == b'P')
+                && (rest.len() == n + 2 || rest[n + 2] == b' ')
+            {
+                let s0 = i + t + 1;
+                p.runtime_ts = Some(i..i + t);
+                p.cri = Some((s0..s0 + n, rest[n + 1] == b'P'));
+                i = (s0 + n + 3).min(line.len());
+            } else if timestamp_len(rest).is_some() && !level_at(rest) {
+                // Two timestamps: the first is the runtime's.
+                state.kubectl_ts = true;
+                p.runtime_ts = Some(i..i + t);
+                i += t + 1;
+            } else if state.kubectl_ts && !level_at(rest) {
+                p.runtime_ts = Some(i..i + t);
+                i += t + 1;
+            }
+        }
+    }
+    p.content = i;
+    let c = &line[i..];
+    let h = if risingwave_header(c).is_some() {
+        Header::RisingWave
+    } else if c.first() == Some(&b'{') {
+        Header::Json
+    } else if panic_header(c) {
+        Header::Panic
+    } else {
+        Header::None
+    };
+    (p, h)
+}
+
+/// docker compose's `<service>  | ` prefix.
+fn compose_prefix(line: &[u8]) -> Option<usize> {
+    let first = *line.first()?;
+    if !first.is_ascii_alphabetic() {
+        return None;
+    }
+    let n = line.iter().take(128).position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'))?;
+    let mut j = n;
+    while j < line.len() && line[j] == b' ' {
+        j += 1;
+    }
+    if j > n && line[j..].starts_with(b"| ") { Some(j + 2) } else { None }
+}
+
+/// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`.
+pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr(0x1b, &line[i..]) {
+        out.extend_from_slice(&line[i..i + rel]);
+        let mut j = i + rel + 1;
+        if j < line.len() && line[j] == b'[' {
+            j += 1;
+            while j < line.len() && !(0x40..=0x7e).contains(&line[j]) {
+                j += 1;
+            }
+            j += 1;
+        } else {
+            j += 1;
+        }
+        i = j.min(line.len());
+    }
+    out.extend_from_slice(&line[i..]);
+}
+
+/// A parsed RisingWave text line (ranges into the line's content).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextLine {
+    pub timestamp: Range<usize>,
+    pub level: Range<usize>,
+    pub thread: Option<Range<usize>>,
+    /// (name, fields) outermost first; fields are (key, value).
+    pub spans: Vec<(Range<usize>, Vec<(Range<usize>, Range<usize>)>)>,
+    pub target: Option<Range<usize>>,
+    pub message: Range<usize>,
+    pub fields: Vec<(Range<usize>, Range<usize>)>,
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// `ident(::ident)*:` followed by a space or the end: the length up to the colon.
+fn target_len(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    if s.is_empty() || !(s[0].is_ascii_alphabetic() || s[0] == b'_') {
+        return None;
+    }
+    loop {
+        while i < s.len() && is_ident_byte(s[i]) {
+            i += 1;
+        }
+        if s[i..].starts_with(b"::") && s.get(i + 2).is_some_and(|&b| is_ident_byte(b)) {
+            i += 2;
+            continue;
+        }
+        break;
+    }
+    if s.get(i) == Some(&b':') && (i + 1 == s.len() || s[i + 1] == b' ') { Some(i) } else { None }
+}
+
+/// Positions of ` key=` field starts in `s` (index of the space), keys `[A-Za-z_][A-Za-z0-9_.#]*`.
+pub fn field_starts(s: &[u8], out: &mut Vec<usize>) {
+    for eq in memchr::memchr_iter(b'=', s) {
+        let mut k = eq;
+        while k > 0 && (is_ident_byte(s[k - 1]) || s[k - 1] == b'.' || s[k - 1] == b'#') {
+            k -= 1;
+        }
+        if k == eq || k == 0 || s[k - 1] != b' ' || !(s[k].is_ascii_alphabetic() || s[k] == b'_') {
+            continue;
+        }
+        out.push(k - 1);
+    }
+}
+
+/// Parse a RisingWave text header and body. `s` is the first line's content.
+pub fn parse_text(s: &[u8]) -> Option<TextLine> {
+    let t = timestamp_len(s)?;
+    let mut out = TextLine { timestamp: 0..t, level: t + 1..t + 6, ..Default::default() };
+    let lv = &s[t + 1..t + 6];
+    let lead = lv.iter().take_while(|&&b| b == b' ').count();
+    out.level = t + 1 + lead..t + 6;
+    let mut i = t + 7;
+    // Thread name: padded right-aligned, then a token that is not a target.
+    let mut j = i;
+    while j < s.len() && s[j] == b' ' {
+        j += 1;
+    }
+    if let Some(sp) = memchr::memchr(b' ', &s[j..]) {
+        let tok = &s[j..j + sp];
+        if !tok.is_empty() && !tok.contains(&b'{') && !tok.ends_with(b":") && target_len(&s[j + sp + 1..]).is_some() {
+            out.thread = Some(j..j + sp);
+            i = j + sp + 1;
+        }
+    }
+    // Spans: name{fields}:name:... then a space.
+    let mut k = i;
+    let mut spans = Vec::new();
+    loop {
+        let name_end = k + s[k..].iter().take_while(|&&b| is_ident_byte(b) || b == b'-' || b == b'.').count();
+        if name_end == k {
+            break;
+        }
+        let next = s.get(name_end).copied();
+        if next == Some(b'{') {
+            // Find `}:` after which a span name or a space follows.
+            let mut search = name_end + 1;
+            let mut close = None;
+            while let Some(rel) = memchr::memmem::find(&s[search..], b"}:") {
+                let c = search + rel;
+                let after = s.get(c + 2).copied();
+                if after == Some(b' ') || after.is_some_and(|b| is_ident_byte(b)) {
+                    close = Some(c);
+                    break;
+                }
+                search = c + 2;
+            }
+            let Some(c) = close else { break };
+            let fields = span_fields(s, name_end + 1, c);
+            spans.push((k..name_end, fields));
+            k = c + 2;
+        } else if next == Some(b':') && s.get(name_end + 1) != Some(&b':') {
+            // A span without fields, unless it is the target itself.
+            let after = s.get(name_end + 1).copied();
+            if after == Some(b' ') {
+                // `name: ` is a span only when a `::` target follows.
+                let rest = &s[name_end + 2..];
+                match target_len(rest) {
+                    Some(n) if rest[..n].windows(2).any(|w| w == b"::") => {}
+                    _ => break,
+                }
+            } else if !after.is_some_and(|b| is_ident_byte(b)) {
+                break;
+            }
+            spans.push((k..name_end, Vec::new()));
+            k = name_end + 1;
+        } else {
+            break;
+        }
+        if s.get(k) == Some(&b' ') {
+            k += 1;
+            i = k;
+            break;
+        }
+    }
+    if !spans.is_empty() && i == k {
+        out.spans = spans;
+    }
+    if let Some(n) = target_len(&s[i..]) {
+        out.target = Some(i..i + n);
+        i = (i + n + 2).min(s.len());
+    }
+    // Message and fields (on the first line only).
+    let line_end = memchr::memchr(b'\n', &s[i..]).map_or(s.len(), |p| i + p);
+    let mut starts = Vec::new();
+    field_starts(&s[i..line_end], &mut starts);
+    let msg_end = starts.first().map_or(line_end, |&p| i + p);
+    out.message = i..msg_end;
+    for (n, &st) in starts.iter().enumerate() {
+        let ks = i + st + 1;
+        let eq = ks + memchr::memchr(b'=', &s[ks..line_end]).unwrap_or(0);
+        let ve = starts.get(n + 1).map_or(line_end, |&p| i + p);
+        out.fields.push((ks..eq, eq + 1..ve));
+    }
+    Some(out)
+}
+
+fn span_fields(s: &[u8], from: usize, to: usize) -> Vec<(Range<usize>, Range<usize>)> {
+    let body = &s[from..to];
+    let mut starts = vec![];
+    // The first field has no leading space.
+    let first_eq = memchr::memchr(b'=', body);
+    let mut out = Vec::new();
+    let Some(first_eq) = first_eq else { return out };
+    field_starts(body, &mut starts);
+    starts.retain(|&p| p > first_eq);
+    let mut ks = 0;
+    let mut eq = first_eq;
+    for n in 0..=starts.len() {
+        let ve = starts.get(n).copied().unwrap_or(body.len());
+        out.push((from + ks..from + eq, from + eq + 1..from + ve));
+        if let Some(&st) = starts.get(n) {
+            ks = st + 1;
+            eq = ks + memchr::memchr(b'=', &body[ks..]).unwrap_or(0);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(s: &str) -> (Prefix, Header) {
+        classify(s.as_bytes(), &mut StreamState::default())
+    }
+
+    #[test]
+    fn timestamps() {
+        let cases: &[(&str, Option<usize>)] = &[
+            ("2026-03-02T08:00:29.906432768Z  WARN", Some(30)),
+            ("2025-07-07T11:13:02.30108805-04:00  INFO", Some(34)),
+            ("2026-03-02T08:00:29Z x", Some(20)),
+            ("2026-03-02 08:00:29", None),
+            ("not a time at all here", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(timestamp_len(s.as_bytes()), *want, "{s}");
+        }
+    }
+
+    #[test]
+    fn classify_table() {
+        let rw = "2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::x: m";
+        assert_eq!(st(rw).1, Header::RisingWave);
+        let k = format!("[pod/risingwave-meta-0/meta] 2026-03-02T08:00:30.868199738Z {rw}");
+        let (p, h) = st(&k);
+        assert_eq!(h, Header::RisingWave);
+        assert_eq!(&k[p.kubectl.clone().unwrap().0], "risingwave-meta-0");
+        assert!(p.runtime_ts.is_some());
+        let cri = format!("2026-03-02T08:00:30.868199738Z stdout F {rw}");
+        let (p, h) = st(&cri);
+        assert_eq!((h, p.cri.as_ref().map(|c| c.1)), (Header::RisingWave, Some(false)));
+        assert_eq!(&cri[p.content..], rw);
+        assert_eq!(st("{\"timestamp\":1}").1, Header::Json);
+        assert_eq!(st("thread 'rw-main' (11) panicked at src/meta/src/barrier/info.rs:1293:30:").1, Header::Panic);
+        assert_eq!(st("    at src/lib.rs:3").1, Header::None);
+        let dc = "risingwave-standalone  | 2024-08-12T06:11:40.706343935Z  INFO main risingwave_rt::panic_hook: x";
+        assert_eq!(st(dc).1, Header::RisingWave);
+    }
+
+    #[test]
+    fn kubectl_timestamps_are_sticky_for_continuations() {
+        let mut s = StreamState::default();
+        let l1 = "2026-03-02T08:00:30.868199738Z 2026-03-02T08:00:30.867644121Z ERROR t::x: a";
+        assert_eq!(classify(l1.as_bytes(), &mut s).1, Header::RisingWave);
+        let l2 = "2026-03-02T08:00:30.868299738Z Caused by:";
+        let (p, h) = classify(l2.as_bytes(), &mut s);
+        assert_eq!((h, &l2[p.content..]), (Header::None, "Caused by:"));
+    }
+
+    #[test]
+    fn parses_spans_target_message_fields() {
+        let s = "2024-05-21T15:54:00.761337526Z  WARN failure_recovery{error=Hummock error: SST 180 is invalid prev_epoch=6492695734583296}:recovery_attempt: risingwave_meta::barrier::recovery: scale actors failed error=No schedulable ParallelUnits available for fragment 3";
+        let t = parse_text(s.as_bytes()).unwrap();
+        let g = |r: &Range<usize>| &s[r.clone()];
+        assert_eq!(g(&t.level), "WARN");
+        assert_eq!(t.spans.len(), 2);
+        assert_eq!(g(&t.spans[0].0), "failure_recovery");
+        assert_eq!(g(&t.spans[0].1[0].1), "Hummock error: SST 180 is invalid");
+        assert_eq!(g(&t.spans[0].1[1].0), "prev_epoch");
+        assert_eq!(g(&t.spans[1].0), "recovery_attempt");
+        assert_eq!(g(t.target.as_ref().unwrap()), "risingwave_meta::barrier::recovery");
+        assert_eq!(g(&t.message), "scale actors failed");
+        assert_eq!(g(&t.fields[0].1), "No schedulable ParallelUnits available for fragment 3");
+
+        let s = "2025-05-04T15:17:59.333942585Z  WARN   rw-standalone-compute risingwave_rpc_client::meta_client: Failed to connect to meta server http://0.0.0.0:5690/, trying again error=transport error";
+        let t = parse_text(s.as_bytes()).unwrap();
+        assert_eq!(&s[t.thread.clone().unwrap()], "rw-standalone-compute");
+        assert_eq!(&s[t.message.clone()], "Failed to connect to meta server http://0.0.0.0:5690/, trying again");
+
+        let s = "2026-03-02T08:00:00.0Z  INFO recovery_attempt: risingwave_meta::barrier::progress: ok x=1";
+        let t = parse_text(s.as_bytes()).unwrap();
+        assert_eq!(t.spans.len(), 1);
+        assert_eq!(&s[t.target.clone().unwrap()], "risingwave_meta::barrier::progress");
+        let s = "2026-03-02T08:00:00.0Z  INFO risingwave_rt: hello: world";
+        let t = parse_text(s.as_bytes()).unwrap();
+        assert_eq!(&s[t.target.clone().unwrap()], "risingwave_rt");
+        assert_eq!(&s[t.message.clone()], "hello: world");
+    }
+
+    #[test]
+    fn ansi_is_stripped() {
+        let mut out = Vec::new();
+        strip_ansi(b"\x1b[2m2026\x1b[0m \x1b[33m WARN\x1b[0m x \x1b[3merror\x1b[0m\x1b[2m=\x1b[0mboom", &mut out);
+        assert_eq!(out, b"2026  WARN x error=boom");
+    }
+}

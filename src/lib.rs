@@ -1,0 +1,30 @@
+//! annotail reads log streams and annotates the lines that are known errors.
+//!
+//! The pipeline: a **source** (standard input, files) feeds bytes to **framing**
+//! ([`framing::Framer`]: lines, multi-line events, log layouts), which runs the **prefilter**
+//! (aho-corasick over the catalog's literals, never a false negative) over whole blocks and hands
+//! complete events to **annotate** ([`annotate::Annotator`]), which parses the layout, **confirms**
+//! candidate records with their regexes ([`matcher::Matcher`]), ranks them and passes the result
+//! with the record's fields (**enrich**) to a **writer** ([`event::Writer`]).
+//!
+//! ```no_run
+//! use annotail::{catalog, matcher, pipeline, event, annotate};
+//! let cat = catalog::load(&[]); // the embedded catalog
+//! let (m, _problems) = matcher::Matcher::new(cat, matcher::Limits::default());
+//! let mut out = event::OutWriter::new(std::io::stdout(), event::Format::Json, false, 80);
+//! let cfg = pipeline::RunConfig {
+//!     paths: vec!["meta.log".into()],
+//!     emit: annotate::Emit::Matches,
+//!     idle: std::time::Duration::from_millis(100),
+//!     framing: Default::default(),
+//! };
+//! pipeline::run(&m, &cfg, &mut out).unwrap();
+//! ```
+
+pub mod annotate;
+pub mod catalog;
+pub mod check;
+pub mod event;
+pub mod framing;
+pub mod matcher;
+pub mod pipeline;

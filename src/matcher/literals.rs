@@ -1,0 +1,83 @@
+//! Required literals: byte strings that every match of a pattern must contain.
+//!
+//! Contract: each literal returned by [`required`] occurs in every string the pattern matches.
+//! That is what makes the prefilter free of false negatives. Only the top-level concatenation is
+//! read: literal runs there are required; anything under an alternation, a repetition that may
+//! be skipped, or a look-around breaks a run. Runs are split at `\n`, so that no literal spans a
+//! line break: the prefilter scans physical lines, whose prefixes (kubectl, CRI) sit between the
+//! lines of a multi-line message.
+
+use regex_syntax::hir::{Hir, HirKind};
+
+/// Literal runs of the top-level concatenation, split at line breaks, empty pieces dropped.
+pub fn required(hir: &Hir) -> Vec<Vec<u8>> {
+    let mut runs: Vec<Vec<u8>> = Vec::new();
+    let mut cur: Vec<u8> = Vec::new();
+    let items: &[Hir] = match hir.kind() {
+        HirKind::Concat(items) => items,
+        _ => std::slice::from_ref(hir),
+    };
+    for item in items {
+        match literal_of(item) {
+            Some(bytes) => cur.extend_from_slice(bytes),
+            None => {
+                if !cur.is_empty() {
+                    runs.push(std::mem::take(&mut cur));
+                }
+            }
+        }
+    }
+    if !cur.is_empty() {
+        runs.push(cur);
+    }
+    let mut out = Vec::new();
+    for run in runs {
+        for piece in run.split(|&b| b == b'\n') {
+            if !piece.is_empty() {
+                out.push(piece.to_vec());
+            }
+        }
+    }
+    out
+}
+
+fn literal_of(h: &Hir) -> Option<&[u8]> {
+    match h.kind() {
+        HirKind::Literal(lit) => Some(&lit.0),
+        // A capture group around a plain literal is still that literal.
+        HirKind::Capture(c) => literal_of(&c.sub),
+        _ => None,
+    }
+}
+
+/// Pick the literal the prefilter keys the record on: the longest, since longer literals hit
+/// fewer lines and fewer other records' text.
+pub fn best(lits: &[Vec<u8>]) -> Option<&[u8]> {
+    lits.iter().max_by_key(|l| l.len()).map(|l| l.as_slice())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(p: &str) -> Vec<String> {
+        let hir = regex_syntax::ParserBuilder::new().build().parse(p).unwrap();
+        required(&hir).into_iter().map(|b| String::from_utf8(b).unwrap()).collect()
+    }
+
+    #[test]
+    fn table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("job (.+?) failed", &["job ", " failed"]),
+            (r"a\.b \(c\)", &["a.b (c)"]),
+            ("(?m)Storage error(?:: (.+?)|[ \\t]*$)", &["Storage error"]),
+            ("(.+?)", &[]),
+            ("Not supported: (.+?)\\nHINT: (.+?)", &["Not supported: ", "HINT: "]),
+            ("x|y", &[]),
+            ("(abc)def", &["abcdef"]),
+        ];
+        for (p, want) in cases {
+            assert_eq!(req(p), *want, "{p}");
+        }
+    }
+}
