@@ -88,10 +88,11 @@ pub fn derive_pattern(parts: &[Part]) -> String {
     out
 }
 
-/// True when the template ends in `: {placeholder}` — a source error that error-chain printers
-/// (numbered `Caused by` lists, SQL clients) leave out.
+/// True when the template is `<literal>: {source}`: error-chain printers (numbered `Caused by`
+/// lists, SQL clients) print such a link as `<literal>` alone. Templates with other placeholders
+/// are left alone: `unexpected {}` without its tail would match any line saying "unexpected".
 pub fn has_optional_tail(parts: &[Part]) -> bool {
-    matches!(parts, [.., Part::Lit(l), Part::Ph { .. }] if l.ends_with(": "))
+    matches!(parts, [Part::Lit(l), Part::Ph { .. }] if l.ends_with(": ") && l.len() > 2)
 }
 
 const LAZY_GROUP: &str = "(.+?)";
@@ -104,31 +105,28 @@ pub struct Forms {
     /// Run from the match start over the value the match sits in, for the captures; `None` when
     /// the find form's own captures are already right.
     pub capture: Option<String>,
+    /// For `<literal>: {source}` templates: the literal alone as a whole chain-link line
+    /// (`    <literal>`, ` 1: <literal>`, `ERROR:  <literal>`), group 1 being the literal. Tried
+    /// when `find` does not match.
+    pub absent: Option<String>,
     /// The pattern starts with a lazy group, whose value is trimmed to the last chain link.
     pub leading_group: bool,
 }
 
-/// Build the find and capture forms from a base pattern.
+/// Build the find and capture forms from a base pattern. `optional_tail`: the template ends in
+/// `: {source}` and has no other placeholder.
 pub fn forms(base: &str, optional_tail: bool) -> Forms {
     // Messages with line breaks match across the lines of the event, as they were printed.
     let flags = if base.contains("\\n") || base.contains('\n') { "(?s)" } else { "" };
     let leading_group = base.starts_with(LAZY_GROUP);
+    let mut f = Forms { find: format!("{flags}{base}"), capture: None, absent: None, leading_group };
     if let Some(head) = base.strip_suffix(LAZY_GROUP) {
+        f.capture = Some(format!("{flags}{head}(.+)"));
         if optional_tail && let Some(h) = head.strip_suffix(": ") {
-            // `outer: {source}` also matches `outer` alone at the end of a line, tail absent.
-            return Forms {
-                find: format!("(?m){flags}{h}(?:: (.+?)|[ \\t]*$)"),
-                capture: Some(format!("(?m){flags}{h}(?:: (.+)|[ \\t]*$)")),
-                leading_group,
-            };
+            f.absent = Some(format!("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?({h})[ \\t]*$"));
         }
-        return Forms {
-            find: format!("{flags}{base}"),
-            capture: Some(format!("{flags}{head}(.+)")),
-            leading_group,
-        };
     }
-    Forms { find: format!("{flags}{base}"), capture: None, leading_group }
+    f
 }
 
 #[cfg(test)]
@@ -154,7 +152,9 @@ mod tests {
     fn derived_pattern_escapes_and_groups() {
         let p = parse("bad value {v} (expected {{x}}): {}");
         assert_eq!(derive_pattern(&p), r"bad value (.+?) \(expected \{x\}\): (.+?)");
-        assert!(has_optional_tail(&p));
+        assert!(!has_optional_tail(&p));
+        assert!(has_optional_tail(&parse("Storage error: {0}")));
+        assert!(!has_optional_tail(&parse("unexpected {}: {}")));
         assert!(!has_optional_tail(&parse("a {} b")));
         let lone = parse("unclosed { brace");
         assert_eq!(lone, vec![Part::Lit("unclosed { brace".into())]);
@@ -163,10 +163,11 @@ mod tests {
     #[test]
     fn forms_make_tail_greedy_and_optional() {
         let f = forms("Storage error: (.+?)", true);
-        assert_eq!(f.find, "(?m)Storage error(?:: (.+?)|[ \\t]*$)");
-        assert_eq!(f.capture.as_deref(), Some("(?m)Storage error(?:: (.+)|[ \\t]*$)"));
+        assert_eq!(f.find, "Storage error: (.+?)");
+        assert_eq!(f.capture.as_deref(), Some("Storage error: (.+)"));
+        assert_eq!(f.absent.as_deref(), Some("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?(Storage error)[ \\t]*$"));
         let f = forms("job (.+?) failed", false);
-        assert_eq!(f.capture, None);
+        assert_eq!((f.capture, f.absent), (None, None));
         let f = forms("(.+?) not found in (.+?)", false);
         assert!(f.leading_group);
         assert_eq!(f.capture.as_deref(), Some("(.+?) not found in (.+)"));

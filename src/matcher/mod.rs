@@ -70,8 +70,13 @@ pub struct Entry {
     pub class: Class,
     /// Literal bytes in the pattern: more means more specific.
     pub specificity: usize,
+    /// The trailing placeholder holds an error (`{e}`, `{source}`, `: {}`): its value runs to the
+    /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
+    /// (`: ` outside brackets and quotes).
+    pub tail_is_error: bool,
     find: OnceLock<Option<Regex>>,
     capture: OnceLock<Option<Regex>>,
+    absent: OnceLock<Option<Regex>>,
     limits: Limits,
 }
 
@@ -107,10 +112,14 @@ impl Entry {
         }
     }
 
-    /// Compile both forms now, for `check`.
+    pub fn absent_regex(&self) -> Option<&Regex> {
+        self.forms.absent.as_deref().and_then(|p| self.compiled(&self.absent, p))
+    }
+
+    /// Compile every form now, for `check`.
     pub fn compile_now(&self) -> Result<(), String> {
         self.build(&self.forms.find).map_err(|e| e.to_string())?;
-        if let Some(p) = &self.forms.capture {
+        for p in [&self.forms.capture, &self.forms.absent].into_iter().flatten() {
             self.build(p).map_err(|e| e.to_string())?;
         }
         Ok(())
@@ -220,16 +229,38 @@ impl Matcher {
         for &c in &cands {
             let e = &self.entries[c as usize];
             let Some(re) = e.find_regex() else { continue };
+            let mut found = None;
             for (hi, hay) in hays.iter().enumerate() {
                 let Some(m) = re.find(hay.text) else { continue };
-                if let Some(f) = self.capture(c, e, hi as u16, hay, m.start(), m.end(), &mut scratch.caps) {
-                    scratch.found.push(f);
+                found = self.capture(c, e, hi as u16, hay, m.start(), m.end(), &mut scratch.caps);
+                if found.is_some() {
                     break;
                 }
             }
+            if found.is_none()
+                && let Some(absent) = e.absent_regex()
+            {
+                // `<literal>: {source}` printed as a chain link without its source.
+                for (hi, hay) in hays.iter().enumerate() {
+                    if let Some(g) = absent.captures(hay.text).and_then(|c| c.get(1)) {
+                        let first = scratch.caps.len() as u32;
+                        scratch.caps.extend(std::iter::repeat_n(None, e.names.len()));
+                        found = Some(Found {
+                            entry: c,
+                            hay: hi as u16,
+                            start: g.start(),
+                            end: g.end(),
+                            tail: g.end(),
+                            caps: (first, scratch.caps.len() as u32),
+                        });
+                        break;
+                    }
+                }
+            }
+            scratch.found.extend(found);
         }
         scratch.cands = cands;
-        self.rank(&mut scratch.found);
+        self.rank(&mut scratch.found, &scratch.caps);
     }
 
     fn capture(
@@ -263,10 +294,13 @@ impl Matcher {
                 }
             }
         }
-        let bound = match hay.ends.iter().find(|&&p| p >= lazy_end) {
+        let mut bound = match hay.ends.iter().find(|&&p| p >= lazy_end) {
             Some(&p) => p,
             None => text.len(),
         };
+        if e.forms.capture.is_some() {
+            bound = bound.min(value_end(text, start, lazy_end, bound, e.tail_is_error));
+        }
         let re = e.capture_regex()?;
         let hay_part = if e.forms.capture.is_some() { &text[..bound.max(lazy_end)] } else { text };
         let c = re.captures_at(hay_part, start)?;
@@ -296,46 +330,75 @@ impl Matcher {
     /// Order confirmed matches so that the first is the primary.
     ///
     /// The primary is the most specific record, preferring the innermost error of a chain:
-    /// 1. an error record beats a wrapper (`Storage error: {0}`), which beats a log message;
-    /// 2. of two matches where one lies inside the other's trailing value, the inner one wins
-    ///    (the outer one wraps it); of two disjoint matches, the later (inner) link wins;
-    /// 3. of two overlapping matches, the one with more literal text wins;
-    /// 4. then a record with documentation, then the smaller id.
+    /// 1. set aside *wrapped wrappers* (a `<literal>: {source}` record lying inside another
+    ///    match's captured value: it only passes its source on) and *hosts* (a log message that
+    ///    holds, in a captured value or after it, another error that is not a wrapper);
+    /// 2. of the rest, the match furthest into the event wins: a chain is printed outermost
+    ///    first, and the error field follows the message;
+    /// 3. where two matches overlap without one lying in the other's value, the one with more
+    ///    literal text wins (it is the more specific), then a documented record, then the
+    ///    smaller id.
     ///
     /// The others follow in the order they appear in the event.
-    pub fn rank(&self, found: &mut [Found]) {
+    pub fn rank(&self, found: &mut [Found], caps: &[Option<(usize, usize)>]) {
         if found.len() < 2 {
             return;
         }
         found.sort_by_key(|f| (f.hay, f.start, f.end));
+        let inside = |x: &Found, y: &Found| {
+            x.hay == y.hay
+                && (x.start, x.end) != (y.start, y.end)
+                && caps[y.caps.0 as usize..y.caps.1 as usize]
+                    .iter()
+                    .flatten()
+                    .any(|&(s, e)| s <= x.start && x.end <= e)
+        };
+        let n = found.len();
+        let demoted: Vec<bool> = (0..n)
+            .map(|i| {
+                let f = &found[i];
+                let e = &self.entries[f.entry as usize];
+                let wrapped = e.class == Class::Wrapper
+                    && (0..n).any(|j| {
+                        j != i && self.entries[found[j].entry as usize].class != Class::LogEvent && inside(f, &found[j])
+                    });
+                let host = e.class == Class::LogEvent
+                    && (0..n).any(|j| {
+                        let g = &found[j];
+                        let ge = &self.entries[g.entry as usize];
+                        j != i
+                            && ge.class == Class::Error
+                            && (inside(g, f) || (g.hay, g.start) >= (f.hay, f.end))
+                    });
+                wrapped || host
+            })
+            .collect();
         let mut best = 0;
-        for i in 1..found.len() {
-            if self.better(&found[i], &found[best]) {
+        for i in 1..n {
+            if self.better(i, best, found, &demoted, &inside) {
                 best = i;
             }
         }
         found[..=best].rotate_right(1);
     }
 
-    fn better(&self, a: &Found, b: &Found) -> bool {
+    fn better(
+        &self,
+        i: usize,
+        j: usize,
+        found: &[Found],
+        demoted: &[bool],
+        inside: &dyn Fn(&Found, &Found) -> bool,
+    ) -> bool {
+        if demoted[i] != demoted[j] {
+            return !demoted[i];
+        }
+        let (a, b) = (&found[i], &found[j]);
+        let disjoint = a.hay != b.hay || a.end <= b.start || b.end <= a.start;
+        if disjoint || inside(a, b) || inside(b, a) {
+            return (a.hay, a.start, a.end) > (b.hay, b.start, b.end);
+        }
         let (ea, eb) = (&self.entries[a.entry as usize], &self.entries[b.entry as usize]);
-        if ea.class != eb.class {
-            return ea.class > eb.class;
-        }
-        if a.hay != b.hay {
-            return a.hay > b.hay;
-        }
-        let inside = |x: &Found, y: &Found| y.tail <= x.start && x.end <= y.end && y.tail < y.end;
-        if inside(a, b) {
-            return true;
-        }
-        if inside(b, a) {
-            return false;
-        }
-        let disjoint = a.end <= b.start || b.end <= a.start;
-        if disjoint {
-            return a.start > b.start;
-        }
         if ea.specificity != eb.specificity {
             return ea.specificity > eb.specificity;
         }
@@ -419,6 +482,7 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
         return None;
     }
     let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
+    let _ = &hir;
     let forms = template::forms(&base, optional_tail);
     let find_hir = match parse(&forms.find) {
         Ok(h) => h,
@@ -433,9 +497,15 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
             return None;
         }
     };
+    // The key literal must be required by every form that can report the record.
+    let key_hir = match &forms.absent {
+        Some(a) => parse(a).unwrap_or_else(|_| find_hir.clone()),
+        None => find_hir.clone(),
+    };
     let lits = literals::required(&find_hir);
+    let key_lits = literals::required(&key_hir);
     let specificity = lits.iter().map(Vec::len).sum();
-    let key = literals::best(&lits).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
+    let key = literals::best(&key_lits).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
     if key.is_none() {
         let min = find_hir.properties().minimum_len().unwrap_or(0);
         if min < MIN_GENERIC_LEN {
@@ -463,7 +533,9 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
     } else {
         Class::Error
     };
+    let tail_is_error = tail_is_error(parts.as_deref());
     Some(Entry {
+        tail_is_error,
         rec,
         names,
         forms,
@@ -472,8 +544,92 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
         specificity,
         find: OnceLock::new(),
         capture: OnceLock::new(),
+        absent: OnceLock::new(),
         limits,
     })
+}
+
+/// Where a trailing value that starts before `lazy_end` ends, at most at `bound`: at the closing
+/// quote when the match sits inside a quoted (`{:?}`) string, and, unless the value is an error,
+/// at the next `: ` outside brackets and quotes (the next link of an error chain).
+fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_error: bool) -> usize {
+    let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |p| p + 1);
+    let quotes = |s: &[u8]| {
+        let mut n = 0;
+        let mut esc = false;
+        for &b in s {
+            match b {
+                b'\\' if !esc => esc = true,
+                b'"' if !esc => n += 1,
+                _ => esc = false,
+            }
+            if b != b'\\' {
+                esc = false;
+            }
+        }
+        n
+    };
+    let mut end = bound;
+    if quotes(&text[line_start..start]) % 2 == 1 {
+        let mut esc = false;
+        for (i, &b) in text[lazy_end..bound].iter().enumerate() {
+            if b == b'"' && !esc {
+                end = lazy_end + i;
+                break;
+            }
+            esc = b == b'\\' && !esc;
+        }
+    }
+    if tail_is_error {
+        return end;
+    }
+    // The value's first character: the lazy group matched exactly one.
+    let mut v = lazy_end.saturating_sub(1);
+    while v > start && (text[v] & 0xC0) == 0x80 {
+        v -= 1;
+    }
+    let mut depth = 0i32;
+    let mut in_quote = false;
+    let mut i = v;
+    while i + 1 < end {
+        match text[i] {
+            b'"' => in_quote = !in_quote,
+            b'(' | b'[' | b'{' if !in_quote => depth += 1,
+            b')' | b']' | b'}' if !in_quote => depth -= 1,
+            b':' if !in_quote && depth <= 0 && text[i + 1] == b' ' && i > v => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    end
+}
+
+/// Placeholder names that hold an error (the generator of RisingWave's messages uses these).
+const ERROR_NAMES: &[&str] = &[
+    "e", "err", "error", "source", "cause", "reason", "err_msg", "error_msg", "inner", "res", "status", "report",
+    "error_message", "err_str", "error_str", "msg", "message", "resp", "why", "details",
+];
+
+fn tail_is_error(parts: Option<&[Part]>) -> bool {
+    let Some(parts) = parts else { return true };
+    let Some((Part::Ph { name, .. }, before)) = parts.split_last() else { return false };
+    let name = name.to_ascii_lowercase();
+    let name = name.rsplit('.').next().unwrap_or("");
+    if ERROR_NAMES.contains(&name) || name.ends_with("_err") || name.ends_with("_error") || name.ends_with("_e") {
+        return true;
+    }
+    let positional = name.starts_with('_') && name[1..].bytes().all(|b| b.is_ascii_digit());
+    if !positional {
+        return false;
+    }
+    match before.last() {
+        Some(Part::Lit(l)) => {
+            let t = l.trim_end();
+            let word = t.rsplit(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("").to_ascii_lowercase();
+            t.ends_with(':') || matches!(word.as_str(), "error" | "err" | "cause" | "reason" | "because")
+        }
+        _ => false,
+    }
 }
 
 fn one_line(s: &str) -> String {
