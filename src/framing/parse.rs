@@ -274,15 +274,36 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
         }
         let next = s.get(name_end).copied();
         if next == Some(b'{') {
-            // Find `}:` after which a span name or a space follows.
-            let mut search = name_end + 1;
+            // The span's fields end at the brace that balances its `{` (Debug values inside are
+            // balanced), followed by `:`; failing that, at the first `}:` after which a span
+            // name or a space follows.
             let mut close = None;
-            while let Some(rel) = memchr::memmem::find(&s[search..], b"}:") {
+            let mut depth = 0usize;
+            for (off, &b) in s[name_end..].iter().enumerate() {
+                match b {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            let c = name_end + off;
+                            if s.get(c + 1) == Some(&b':') {
+                                close = Some(c);
+                            }
+                            break;
+                        }
+                    }
+                    b'\n' => break,
+                    _ => {}
+                }
+            }
+            let mut search = name_end + 1;
+            while close.is_none()
+                && let Some(rel) = memchr::memmem::find(&s[search..], b"}:")
+            {
                 let c = search + rel;
                 let after = s.get(c + 2).copied();
                 if after == Some(b' ') || after.is_some_and(|b| is_ident_byte(b)) {
                     close = Some(c);
-                    break;
                 }
                 search = c + 2;
             }
@@ -424,6 +445,12 @@ mod tests {
         assert_eq!(g(t.target.as_ref().unwrap()), "risingwave_meta::barrier::recovery");
         assert_eq!(g(&t.message), "scale actors failed");
         assert_eq!(g(&t.fields[0].1), "No schedulable ParallelUnits available for fragment 3");
+
+        // regression: a Debug struct inside a span field ends in `}` followed by `: cause`.
+        let s = "2026-03-02T09:47:32.12735932Z  WARN failure_recovery{error=a: expected W { id: 57 }: Local: failure}:recovery_attempt: risingwave_meta::x: recovered";
+        let t = parse_text(s.as_bytes()).unwrap();
+        assert_eq!(g(&t.spans[0].1[0].1), "a: expected W { id: 57 }: Local: failure");
+        assert_eq!(g(&t.message), "recovered");
 
         let s = "2025-05-04T15:17:59.333942585Z  WARN   rw-standalone-compute risingwave_rpc_client::meta_client: Failed to connect to meta server http://0.0.0.0:5690/, trying again error=transport error";
         let t = parse_text(s.as_bytes()).unwrap();
