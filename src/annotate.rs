@@ -70,6 +70,7 @@ pub struct Counters {
     pub matched: u64,
     pub candidates: u64,
     pub json_errors: u64,
+    pub internal_errors: u64,
 }
 
 pub struct Annotator<'m, 'w> {
@@ -82,6 +83,7 @@ pub struct Annotator<'m, 'w> {
     line_buf: Vec<u8>,
     ends: Vec<usize>,
     starts: Vec<usize>,
+    walls: Vec<usize>,
     lits: Vec<u32>,
     pub counters: Counters,
     pub state: StreamState,
@@ -100,6 +102,7 @@ impl<'m, 'w> Annotator<'m, 'w> {
             line_buf: Vec::new(),
             ends: Vec::new(),
             starts: Vec::new(),
+            walls: Vec::new(),
             lits: Vec::new(),
             counters: Counters::default(),
             state: StreamState::default(),
@@ -138,7 +141,14 @@ impl EventSink for Annotator<'_, '_> {
             self.counters.written += 1;
             return;
         }
-        self.annotate(ev, all);
+        // A bug met by one event must not take the stream down: report it and go on.
+        let (line, lines) = (ev.first_line, ev.lines);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.annotate(ev, all)));
+        if r.is_err() {
+            self.counters.internal_errors += 1;
+            tracing::error!(line, lines, "internal error while annotating this event; it was skipped");
+            self.text.clear();
+        }
     }
 }
 
@@ -204,6 +214,7 @@ impl Annotator<'_, '_> {
         let mut text_line = None;
         self.ends.clear();
         self.starts.clear();
+        self.walls.clear();
         if let Some(Value::Object(obj)) = &json {
             log.format = "json";
             collect_json(obj, &mut hay_texts);
@@ -214,15 +225,15 @@ impl Annotator<'_, '_> {
             } else if ev.header == Header::Panic {
                 log.format = "panic";
             }
-            boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts);
+            boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts, &mut self.walls);
         }
         if pre.stream.is_some() && log.format != "json" {
             log.cri = true;
         }
         let hays: Vec<Hay<'_>> = if json.is_some() {
-            hay_texts.iter().map(|(t, _)| Hay { text: t, ends: &[], starts: &[] }).collect()
+            hay_texts.iter().map(|(t, _)| Hay::plain(t)).collect()
         } else {
-            vec![Hay { text: &text, ends: &self.ends, starts: &self.starts }]
+            vec![Hay { text: &text, ends: &self.ends, starts: &self.starts, walls: &self.walls }]
         };
         // Candidates: re-scan when the raw bytes were not the matched text.
         self.lits.clear();
@@ -323,11 +334,18 @@ impl Annotator<'_, '_> {
 
 /// Value boundaries of a text event: ends (a field's leading space, a span field's end, a line
 /// break, the end) and starts (after `key=`, a span field's start, the message, a line start).
-fn boundaries(text: &[u8], tl: Option<&parse::TextLine>, ends: &mut Vec<usize>, starts: &mut Vec<usize>) {
+fn boundaries(
+    text: &[u8],
+    tl: Option<&parse::TextLine>,
+    ends: &mut Vec<usize>,
+    starts: &mut Vec<usize>,
+    walls: &mut Vec<usize>,
+) {
     let mut f = Vec::new();
     parse::field_starts(text, &mut f);
     for &p in &f {
         ends.push(p);
+        walls.push(p);
         if let Some(eq) = memchr::memchr(b'=', &text[p..]) {
             starts.push(p + eq + 1);
         }
@@ -343,12 +361,21 @@ fn boundaries(text: &[u8], tl: Option<&parse::TextLine>, ends: &mut Vec<usize>, 
                 ends.push(v.end);
             }
         }
+        for (_, f) in &t.spans {
+            if let Some((_, v)) = f.last()
+                && text.get(v.end) == Some(&b'}')
+            {
+                walls.push(v.end);
+            }
+        }
         starts.push(t.message.start);
     }
     starts.push(0);
     ends.push(text.len());
     ends.sort_unstable();
     ends.dedup();
+    walls.sort_unstable();
+    walls.dedup();
     starts.sort_unstable();
     starts.dedup();
 }

@@ -96,6 +96,8 @@ pub fn has_optional_tail(parts: &[Part]) -> bool {
 }
 
 const LAZY_GROUP: &str = "(.+?)";
+/// A lazy group for a `{:#?}` value, which spans lines.
+const MULTILINE_LAZY_GROUP: &str = "((?s:.+?))";
 
 /// The regex forms of one record, as strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +122,9 @@ pub fn forms(base: &str, optional_tail: bool) -> Forms {
     let flags = if base.contains("\\n") || base.contains('\n') { "(?s)" } else { "" };
     let leading_group = base.starts_with(LAZY_GROUP);
     let mut f = Forms { find: format!("{flags}{base}"), capture: None, absent: None, leading_group };
-    if let Some(head) = base.strip_suffix(LAZY_GROUP) {
+    if let Some(head) = base.strip_suffix(MULTILINE_LAZY_GROUP) {
+        f.capture = Some(format!("{flags}{head}((?s:.+))"));
+    } else if let Some(head) = base.strip_suffix(LAZY_GROUP) {
         f.capture = Some(format!("{flags}{head}(.+)"));
         if optional_tail && let Some(h) = head.strip_suffix(": ") {
             f.absent = Some(format!("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?({h})[ \\t]*$"));

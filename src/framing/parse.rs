@@ -252,14 +252,15 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     let lead = lv.iter().take_while(|&&b| b == b' ').count();
     out.level = t + 1 + lead..t + 6;
     let mut i = t + 7;
-    // Thread name: padded right-aligned, then a token that is not a target.
+    // Thread name: padded right-aligned; a token without `:`, `{` or `=` (spans and the target
+    // always have one of them).
     let mut j = i;
     while j < s.len() && s[j] == b' ' {
         j += 1;
     }
     if let Some(sp) = memchr::memchr(b' ', &s[j..]) {
         let tok = &s[j..j + sp];
-        if !tok.is_empty() && !tok.contains(&b'{') && !tok.ends_with(b":") && target_len(&s[j + sp + 1..]).is_some() {
+        if !tok.is_empty() && !tok.iter().any(|&b| matches!(b, b':' | b'{' | b'=' | b'\n')) {
             out.thread = Some(j..j + sp);
             i = j + sp + 1;
         }
@@ -449,13 +450,18 @@ mod tests {
         // regression: a Debug struct inside a span field ends in `}` followed by `: cause`.
         let s = "2026-03-02T09:47:32.12735932Z  WARN failure_recovery{error=a: expected W { id: 57 }: Local: failure}:recovery_attempt: risingwave_meta::x: recovered";
         let t = parse_text(s.as_bytes()).unwrap();
-        assert_eq!(g(&t.spans[0].1[0].1), "a: expected W { id: 57 }: Local: failure");
-        assert_eq!(g(&t.message), "recovered");
+        assert_eq!(&s[t.spans[0].1[0].1.clone()], "a: expected W { id: 57 }: Local: failure");
+        assert_eq!(&s[t.message.clone()], "recovered");
 
         let s = "2025-05-04T15:17:59.333942585Z  WARN   rw-standalone-compute risingwave_rpc_client::meta_client: Failed to connect to meta server http://0.0.0.0:5690/, trying again error=transport error";
         let t = parse_text(s.as_bytes()).unwrap();
         assert_eq!(&s[t.thread.clone().unwrap()], "rw-standalone-compute");
         assert_eq!(&s[t.message.clone()], "Failed to connect to meta server http://0.0.0.0:5690/, trying again");
+
+        let s = "2026-03-02T08:00:00.0Z  WARN   rw-standalone-meta failure_recovery{error=boom}:recovery_attempt: risingwave_meta::x: m";
+        let t = parse_text(s.as_bytes()).unwrap();
+        assert_eq!(&s[t.thread.clone().unwrap()], "rw-standalone-meta");
+        assert_eq!(&s[t.spans[0].1[0].1.clone()], "boom");
 
         let s = "2026-03-02T08:00:00.0Z  INFO recovery_attempt: risingwave_meta::barrier::progress: ok x=1";
         let t = parse_text(s.as_bytes()).unwrap();

@@ -70,6 +70,8 @@ pub struct Entry {
     pub class: Class,
     /// Literal bytes in the pattern: more means more specific.
     pub specificity: usize,
+    /// The pattern's required literals.
+    pub literals: Vec<Vec<u8>>,
     /// The trailing placeholder holds an error (`{e}`, `{source}`, `: {}`): its value runs to the
     /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
     /// (`: ` outside brackets and quotes).
@@ -112,6 +114,17 @@ impl Entry {
         }
     }
 
+    /// May a match of this record run across the wall at `w` (see [`Hay::walls`])?
+    fn allows_wall(&self, text: &[u8], w: usize) -> bool {
+        let token: &[u8] = if text[w] == b'}' {
+            b"}"
+        } else {
+            let eq = memchr::memchr(b'=', &text[w..]).map_or(text.len(), |p| w + p + 1);
+            &text[w..eq]
+        };
+        self.literals.iter().any(|l| memchr::memmem::find(l, token).is_some())
+    }
+
     pub fn absent_regex(&self) -> Option<&Regex> {
         self.forms.absent.as_deref().and_then(|p| self.compiled(&self.absent, p))
     }
@@ -135,6 +148,17 @@ pub struct Hay<'a> {
     pub ends: &'a [usize],
     /// Sorted positions where a value starts: a leading capture starts at the last one before it.
     pub starts: &'a [usize],
+    /// Sorted positions between two values on one line (the space before ` key=`, the `}` that
+    /// closes a span's fields): a match may not run across one unless the record's own text
+    /// holds that text (`... last={}, current={}`).
+    pub walls: &'a [usize],
+}
+
+impl Hay<'_> {
+    /// A haystack without structure (a JSON string, a plain line).
+    pub fn plain(text: &[u8]) -> Hay<'_> {
+        Hay { text, ends: &[], starts: &[], walls: &[] }
+    }
 }
 
 /// A confirmed match.
@@ -231,8 +255,8 @@ impl Matcher {
             let Some(re) = e.find_regex() else { continue };
             let mut found = None;
             for (hi, hay) in hays.iter().enumerate() {
-                let Some(m) = re.find(hay.text) else { continue };
-                found = self.capture(c, e, hi as u16, hay, m.start(), m.end(), &mut scratch.caps);
+                let Some(m) = find_within(re, e, hay) else { continue };
+                found = self.capture(c, e, hi as u16, hay, m.0, m.1, &mut scratch.caps);
                 if found.is_some() {
                     break;
                 }
@@ -285,8 +309,8 @@ impl Matcher {
                 if let Some(p) = hay.starts.iter().rev().find(|&&p| p <= g.end().saturating_sub(1)) {
                     s = s.max(*p);
                 }
-                if let Some(p) = memchr::memmem::rfind(&text[s..g.end()], b": ") {
-                    s += p + 2;
+                if let Some(p) = last_link(&text[s..g.end()]) {
+                    s += p;
                 }
                 if s > start && s < g.end() && re.captures_at(text, s).is_some_and(|c| c.get(0).unwrap().start() == s)
                 {
@@ -294,7 +318,10 @@ impl Matcher {
                 }
             }
         }
-        let mut bound = match hay.ends.iter().find(|&&p| p >= lazy_end) {
+        // A value printed over several lines (`{:#?}`, messages with line breaks) runs past
+        // line breaks.
+        let spans_lines = e.forms.capture.as_deref().is_some_and(|c| c.contains("(?s"));
+        let mut bound = match hay.ends.iter().find(|&&p| p >= lazy_end && !(spans_lines && text.get(p) == Some(&b'\n'))) {
             Some(&p) => p,
             None => text.len(),
         };
@@ -481,6 +508,7 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
         ));
         return None;
     }
+    let base = multiline_groups(&base, parts.as_deref(), groups);
     let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
     let _ = &hir;
     let forms = template::forms(&base, optional_tail);
@@ -535,6 +563,7 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
     };
     let tail_is_error = tail_is_error(parts.as_deref());
     Some(Entry {
+        literals: lits,
         tail_is_error,
         rec,
         names,
@@ -547,6 +576,49 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
         absent: OnceLock::new(),
         limits,
     })
+}
+
+/// The leftmost match of `re` in `hay` that does not run across a wall foreign to the record.
+fn find_within(re: &Regex, e: &Entry, hay: &Hay<'_>) -> Option<(usize, usize)> {
+    let text = hay.text;
+    let mut at = 0;
+    // Each retry starts past the last rejected start, so this ends; the bound keeps a
+    // pathological line from costing more than a few searches.
+    for _ in 0..MAX_WALL_RETRIES {
+        let m = re.find_at(text, at)?;
+        let first = hay.walls.partition_point(|&w| w <= m.start());
+        let crossed = hay.walls[first..].iter().take_while(|&&w| w < m.end()).find(|&&w| !e.allows_wall(text, w));
+        match crossed {
+            None => return Some((m.start(), m.end())),
+            // A match that starts before the wall and crosses it is the leftmost one: the next
+            // candidate starts past the wall.
+            Some(&w) => at = w + 1,
+        }
+        if at > text.len() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Matches rejected for crossing a wall before a record is given up on for a haystack.
+const MAX_WALL_RETRIES: usize = 8;
+
+/// Offset just past the last `: ` of `s` that is outside brackets: where the last link of an
+/// error chain starts.
+fn last_link(s: &[u8]) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut i = s.len();
+    while i > 1 {
+        i -= 1;
+        match s[i] {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' => depth -= 1,
+            b' ' if depth <= 0 && s[i - 1] == b':' => return Some(i + 1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Where a trailing value that starts before `lazy_end` ends, at most at `bound`: at the closing
@@ -602,6 +674,32 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
         i += 1;
     }
     end
+}
+
+/// `{:#?}` prints a value over several lines: its group may match line breaks.
+fn multiline_groups(base: &str, parts: Option<&[Part]>, groups: usize) -> String {
+    let Some(parts) = parts else { return base.to_owned() };
+    let specs: Vec<&str> = parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Ph { spec, .. } => Some(spec.as_str()),
+            Part::Lit(_) => None,
+        })
+        .collect();
+    const G: &str = "(.+?)";
+    if specs.len() != groups || !specs.iter().any(|s| s.contains("#?")) || base.matches(G).count() != groups {
+        return base.to_owned();
+    }
+    let mut out = String::with_capacity(base.len() + 8);
+    let mut rest = base;
+    for spec in specs {
+        let i = rest.find(G).expect("counted");
+        out.push_str(&rest[..i]);
+        out.push_str(if spec.contains("#?") { "((?s:.+?))" } else { G });
+        rest = &rest[i + G.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Placeholder names that hold an error (the generator of RisingWave's messages uses these).
