@@ -182,6 +182,14 @@ pub fn load(paths: &[PathBuf]) -> Catalog {
     merge(raw, problems)
 }
 
+/// Load a catalog from text (any of the file layouts), as if read from a file named `name`.
+pub fn from_text(name: &str, text: &str) -> Catalog {
+    let mut raw = Vec::new();
+    let mut problems = Vec::new();
+    parse_text(name, text, 0, &mut raw, &mut problems);
+    merge(raw, problems)
+}
+
 fn load_path(path: &Path, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
     let origin = Origin { file: path.display().to_string(), line: 0 };
     let meta = match std::fs::metadata(path) {

@@ -54,7 +54,7 @@ const MIN_GENERIC_LEN: usize = 8;
 pub enum Class {
     /// A tracing call site's message: the outermost text of a line.
     LogEvent = 0,
-    /// `<literal>: {source}`: a wrapper that only passes its source on.
+    /// `<literal>: {source}` (an error placeholder): a wrapper that only passes its source on.
     Wrapper = 1,
     /// Any other error.
     Error = 2,
@@ -554,14 +554,14 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
             format!("pattern has no literal of {MIN_LITERAL}+ bytes; it is confirmed on every event (slow)"),
         ));
     }
+    let tail_is_error = tail_is_error(parts.as_deref());
     let class = if rec.is_log_event() {
         Class::LogEvent
-    } else if matches!(parts.as_deref(), Some([Part::Lit(_), Part::Ph { .. }])) {
+    } else if tail_is_error && matches!(parts.as_deref(), Some([Part::Lit(l), Part::Ph { .. }]) if l.trim_end().ends_with(':')) {
         Class::Wrapper
     } else {
         Class::Error
     };
-    let tail_is_error = tail_is_error(parts.as_deref());
     Some(Entry {
         literals: lits,
         tail_is_error,

@@ -1,0 +1,265 @@
+//! Matcher tests: table-driven cases through the whole event path, and the prefilter's
+//! zero-false-negative property against brute force over every embedded record.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use super::{Limits, Matcher, Scratch};
+use crate::annotate::{Annotator, Emit, SourceMeta};
+use crate::catalog;
+use crate::event::{Format, OutWriter, Writer};
+use crate::framing::{self, Framer};
+
+const CATALOG: &str = r#"
+{"id": "job", "errorMessage": "should not pause when having snapshot backfill job {job_id}", "messagePattern": "should not pause when having snapshot backfill job (.+?)", "severity": "error", "solutions": ["resume"]}
+{"id": "storage", "errorMessage": "Storage error: {0}", "messagePattern": "Storage error: (.+?)", "errorClass": "StorageError"}
+{"id": "unexpected", "errorMessage": "unexpected {}: {}", "messagePattern": "unexpected (.+?): (.+?)"}
+{"id": "addr", "errorMessage": "unable to reach controller at addr {}", "messagePattern": "unable to reach controller at addr (.+?)"}
+{"id": "reqerr", "errorMessage": "request error", "messagePattern": "request error"}
+{"id": "clock", "errorMessage": "Clock moved backwards: last={}, current={}", "messagePattern": "Clock moved backwards: last=(.+?), current=(.+?)"}
+{"id": "notfound", "errorMessage": "{} not found in {}", "messagePattern": "(.+?) not found in (.+?)"}
+{"id": "dbl", "errorMessage": "double added\n{:#?}", "messagePattern": "double added\n(.+?)"}
+{"id": "ctx", "errorMessage": "failed to create source worker", "messagePattern": "failed to create source worker", "errorClass": "anyhow::Error"}
+{"id": "prim", "errorMessage": "failed to list splits: {e}", "messagePattern": "failed to list splits: (.+?)", "errorClass": "anyhow::Error"}
+{"id": "host", "errorMessage": "failed to replace job", "messagePattern": "failed to replace job", "errorClass": "tracing::Event", "errorType": "log"}
+{"id": "nopattern", "errorMessage": "bad value {v} (expected {{x}})"}
+"#;
+
+fn matcher(text: &str) -> Matcher {
+    let cat = catalog::from_text("test.jsonl", text);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    Matcher::new(cat, Limits::default()).0
+}
+
+/// Run `input` through framing, matching and JSON output; the events written.
+fn run(m: &Matcher, input: &str) -> Vec<Value> {
+    let mut out = OutWriter::new(Vec::new(), Format::Json, false, 80);
+    {
+        let mut ann = Annotator::new(m, Emit::Matches, &mut out, SourceMeta::stdin());
+        let mut fr = Framer::new(m, framing::Limits::default());
+        fr.feed(input.as_bytes(), &mut ann);
+        fr.finish(&mut ann);
+    }
+    out.flush();
+    String::from_utf8(out.into_inner())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const TS: &str = "2026-03-02T08:00:00.011660911Z";
+
+#[test]
+fn table() {
+    let m = matcher(CATALOG);
+    // (input, primary id, primary captures as `k=v` pairs, other ids)
+    let cases: &[(String, Option<&str>, &[(&str, &str)], &[&str])] = &[
+        // A trailing lazy group is captured whole, up to the next field.
+        (
+            format!("{TS} ERROR risingwave_meta::barrier::rpc: should not pause when having snapshot backfill job 4242 actor_id=7"),
+            Some("job"),
+            &[("job_id", "4242")],
+            &[],
+        ),
+        // An error tail takes the rest of the chain; the wrapped wrapper is not the primary.
+        (
+            format!("{TS}  WARN risingwave_meta::x: failed to list splits: Storage error: disk full (os error 28)"),
+            Some("prim"),
+            &[("e", "Storage error: disk full (os error 28)")],
+            &["storage"],
+        ),
+        // A value that is not an error ends at the next chain link.
+        (
+            format!("{TS}  WARN risingwave_meta::x: poll failed error=unable to reach controller at addr rw-compute-1:5691: Connection refused"),
+            Some("addr"),
+            &[("_1", "rw-compute-1:5691")],
+            &[],
+        ),
+        // `<literal>: {source}` printed alone as a numbered chain link: the tail is absent.
+        (
+            format!("{TS} ERROR risingwave_meta::x: boom\n\nCaused by these errors (recent errors listed first):\n 1: Storage error\n 2: disk full\n"),
+            Some("storage"),
+            &[],
+            &[],
+        ),
+        // ... but a template with another placeholder does not drop its tail.
+        (format!("{TS}  INFO risingwave_meta::x: refreshed source enumerator: unexpected end of file"), None, &[], &[]),
+        // A match may not run from the message into a field name.
+        (format!("{TS}  WARN risingwave_meta::barrier::rpc: failed to send request error=timed out"), None, &[], &[]),
+        // ... unless the record's own text holds that `key=`.
+        (
+            format!("{TS}  WARN risingwave_meta::x: Clock moved backwards: last=17, current=12 worker_id=3"),
+            Some("clock"),
+            &[("_1", "17"), ("_2", "12")],
+            &[],
+        ),
+        // A leading lazy group starts at the last chain link.
+        (
+            format!("{TS}  WARN risingwave_meta::x: apply failed error=context: orders_mv not found in public"),
+            Some("notfound"),
+            &[("_1", "orders_mv"), ("_2", "public")],
+            &[],
+        ),
+        // `{:#?}` values span lines.
+        (
+            format!("{TS} ERROR risingwave_meta::x: double added\nEpochPair {{\n    curr: 1,\n    prev: 0,\n}}\n"),
+            Some("dbl"),
+            &[("_1", "EpochPair {\n    curr: 1,\n    prev: 0,\n}")],
+            &[],
+        ),
+        // The host log message loses to the error in its error field; a context precedes.
+        (
+            format!("{TS} ERROR risingwave_meta::x: failed to replace job error=failed to create source worker: failed to list splits: timed out"),
+            Some("prim"),
+            &[("e", "timed out")],
+            &["host", "ctx"],
+        ),
+        // A span field holding an error, repeated on an INFO line.
+        (
+            format!("{TS}  INFO failure_recovery{{error=Storage error: should not pause when having snapshot backfill job 9}}:recovery_attempt: risingwave_meta::barrier::progress: recovering"),
+            Some("job"),
+            &[("job_id", "9")],
+            &["storage"],
+        ),
+        // JSON layout: decoded values, quotes and all.
+        (
+            r#"{"timestamp":"2026-03-02T08:00:29.167772591Z","level":"ERROR","fields":{"message":"x","error":"should not pause when having snapshot backfill job \"j1\""},"target":"t"}"#.to_owned(),
+            Some("job"),
+            &[("job_id", "\"j1\"")],
+            &[],
+        ),
+        // A record without messagePattern: derived from errorMessage.
+        (format!("{TS}  WARN t::x: bad value 3 (expected {{x}})"), Some("nopattern"), &[("v", "3")], &[]),
+    ];
+    for (input, primary, caps, others) in cases {
+        let evs = run(&m, input);
+        match primary {
+            None => assert!(evs.is_empty(), "{input}: expected no event, got {evs:?}"),
+            Some(p) => {
+                assert_eq!(evs.len(), 1, "{input}: {evs:?}");
+                let mt = &evs[0]["match"];
+                assert_eq!(mt["id"], *p, "{input}: {}", evs[0]);
+                let got: Vec<(String, String)> = mt["captures"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+                    .collect();
+                let want: Vec<(String, String)> = caps.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                assert_eq!(got, want, "{input}");
+                let also: BTreeSet<&str> =
+                    evs[0]["also_matched"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+                assert_eq!(also, others.iter().copied().collect(), "{input}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_patterns_are_refused_not_fatal() {
+    let text = r#"{"id": "ok", "errorMessage": "disk is full"}
+{"id": "any", "messagePattern": "(.+?)"}
+{"id": "empty", "messagePattern": "x*"}
+{"id": "bomb", "messagePattern": "boom ((a{100}){100}){100}"}
+{"id": "unclosed", "messagePattern": "broken (regex"}
+"#;
+    let cat = catalog::from_text("hostile.jsonl", text);
+    let (m, problems) = Matcher::new(cat, Limits::default());
+    let ids: BTreeSet<&str> = problems.iter().filter_map(|p| p.id.as_deref()).collect();
+    assert_eq!(ids, ["any", "empty", "unclosed"].into_iter().collect());
+    // The bomb parses but must not compile: it never matches and does not take others down.
+    let evs = run(&m, "boom aaaa\nthe disk is full\n");
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0]["match"]["id"], "ok");
+    let bomb = m.entries.iter().find(|e| e.rec.id == "bomb").unwrap();
+    assert!(bomb.compile_now().is_err());
+}
+
+/// Records of the embedded catalog, compiled once for the property test.
+fn embedded() -> &'static Matcher {
+    static M: std::sync::OnceLock<Matcher> = std::sync::OnceLock::new();
+    M.get_or_init(|| Matcher::new(catalog::load(&[]), Limits::default()).0)
+}
+
+/// Fill a template with `value` in every placeholder.
+fn instantiate(template: &str, value: &str) -> String {
+    let parts = crate::catalog::template::parse(template);
+    parts
+        .iter()
+        .map(|p| match p {
+            crate::catalog::template::Part::Lit(l) => l.clone(),
+            crate::catalog::template::Part::Ph { .. } => value.to_owned(),
+        })
+        .collect()
+}
+
+fn brute_force(m: &Matcher, text: &[u8]) -> BTreeSet<u32> {
+    (0..m.entries.len() as u32)
+        .filter(|&i| {
+            let e = &m.entries[i as usize];
+            e.find_regex().is_some_and(|r| r.is_match(text)) || e.absent_regex().is_some_and(|r| r.is_match(text))
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Zero false negatives: every record whose regex matches a text is a candidate of the
+    /// prefilter's hits on that text (checked against all ~4,350 embedded records).
+    #[test]
+    fn prefilter_has_no_false_negatives(
+        picks in proptest::collection::vec((any::<proptest::sample::Index>(), "[a-z0-9_ :.\"{}\\[\\]()=-]{0,12}"), 1..4),
+        seps in proptest::collection::vec(prop_oneof![Just(": "), Just(" "), Just("\n"), Just(" error="), Just("")], 4),
+        noise in "[ -~]{0,30}",
+    ) {
+        let m = embedded();
+        let mut text = noise.clone();
+        for (i, (idx, value)) in picks.iter().enumerate() {
+            let e = &m.entries[idx.index(m.entries.len())];
+            let t = e.rec.template.clone().unwrap_or_default();
+            text.push_str(seps[i % seps.len()]);
+            text.push_str(&instantiate(&t, value));
+        }
+        let mut scratch = Scratch::default();
+        let mut hits = Vec::new();
+        m.scan(text.as_bytes(), &mut hits);
+        m.candidates(hits.iter().map(|h| h.literal), &mut scratch);
+        let cands: BTreeSet<u32> = scratch.cands.iter().copied().collect();
+        let truth = brute_force(m, text.as_bytes());
+        let missed: Vec<&str> = truth.difference(&cands).map(|&i| m.entries[i as usize].rec.id.as_str()).collect();
+        prop_assert!(missed.is_empty(), "missed {:?} in {:?}", missed, text);
+    }
+}
+
+/// The same property through the framer: hits found block-wise and mapped to events equal the
+/// hits of a scan of each event's own text.
+#[test]
+fn block_scan_maps_hits_to_their_events() {
+    let m = embedded();
+    let log = include_str!("../../examples/meta.log");
+    struct Collect<'a>(&'a Matcher, Vec<(String, BTreeSet<u32>)>);
+    impl crate::framing::EventSink for Collect<'_> {
+        fn event(&mut self, ev: crate::framing::RawEvent<'_>) {
+            self.1.push((String::from_utf8_lossy(ev.bytes).into_owned(), ev.literals.iter().copied().collect()));
+            let _ = self.0;
+        }
+    }
+    let mut sink = Collect(m, Vec::new());
+    let mut fr = Framer::new(m, framing::Limits::default());
+    // Odd chunk sizes put block edges everywhere.
+    for chunk in log.as_bytes().chunks(977) {
+        fr.feed(chunk, &mut sink);
+    }
+    fr.finish(&mut sink);
+    assert_eq!(sink.1.iter().map(|(t, _)| t.matches('\n').count() + 1).sum::<usize>(), log.lines().count());
+    for (text, lits) in &sink.1 {
+        let mut hits = Vec::new();
+        m.scan(text.as_bytes(), &mut hits);
+        let want: BTreeSet<u32> = hits.iter().map(|h| h.literal).collect();
+        assert_eq!(lits, &want, "{text}");
+    }
+}
