@@ -69,6 +69,8 @@ pub struct Counters {
     pub written: u64,
     pub matched: u64,
     pub candidates: u64,
+    /// Events that had prefilter candidates and were confirmed.
+    pub examined: u64,
     pub json_errors: u64,
     pub internal_errors: u64,
 }
@@ -250,6 +252,7 @@ impl Annotator<'_, '_> {
         }
         self.matcher.candidates(self.lits.iter().copied(), &mut self.scratch);
         self.counters.candidates += self.scratch.cands.len() as u64;
+        self.counters.examined += u64::from(!self.scratch.cands.is_empty());
         self.matcher.confirm(&hays, &mut self.scratch);
         let found = !self.scratch.found.is_empty();
         if found {

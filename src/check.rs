@@ -31,7 +31,7 @@ pub fn compile_all(m: &Matcher) -> Vec<Problem> {
             continue;
         }
         if e.key.is_none()
-            && let Some(re) = e.find_regex()
+            && let Some(re) = e.regex()
         {
             let hits = PROBES.iter().filter(|p| re.is_match(p.as_bytes())).count();
             if hits * 2 >= PROBES.len() {
@@ -126,7 +126,7 @@ pub fn explain(m: &Matcher, line: &str) -> String {
     for c in &cands {
         let e = &m.entries[*c as usize];
         let ok = confirmed.iter().any(|x| x.get("id").and_then(|i| i.as_str()) == Some(e.rec.id.as_str()));
-        let _ = writeln!(o, "  {} {} {}  /{}/", if ok { "confirmed" } else { "rejected " }, e.rec.id, e.rec.slug().unwrap_or(""), e.forms.find);
+        let _ = writeln!(o, "  {} {} {}  /{}/", if ok { "confirmed" } else { "rejected " }, e.rec.id, e.rec.slug().unwrap_or(""), e.forms.regex);
     }
     if confirmed.is_empty() {
         let _ = writeln!(o, "result:      no known error");

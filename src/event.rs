@@ -242,7 +242,7 @@ fn record_static(m: &Matcher, idx: u32) -> String {
     opt(&mut out, "template", r.template.as_deref(), &mut first);
     out.push(b',');
     key(&mut out, "pattern");
-    s(&mut out, r.pattern.as_deref().unwrap_or(&e.forms.find));
+    s(&mut out, r.pattern.as_deref().unwrap_or(&e.forms.regex));
     for (k, src) in [("solutions", "solutions"), ("tags", "tags")] {
         if let Some(v) = r.raw.get(src).filter(|v| !v.is_null()) {
             out.push(b',');

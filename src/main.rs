@@ -210,6 +210,7 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
     match pipeline::run(&m, &cfg, &mut writer) {
         Ok((_, totals)) => {
             tracing::info!(lines = totals.lines, bytes = totals.bytes, events = totals.counters.events,
+                examined = totals.counters.examined, candidates = totals.counters.candidates,
                 matched = totals.counters.matched, written = totals.counters.written,
                 truncated_lines = totals.truncated_lines, "done");
             Ok(ExitCode::SUCCESS)

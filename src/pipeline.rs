@@ -116,6 +116,7 @@ fn add_totals(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, '_>)
     totals.counters.written += c.written;
     totals.counters.matched += c.matched;
     totals.counters.candidates += c.candidates;
+    totals.counters.examined += c.examined;
     totals.counters.json_errors += c.json_errors;
 }
 

@@ -102,30 +102,42 @@ const MULTILINE_LAZY_GROUP: &str = "((?s:.+?))";
 /// The regex forms of one record, as strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Forms {
-    /// Searched over the event; its leftmost match decides where the record matched.
-    pub find: String,
-    /// Run from the match start over the value the match sits in, for the captures; `None` when
-    /// the find form's own captures are already right.
-    pub capture: Option<String>,
+    /// The record's regex, with a trailing lazy group made greedy: the match is found with it,
+    /// and the trailing value is then cut where the value it sits in ends (see `matcher`).
+    pub regex: String,
+    /// The pattern ends in a group (the trailing value).
+    pub tail: bool,
     /// For `<literal>: {source}` templates: the literal alone as a whole chain-link line
     /// (`    <literal>`, ` 1: <literal>`, `ERROR:  <literal>`), group 1 being the literal. Tried
-    /// when `find` does not match.
+    /// when `regex` does not match.
     pub absent: Option<String>,
     /// The pattern starts with a lazy group, whose value is trimmed to the last chain link.
     pub leading_group: bool,
+    /// The trailing value may span lines (`{:#?}`, or a message with line breaks).
+    pub tail_spans_lines: bool,
 }
 
-/// Build the find and capture forms from a base pattern. `optional_tail`: the template ends in
-/// `: {source}` and has no other placeholder.
+/// Build the regex forms from a base pattern. `optional_tail`: the template is
+/// `<literal>: {source}`.
 pub fn forms(base: &str, optional_tail: bool) -> Forms {
     // Messages with line breaks match across the lines of the event, as they were printed.
-    let flags = if base.contains("\\n") || base.contains('\n') { "(?s)" } else { "" };
+    let multiline = base.contains("\\n") || base.contains('\n');
+    let flags = if multiline { "(?s)" } else { "" };
     let leading_group = base.starts_with(LAZY_GROUP);
-    let mut f = Forms { find: format!("{flags}{base}"), capture: None, absent: None, leading_group };
+    let mut f = Forms {
+        regex: format!("{flags}{base}"),
+        tail: false,
+        absent: None,
+        leading_group,
+        tail_spans_lines: multiline,
+    };
     if let Some(head) = base.strip_suffix(MULTILINE_LAZY_GROUP) {
-        f.capture = Some(format!("{flags}{head}((?s:.+))"));
+        f.regex = format!("{flags}{head}((?s:.+))");
+        f.tail = true;
+        f.tail_spans_lines = true;
     } else if let Some(head) = base.strip_suffix(LAZY_GROUP) {
-        f.capture = Some(format!("{flags}{head}(.+)"));
+        f.regex = format!("{flags}{head}(.+)");
+        f.tail = true;
         if optional_tail && let Some(h) = head.strip_suffix(": ") {
             f.absent = Some(format!("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?({h})[ \\t]*$"));
         }
@@ -167,13 +179,12 @@ mod tests {
     #[test]
     fn forms_make_tail_greedy_and_optional() {
         let f = forms("Storage error: (.+?)", true);
-        assert_eq!(f.find, "Storage error: (.+?)");
-        assert_eq!(f.capture.as_deref(), Some("Storage error: (.+)"));
+        assert_eq!((f.regex.as_str(), f.tail), ("Storage error: (.+)", true));
         assert_eq!(f.absent.as_deref(), Some("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?(Storage error)[ \\t]*$"));
         let f = forms("job (.+?) failed", false);
-        assert_eq!((f.capture, f.absent), (None, None));
+        assert_eq!((f.regex.as_str(), f.tail, f.absent), ("job (.+?) failed", false, None));
         let f = forms("(.+?) not found in (.+?)", false);
         assert!(f.leading_group);
-        assert_eq!(f.capture.as_deref(), Some("(.+?) not found in (.+)"));
+        assert_eq!(f.regex, "(.+?) not found in (.+)");
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod literals;
 pub mod prefilter;
+pub mod skim;
 
 use std::sync::OnceLock;
 
@@ -40,6 +41,11 @@ impl Default for Limits {
         Limits { regex_size: 1 << 20, nest: 64 }
     }
 }
+
+/// Lazy-DFA cache per regex. Catalog patterns are short literal runs and `(.+?)` groups whose
+/// DFAs need a few dozen states; the default (2 MiB per regex) lets thousands of rarely used
+/// regexes hold hundreds of MiB between them.
+const DFA_CACHE: usize = 16 << 10;
 
 /// Shortest key literal worth putting in the prefilter. Shorter ones (`: `, `id`) hit nearly
 /// every line, so such records are confirmed on every event instead, with a warning.
@@ -76,8 +82,7 @@ pub struct Entry {
     /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
     /// (`: ` outside brackets and quotes).
     pub tail_is_error: bool,
-    find: OnceLock<Option<Regex>>,
-    capture: OnceLock<Option<Regex>>,
+    regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
 }
@@ -86,7 +91,7 @@ impl Entry {
     fn build(&self, pat: &str) -> Result<Regex, regex::Error> {
         RegexBuilder::new(pat)
             .size_limit(self.limits.regex_size)
-            .dfa_size_limit(self.limits.regex_size)
+            .dfa_size_limit(DFA_CACHE)
             .nest_limit(self.limits.nest)
             .build()
     }
@@ -103,15 +108,8 @@ impl Entry {
         .as_ref()
     }
 
-    pub fn find_regex(&self) -> Option<&Regex> {
-        self.compiled(&self.find, &self.forms.find)
-    }
-
-    pub fn capture_regex(&self) -> Option<&Regex> {
-        match &self.forms.capture {
-            Some(p) => self.compiled(&self.capture, p),
-            None => self.find_regex(),
-        }
+    pub fn regex(&self) -> Option<&Regex> {
+        self.compiled(&self.regex, &self.forms.regex)
     }
 
     /// May a match of this record run across the wall at `w` (see [`Hay::walls`])?
@@ -131,8 +129,8 @@ impl Entry {
 
     /// Compile every form now, for `check`.
     pub fn compile_now(&self) -> Result<(), String> {
-        self.build(&self.forms.find).map_err(|e| e.to_string())?;
-        for p in [&self.forms.capture, &self.forms.absent].into_iter().flatten() {
+        self.build(&self.forms.regex).map_err(|e| e.to_string())?;
+        if let Some(p) = &self.forms.absent {
             self.build(p).map_err(|e| e.to_string())?;
         }
         Ok(())
@@ -252,11 +250,15 @@ impl Matcher {
         let cands = std::mem::take(&mut scratch.cands);
         for &c in &cands {
             let e = &self.entries[c as usize];
-            let Some(re) = e.find_regex() else { continue };
             let mut found = None;
             for (hi, hay) in hays.iter().enumerate() {
-                let Some(m) = find_within(re, e, hay) else { continue };
-                found = self.capture(c, e, hi as u16, hay, m.0, m.1, &mut scratch.caps);
+                // Every required literal must be there: a memmem per literal rejects most
+                // candidates before the regex is compiled or run.
+                if !e.literals.iter().all(|l| memchr::memmem::find(hay.text, l).is_some()) {
+                    continue;
+                }
+                let Some(re) = e.regex() else { break };
+                found = self.capture(c, e, re, hi as u16, hay, &mut scratch.caps);
                 if found.is_some() {
                     break;
                 }
@@ -287,71 +289,62 @@ impl Matcher {
         self.rank(&mut scratch.found, &scratch.caps);
     }
 
+    /// Find the record in one haystack and capture its values (see the module docs).
     fn capture(
         &self,
         idx: u32,
         e: &Entry,
+        re: &Regex,
         hay_index: u16,
         hay: &Hay<'_>,
-        mut start: usize,
-        lazy_end: usize,
         caps: &mut Vec<Option<(usize, usize)>>,
     ) -> Option<Found> {
         let text = hay.text;
-        if e.forms.leading_group {
+        let mut c = find_within(re, e, hay)?;
+        if e.forms.leading_group
+            && let Some(g) = c.get(1)
+        {
             // `(.+?) not found in ...` starts at the haystack's first byte; the value is the last
             // chain link (`outer: <value>`) inside the value the match sits in.
-            let re = e.find_regex()?;
-            if let Some(c) = re.captures_at(text, start)
-                && let Some(g) = c.get(1)
+            let start = c.get(0)?.start();
+            let mut s = g.start();
+            if let Some(p) = hay.starts.iter().rev().find(|&&p| p < g.end()) {
+                s = s.max(*p);
+            }
+            if let Some(p) = last_link(&text[s..g.end()]) {
+                s += p;
+            }
+            if s > start
+                && s < g.end()
+                && let Some(c2) = re.captures_at(text, s)
+                && c2.get(0).is_some_and(|m| m.start() == s)
             {
-                let mut s = g.start();
-                if let Some(p) = hay.starts.iter().rev().find(|&&p| p <= g.end().saturating_sub(1)) {
-                    s = s.max(*p);
-                }
-                if let Some(p) = last_link(&text[s..g.end()]) {
-                    s += p;
-                }
-                if s > start && s < g.end() && re.captures_at(text, s).is_some_and(|c| c.get(0).unwrap().start() == s)
-                {
-                    start = s;
-                }
+                c = c2;
             }
         }
-        // A value printed over several lines (`{:#?}`, messages with line breaks) runs past
-        // line breaks.
-        let spans_lines = e.forms.capture.as_deref().is_some_and(|c| c.contains("(?s"));
-        let mut bound = match hay.ends.iter().find(|&&p| p >= lazy_end && !(spans_lines && text.get(p) == Some(&b'\n'))) {
-            Some(&p) => p,
-            None => text.len(),
-        };
-        if e.forms.capture.is_some() {
-            bound = bound.min(value_end(text, start, lazy_end, bound, e.tail_is_error));
-        }
-        let re = e.capture_regex()?;
-        let hay_part = if e.forms.capture.is_some() { &text[..bound.max(lazy_end)] } else { text };
-        let c = re.captures_at(hay_part, start)?;
         let m = c.get(0)?;
         let first = caps.len() as u32;
-        let mut tail = m.end();
-        for i in 1..c.len() {
-            let g = c.get(i).map(|g| (g.start(), g.end()));
-            if i == c.len() - 1
-                && let Some((s, _)) = g
-                && e.forms.capture.is_some()
-            {
-                tail = s;
-            }
-            caps.push(g);
+        let groups = c.len() - 1;
+        caps.extend((1..=groups).map(|i| c.get(i).map(|g| (g.start(), g.end()))));
+        let mut end = m.end();
+        let mut tail = end;
+        if e.forms.tail
+            && let Some(Some((ts, _))) = caps.last().copied()
+        {
+            // Cut the greedy trailing value where the value it sits in ends.
+            let lazy_end = ts + char_len(text, ts);
+            let mut bound = hay
+                .ends
+                .iter()
+                .find(|&&p| p >= lazy_end && !(e.forms.tail_spans_lines && text.get(p) == Some(&b'\n')))
+                .copied()
+                .unwrap_or(text.len());
+            bound = bound.min(value_end(text, m.start(), lazy_end, bound, e.tail_is_error)).max(lazy_end).min(end);
+            end = bound;
+            tail = ts;
+            *caps.last_mut().expect("a trailing group") = Some((ts, bound));
         }
-        Some(Found {
-            entry: idx,
-            hay: hay_index,
-            start: m.start(),
-            end: m.end(),
-            tail,
-            caps: (first, caps.len() as u32),
-        })
+        Some(Found { entry: idx, hay: hay_index, start: m.start(), end, tail, caps: (first, caps.len() as u32) })
     }
 
     /// Order confirmed matches so that the first is the primary.
@@ -512,7 +505,7 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
     let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
     let _ = &hir;
     let forms = template::forms(&base, optional_tail);
-    let find_hir = match parse(&forms.find) {
+    let find_hir = match parse(&forms.regex) {
         Ok(h) => h,
         Err(e) => {
             problems.push(Problem::new(
@@ -571,25 +564,31 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
         key,
         class,
         specificity,
-        find: OnceLock::new(),
-        capture: OnceLock::new(),
+        regex: OnceLock::new(),
         absent: OnceLock::new(),
         limits,
     })
 }
 
-/// The leftmost match of `re` in `hay` that does not run across a wall foreign to the record.
-fn find_within(re: &Regex, e: &Entry, hay: &Hay<'_>) -> Option<(usize, usize)> {
+/// The leftmost match of `re` in `hay` that does not run across a wall foreign to the record
+/// (the greedy trailing value is not checked: it is cut at the next value's start anyway).
+fn find_within<'h>(re: &Regex, e: &Entry, hay: &Hay<'h>) -> Option<regex::bytes::Captures<'h>> {
     let text = hay.text;
     let mut at = 0;
-    // Each retry starts past the last rejected start, so this ends; the bound keeps a
+    // Each retry starts past the wall that stopped the last one, so this ends; the bound keeps a
     // pathological line from costing more than a few searches.
     for _ in 0..MAX_WALL_RETRIES {
-        let m = re.find_at(text, at)?;
+        let c = re.captures_at(text, at)?;
+        let m = c.get(0)?;
+        let checked_end = match (e.forms.tail, c.get(c.len() - 1)) {
+            (true, Some(g)) => g.start() + char_len(text, g.start()),
+            _ => m.end(),
+        };
         let first = hay.walls.partition_point(|&w| w <= m.start());
-        let crossed = hay.walls[first..].iter().take_while(|&&w| w < m.end()).find(|&&w| !e.allows_wall(text, w));
+        let crossed =
+            hay.walls[first..].iter().take_while(|&&w| w < checked_end).find(|&&w| !e.allows_wall(text, w));
         match crossed {
-            None => return Some((m.start(), m.end())),
+            None => return Some(c),
             // A match that starts before the wall and crosses it is the leftmost one: the next
             // candidate starts past the wall.
             Some(&w) => at = w + 1,
@@ -599,6 +598,18 @@ fn find_within(re: &Regex, e: &Entry, hay: &Hay<'_>) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// Length of the UTF-8 character at `i` (1 for invalid bytes).
+fn char_len(text: &[u8], i: usize) -> usize {
+    match text.get(i) {
+        Some(&b) if b >= 0xF0 => 4,
+        Some(&b) if b >= 0xE0 => 3,
+        Some(&b) if b >= 0xC0 => 2,
+        _ => 1,
+    }
+    .min(text.len().saturating_sub(i))
+    .max(1)
 }
 
 /// Matches rejected for crossing a wall before a record is given up on for a haystack.

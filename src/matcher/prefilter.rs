@@ -1,15 +1,18 @@
-//! The prefilter: one aho-corasick automaton over every record's key literal.
+//! The prefilter: every occurrence of every record's key literal, mapped back to the records.
 //!
 //! Contract: zero false negatives. If a record's regex matches a text, the record's key literal
 //! (a required literal of the regex, see [`super::literals`]) occurs in the text, so a scan of the
 //! text reports the literal, and the literal maps back to every record keyed on it. It may report
 //! records that then fail to confirm; it never leaves out one that would. Records without a usable
-//! literal are not in the automaton: the matcher confirms them on every event.
+//! literal are not keyed: the matcher confirms them on every event.
 //!
-//! Scans are overlapping (every occurrence of every literal), because one literal can sit inside
-//! another (`not found` inside `table not found`): a leftmost-only scan would hide the inner one.
+//! Scans report every occurrence (overlapping), because one literal can sit inside another
+//! (`not found` inside `table not found`): a leftmost-only scan would hide the inner one. Keys of
+//! 8 bytes or more are found by the strided q-gram [`Skim`]; shorter ones by aho-corasick.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+
+use super::skim::Skim;
 
 /// A literal occurrence: where it ends in the scanned text, and which literal it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +23,7 @@ pub struct Hit {
 
 pub struct Prefilter {
     ac: Option<AhoCorasick>,
+    skim: Skim,
     /// literal id → the records keyed on it.
     owners: Vec<Vec<u32>>,
     literals: Vec<Vec<u8>>,
@@ -40,29 +44,51 @@ impl Prefilter {
             });
             owners[id as usize].push(rec as u32);
         }
-        let ac = if literals.is_empty() {
-            None
-        } else {
-            Some(
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::Standard)
-                    // A DFA is the fastest scan; at the catalog's size it stays within tens of MiB.
-                    .kind(Some(AhoCorasickKind::DFA))
-                    .build(&literals)
-                    .or_else(|_| AhoCorasick::builder().match_kind(MatchKind::Standard).build(&literals))
-                    .expect("literals were checked to be non-empty"),
-            )
-        };
-        Prefilter { ac, owners, literals }
+        // A JSON line escapes `"` and `\` (and control characters) inside strings: the escaped
+        // form of such a literal is a key too, so raw JSON lines need no decoding to be skimmed.
+        let n = literals.len();
+        for i in 0..n {
+            let lit = &literals[i];
+            if lit.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
+                let s = String::from_utf8_lossy(lit);
+                let esc = serde_json::to_string(&s).expect("a string serialises");
+                let esc = esc.as_bytes()[1..esc.len() - 1].to_vec();
+                if esc != *lit {
+                    literals.push(esc);
+                    owners.push(owners[i].clone());
+                }
+            }
+        }
+        let skim = Skim::new(&literals);
+        // Literals too short for the skim go to aho-corasick, which scans for them alone.
+        let short: Vec<&[u8]> = skim.unindexed.iter().map(|&i| literals[i as usize].as_slice()).collect();
+        let ac = (!short.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .build(&short)
+                .expect("literals are non-empty")
+        });
+        Prefilter { ac, skim, owners, literals }
     }
 
     /// Append every literal occurrence in `hay` to `hits`, in order of their end.
     pub fn scan(&self, hay: &[u8], hits: &mut Vec<Hit>) {
+        let mut found = Vec::new();
+        self.scan_with(hay, hits, &mut found);
+    }
+
+    /// [`Prefilter::scan`] with a reusable buffer.
+    pub fn scan_with(&self, hay: &[u8], hits: &mut Vec<Hit>, found: &mut Vec<(usize, u32)>) {
+        found.clear();
+        self.skim.find(hay, found);
         if let Some(ac) = &self.ac {
             for m in ac.find_overlapping_iter(hay) {
-                hits.push(Hit { end: m.end(), literal: m.pattern().as_u32() });
+                found.push((m.end(), self.skim.unindexed[m.pattern().as_usize()]));
             }
         }
+        found.sort_unstable();
+        hits.extend(found.iter().map(|&(end, literal)| Hit { end, literal }));
     }
 
     pub fn owners(&self, literal: u32) -> &[u32] {
@@ -82,6 +108,11 @@ impl Prefilter {
     }
 
     pub fn memory_usage(&self) -> usize {
-        self.ac.as_ref().map_or(0, |a| a.memory_usage())
+        self.ac.as_ref().map_or(0, |a| a.memory_usage()) + self.skim.memory_usage()
+    }
+
+    /// Literals found by aho-corasick rather than the skim (too short to index).
+    pub fn unindexed(&self) -> usize {
+        self.skim.unindexed.len()
     }
 }

@@ -200,7 +200,7 @@ fn brute_force(m: &Matcher, text: &[u8]) -> BTreeSet<u32> {
     (0..m.entries.len() as u32)
         .filter(|&i| {
             let e = &m.entries[i as usize];
-            e.find_regex().is_some_and(|r| r.is_match(text)) || e.absent_regex().is_some_and(|r| r.is_match(text))
+            e.regex().is_some_and(|r| r.is_match(text)) || e.absent_regex().is_some_and(|r| r.is_match(text))
         })
         .collect()
 }
@@ -262,4 +262,15 @@ fn block_scan_maps_hits_to_their_events() {
         let want: BTreeSet<u32> = hits.iter().map(|h| h.literal).collect();
         assert_eq!(lits, &want, "{text}");
     }
+}
+
+#[test]
+#[ignore = "prints the key-length distribution of the embedded catalog"]
+fn key_lengths() {
+    let m = embedded();
+    let mut h = std::collections::BTreeMap::new();
+    for e in &m.entries {
+        *h.entry(e.key.as_ref().map_or(0, |k| k.len()).min(40)).or_insert(0) += 1;
+    }
+    println!("{h:?} literals={} unkeyed={}", m.prefilter.len(), m.unkeyed.len());
 }

@@ -1,0 +1,252 @@
+//! The skim: finds every occurrence of every literal with strided q-gram probes.
+//!
+//! Contract: exact and complete. [`Skim::find`] reports each occurrence of each literal it
+//! indexes exactly once, as (end, literal id); literals it does not index (shorter than
+//! [`SHORT_MIN`]) are reported as `unindexed` for another searcher.
+//!
+//! How (after Hyperscan's FDR, without SIMD): each literal is indexed by `s` consecutive q-grams
+//! of one window of `q + s - 1` bytes, the window whose grams are rarest in a sample of real
+//! RisingWave logs. An occurrence of the literal puts its window over `s` consecutive text
+//! positions, exactly one of which is a multiple of `s`: probing the gram at every `s`-th
+//! position meets one indexed gram, once. A probe is an 8-byte load, a multiply and a bit test
+//! in an L1/L2-sized bitmap; the rare probe that passes looks the gram up in a hash table of
+//! (literal, offset) and compares the literal in place. Literals are split by length into groups
+//! with their own `q` and `s`, since a group's stride is bounded by its shortest literal.
+
+use rustc_hash::FxHashMap;
+
+/// Group shapes: (minimum literal length, q, stride). Long literals: 8-byte grams every 8 bytes
+/// (window 15), an eighth of the positions probed. Short literals (8 to 14 bytes; the shortest
+/// keys of the RisingWave catalog are 8): 5-byte grams every 4 bytes (window 8).
+const LONG: (usize, usize, usize) = (15, 8, 8);
+const SHORT: (usize, usize, usize) = (8, 5, 4);
+/// Literals shorter than this are left to the caller.
+pub const SHORT_MIN: usize = SHORT.0;
+
+/// Bitmap sizes. The long group indexes ~30,000 grams for the full catalog: 2^20 bits (128 KiB,
+/// in L2) passes ~3% of random probes to the hash table. The short group has ~1,000 grams:
+/// 2^16 bits (8 KiB, in L1).
+const LONG_BITS: u32 = 20;
+const SHORT_BITS: u32 = 16;
+
+/// Hash multiplier (odd, well-mixed high bits).
+const H: u64 = 0x9E37_79B9_7F4A_7C15;
+
+struct Group {
+    q: usize,
+    stride: usize,
+    mask: u64,
+    bits: u32,
+    bitmap: Vec<u64>,
+    /// gram → (literal id, offset of the gram in the literal).
+    table: FxHashMap<u64, Vec<(u32, u32)>>,
+}
+
+impl Group {
+    fn new((_, q, stride): (usize, usize, usize), bits: u32) -> Group {
+        let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
+        Group { q, stride, mask, bits, bitmap: vec![0; 1 << (bits - 6)], table: FxHashMap::default() }
+    }
+
+    #[inline(always)]
+    fn slot(&self, g: u64) -> usize {
+        (g.wrapping_mul(H) >> (64 - self.bits)) as usize
+    }
+
+    fn insert(&mut self, gram: &[u8], lit: u32, off: usize) {
+        let g = load(gram, 0) & self.mask;
+        let i = self.slot(g);
+        self.bitmap[i >> 6] |= 1 << (i & 63);
+        self.table.entry(g).or_default().push((lit, off as u32));
+    }
+
+    #[inline(always)]
+    fn pass(&self, g: u64) -> bool {
+        let i = self.slot(g & self.mask);
+        self.bitmap[i >> 6] & (1 << (i & 63)) != 0
+    }
+
+    /// The gram at `p` passed the bitmap: compare the literals it may belong to.
+    #[cold]
+    fn confirm(&self, hay: &[u8], p: usize, g: u64, lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
+        let Some(owners) = self.table.get(&(g & self.mask)) else { return };
+        for &(lit, off) in owners {
+            let off = off as usize;
+            let l = &lits[lit as usize];
+            if p >= off && hay.len() - (p - off) >= l.len() && hay[p - off..p - off + l.len()] == l[..] {
+                out.push((p - off + l.len(), lit));
+            }
+        }
+    }
+
+    fn scan(&self, hay: &[u8], lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
+        if self.table.is_empty() {
+            return;
+        }
+        let s = self.stride;
+        let mut p = 0;
+        if hay.len() >= 8 {
+            let last = hay.len() - 8;
+            // Four independent probes per round let the loads and bit tests overlap.
+            while p + 3 * s <= last {
+                let (a, b, c, d) = (load8(hay, p), load8(hay, p + s), load8(hay, p + 2 * s), load8(hay, p + 3 * s));
+                let (pa, pb, pc, pd) = (self.pass(a), self.pass(b), self.pass(c), self.pass(d));
+                if pa | pb | pc | pd {
+                    if pa {
+                        self.confirm(hay, p, a, lits, out);
+                    }
+                    if pb {
+                        self.confirm(hay, p + s, b, lits, out);
+                    }
+                    if pc {
+                        self.confirm(hay, p + 2 * s, c, lits, out);
+                    }
+                    if pd {
+                        self.confirm(hay, p + 3 * s, d, lits, out);
+                    }
+                }
+                p += 4 * s;
+            }
+        }
+        // The last positions, with zero-padded loads: a gram inside an occurrence ends in `hay`.
+        while p + self.q <= hay.len() {
+            let g = load(hay, p);
+            if self.pass(g) {
+                self.confirm(hay, p, g, lits, out);
+            }
+            p += s;
+        }
+    }
+}
+
+/// The 8 bytes at `p` (the caller guarantees `p + 8 <= s.len()`).
+#[inline(always)]
+fn load8(s: &[u8], p: usize) -> u64 {
+    u64::from_le_bytes(s[p..p + 8].try_into().expect("8 bytes"))
+}
+
+/// Up to 8 bytes at `p`, zero-padded.
+#[inline(always)]
+fn load(s: &[u8], p: usize) -> u64 {
+    let mut b = [0u8; 8];
+    let n = (s.len() - p).min(8);
+    b[..n].copy_from_slice(&s[p..p + n]);
+    u64::from_le_bytes(b)
+}
+
+/// How common q-grams are in a sample of real logs, as a small count sketch.
+struct Sketch {
+    counts: Vec<u16>,
+    mask: u64,
+}
+
+/// 2^16 counters (128 KiB) are ample for a few hundred KiB of sample.
+const SKETCH_BITS: u32 = 16;
+
+impl Sketch {
+    fn new(sample: &[u8], q: usize) -> Sketch {
+        let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
+        let mut sk = Sketch { counts: vec![0u16; 1 << SKETCH_BITS], mask };
+        for p in 0..sample.len().saturating_sub(q - 1) {
+            let i = sk.slot(load(sample, p));
+            sk.counts[i] = sk.counts[i].saturating_add(1);
+        }
+        sk
+    }
+
+    fn slot(&self, g: u64) -> usize {
+        ((g & self.mask).wrapping_mul(H) >> (64 - SKETCH_BITS)) as usize
+    }
+
+    fn get(&self, gram: &[u8]) -> u32 {
+        u32::from(self.counts[self.slot(load(gram, 0))])
+    }
+}
+
+/// A sample of RisingWave meta-node logs (the example log shipped with annotail): grams common
+/// there are avoided when a literal's window is chosen.
+const SAMPLE: &[u8] = include_bytes!("../../examples/meta.log");
+
+pub struct Skim {
+    long: Group,
+    short: Group,
+    lits: Vec<Vec<u8>>,
+    /// Ids of literals too short to index.
+    pub unindexed: Vec<u32>,
+}
+
+impl Skim {
+    pub fn new(literals: &[Vec<u8>]) -> Skim {
+        let mut long = Group::new(LONG, LONG_BITS);
+        let mut short = Group::new(SHORT, SHORT_BITS);
+        let sk_long = Sketch::new(SAMPLE, LONG.1);
+        let sk_short = Sketch::new(SAMPLE, SHORT.1);
+        let mut unindexed = Vec::new();
+        for (id, lit) in literals.iter().enumerate() {
+            let (group, sk, (_, q, s)) = if lit.len() >= LONG.0 {
+                (&mut long, &sk_long, LONG)
+            } else if lit.len() >= SHORT.0 {
+                (&mut short, &sk_short, SHORT)
+            } else {
+                unindexed.push(id as u32);
+                continue;
+            };
+            let w = q + s - 1;
+            // The window whose most common gram is rarest, then whose grams are rarest in all.
+            let cost = |j: usize| {
+                let c: Vec<u32> = (0..s).map(|t| sk.get(&lit[j + t..j + t + q])).collect();
+                (c.iter().copied().max().unwrap_or(0), c.iter().sum::<u32>())
+            };
+            let best = (0..=lit.len() - w).min_by_key(|&j| cost(j)).expect("literal is at least one window long");
+            for t in 0..s {
+                group.insert(&lit[best + t..best + t + q], id as u32, best + t);
+            }
+        }
+        Skim { long, short, lits: literals.to_vec(), unindexed }
+    }
+
+    /// Every occurrence of every indexed literal in `hay`, as (end, literal id), in no order.
+    pub fn find(&self, hay: &[u8], out: &mut Vec<(usize, u32)>) {
+        self.long.scan(hay, &self.lits, out);
+        self.short.scan(hay, &self.lits, out);
+    }
+
+    pub fn memory_usage(&self) -> usize {
+        let table = |g: &Group| g.table.len() * 48 + g.table.values().map(|v| v.len() * 8).sum::<usize>();
+        8 * (self.long.bitmap.len() + self.short.bitmap.len()) + table(&self.long) + table(&self.short)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_every_occurrence_exactly_once() {
+        let lits: Vec<Vec<u8>> =
+            ["snapshot backfill job", "channel closed", "invalid port", "Storage error: ", "aaaaaaaaaaaaaaaaaaaa", "tiny"]
+                .iter()
+                .map(|s| s.as_bytes().to_vec())
+                .collect();
+        let sk = Skim::new(&lits);
+        assert_eq!(sk.unindexed, vec![5]);
+        for pad in 0..20 {
+            for (id, lit) in lits.iter().enumerate().take(4) {
+                let mut hay = vec![b'x'; pad];
+                hay.extend_from_slice(lit);
+                hay.extend_from_slice(b" tail\n");
+                hay.extend_from_slice(lit);
+                let mut out = Vec::new();
+                sk.find(&hay, &mut out);
+                out.sort_unstable();
+                let first = pad + lit.len();
+                assert_eq!(out, vec![(first, id as u32), (hay.len(), id as u32)], "pad {pad} {:?}", String::from_utf8_lossy(lit));
+            }
+        }
+        // Overlapping occurrences of a periodic literal.
+        let mut out = Vec::new();
+        sk.find(&[b'a'; 23], &mut out);
+        out.sort_unstable();
+        assert_eq!(out, vec![(20, 4), (21, 4), (22, 4), (23, 4)]);
+    }
+}

@@ -1,0 +1,240 @@
+//! Hostile and broken input: nothing crashes (exit 0), no line is lost (`--all` events cover
+//! every physical line, and error lines after the bad input are annotated with the right
+//! `source.line`), output stays valid JSON, and memory stays bounded.
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::thread;
+
+use common::*;
+use serde_json::Value;
+
+fn bytes_of(parts: &[&[u8]]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for p in parts {
+        v.extend_from_slice(p);
+        v.push(b'\n');
+    }
+    v
+}
+
+#[test]
+fn invalid_utf8_inside_an_error_line_is_matched_and_output_is_valid_json() {
+    let fx = fixture();
+    let bad = b"2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::barrier::rpc: collect \xff\xfe failed \xc3( error=barrier collection failed for actor 7\xe2\x82";
+    let input = bytes_of(&[bad, split_line(31, 9).as_bytes()]);
+    // `events` parses the output as UTF-8 JSON: invalid bytes must have been replaced.
+    let evs = ok_events(&fx.run(&[], &input));
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    let e = at_line(&evs, 1);
+    assert_eq!(match_id(e), Some("t-split"), "{e}");
+    assert_eq!(e["log"]["format"], "risingwave");
+    let msg = e["message"].as_str().unwrap();
+    assert!(msg.contains("collect \u{FFFD}\u{FFFD} failed"), "invalid bytes become U+FFFD: {msg:?}");
+    assert!(e["match"]["captures"]["actor_id"].as_str().unwrap().starts_with('7'), "{e}");
+    let e = at_line(&evs, 2);
+    assert_eq!(match_id(e), Some("t-split"));
+    assert_eq!(e["match"]["captures"]["actor_id"], "9");
+}
+
+/// A JSON-layout line is decoded even when a string holds a byte that is not UTF-8 (the
+/// matcher works on bytes, output replaces invalid UTF-8 with U+FFFD).
+#[test]
+fn invalid_utf8_inside_a_json_layout_line_is_still_decoded_and_matched() {
+    let fx = fixture();
+    let line: &[u8] = b"{\"timestamp\":\"2026-03-02T08:00:29.1Z\",\"level\":\"ERROR\",\"fields\":{\"message\":\"query \xff failed\",\"error\":\"Bind error: column \\\"v1\\\" is ambiguous\"},\"target\":\"risingwave_frontend::x\"}";
+    let input = bytes_of(&[line, split_line(31, 9).as_bytes()]);
+    let evs = ok_events(&fx.run(&["--all"], &input));
+    assert_covers(&evs, 2);
+    let e = at_line(&evs, 1);
+    assert_eq!(e["log"]["format"], "json", "{e}");
+    assert_eq!(match_id(e), Some("t-quote"), "{e}");
+    assert_eq!(e["match"]["captures"]["name"], "v1");
+    assert_eq!(e["message"], "query \u{FFFD} failed");
+    assert_eq!(match_id(at_line(&evs, 2)), Some("t-split"));
+}
+
+#[test]
+fn nul_bytes_neither_crash_nor_lose_lines() {
+    let fx = fixture();
+    let input = bytes_of(&[
+        info_line(1, "nul \0\0 here").as_bytes(),
+        b"\0\0\0\0\0\0\0\0",
+        b"2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::barrier::rpc: nul\0 error=barrier collection failed for actor 8\0",
+        b"\0",
+        split_line(32, 10).as_bytes(),
+    ]);
+    let evs = ok_events(&fx.run(&["--all"], &input));
+    assert_covers(&evs, 5);
+    let e = at_line(&evs, 3);
+    assert_eq!(match_id(e), Some("t-split"), "{e}");
+    assert!(e["message"].as_str().unwrap().contains('\0'), "NUL is kept (escaped in JSON): {e}");
+    let e = at_line(&evs, 5);
+    assert_eq!(match_id(e), Some("t-split"));
+    assert_eq!(e["match"]["captures"]["actor_id"], "10");
+}
+
+/// ~100 MB without a line break, through a real pipe, then an ordinary error line. The long
+/// line is cut at `--max-line-bytes` (its event marked truncated), the next line is annotated
+/// with its own line number, and memory stays far below the line's size.
+#[test]
+fn hundred_megabyte_line_through_a_pipe_is_cut_and_the_next_line_still_annotated() {
+    const CHUNK: usize = 1 << 20;
+    const CHUNKS: usize = 100;
+    let fx = fixture();
+    let mut child = cmd()
+        .args(["-c", &path_str(&fx.catalog)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = line_reader(child.stdout.take().unwrap());
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let writer = thread::spawn(move || -> std::io::Result<()> {
+        let head = rw_line(1, "WARN", "risingwave_meta::barrier::rpc", "huge error=barrier collection failed for actor 1 ");
+        stdin.write_all(head.as_bytes())?;
+        let chunk = vec![b'x'; CHUNK];
+        for _ in 0..CHUNKS {
+            stdin.write_all(&chunk)?;
+        }
+        stdin.write_all(b"\n")?;
+        stdin.write_all(format!("{}\n", split_line(2, 5)).as_bytes())?;
+        stdin.flush()?;
+        // Keep the input open until the test has looked at the running process.
+        let _ = done_rx.recv_timeout(PATIENCE);
+        Ok(())
+    });
+    let mut evs: Vec<Value> = Vec::new();
+    while evs.iter().all(|e| src_line(e) != 2) {
+        let l = rx.recv_timeout(PATIENCE * 2).expect("events for the long line and the line after it");
+        evs.push(serde_json::from_str(&l).expect("output is JSON"));
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status of annotail");
+        let hwm_kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM");
+        assert!(hwm_kb < 64 * 1024, "peak memory {hwm_kb} kB for a {CHUNKS} MiB line: not bounded by --max-line-bytes");
+    }
+    let _ = pid;
+    done_tx.send(()).unwrap();
+    writer.join().unwrap().expect("annotail read all the input");
+    let out = wait_output(child);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr_of(&out));
+    assert_no_crash(&out);
+    for l in rx.iter() {
+        evs.push(serde_json::from_str(&l).unwrap());
+    }
+
+    let later = at_line(&evs, 2);
+    assert_eq!(match_id(later), Some("t-split"));
+    assert_eq!(later["match"]["captures"]["actor_id"], "5");
+    assert!(later["log"].get("truncated").is_none(), "the next line is whole: {later}");
+    assert_eq!(later["source"]["offset"].as_u64().unwrap() as usize, rw_line(1, "WARN", "risingwave_meta::barrier::rpc", "huge error=barrier collection failed for actor 1 ").len() + CHUNK * CHUNKS + 1);
+    if let Some(long) = evs.iter().find(|e| src_line(e) == 1) {
+        assert_eq!(long["log"]["truncated"], true, "the cut line is marked truncated");
+        assert_eq!(src_lines(long), 1);
+        let len = long["message"].as_str().unwrap().len();
+        assert!(len <= (1 << 20) + 64, "the kept part is at most --max-line-bytes: {len}");
+    }
+    assert_eq!(evs.len(), 2, "one event per line");
+}
+
+#[test]
+fn max_line_bytes_cuts_a_line_and_marks_its_event_truncated() {
+    let fx = fixture();
+    let long = rw_line(1, "WARN", "risingwave_meta::barrier::rpc", &format!("collect failed error=barrier collection failed for actor 3 {}", "y".repeat(5000)));
+    let input = lines(&[&long, &split_line(2, 4), &"z".repeat(3000), &split_line(3, 6)]);
+    let evs = ok_events(&fx.run(&["--all", "--max-line-bytes", "200"], input.as_bytes()));
+    assert_covers(&evs, 4);
+    let e = at_line(&evs, 1);
+    assert_eq!(e["log"]["truncated"], true);
+    assert_eq!(match_id(e), Some("t-split"), "the text before the cut still matches: {e}");
+    assert!(e["message"].as_str().unwrap().len() <= 200, "{e}");
+    // Line 3 (no header) continues the event of line 2, which now holds a cut line.
+    let e = at_line(&evs, 2);
+    assert_eq!(src_lines(e), 2);
+    assert_eq!(e["log"]["truncated"], true, "{e}");
+    assert_eq!(match_id(e), Some("t-split"));
+    assert_eq!(e["match"]["captures"]["actor_id"], "4");
+    let e = at_line(&evs, 4);
+    assert!(e["log"].get("truncated").is_none(), "{e}");
+    assert_eq!(match_id(e), Some("t-split"));
+}
+
+#[test]
+fn binary_garbage_then_an_error_line() {
+    let fx = fixture();
+    let mut input = Rng::new(2026).bytes(256 << 10);
+    input.push(b'\n');
+    let garbage_lines = physical_lines(&input);
+    input.extend_from_slice(format!("{}\n", split_line(2, 55)).as_bytes());
+    input.extend_from_slice(&Rng::new(7).bytes(4096)); // and garbage without a final line break
+    let total = physical_lines(&input);
+
+    let evs = ok_events(&fx.run(&["--all"], &input));
+    assert_covers(&evs, total);
+    let e = at_line(&evs, garbage_lines + 1);
+    assert_eq!(match_id(e), Some("t-split"), "{e}");
+    assert_eq!(e["match"]["captures"]["actor_id"], "55");
+
+    let evs = ok_events(&fx.run(&[], &input));
+    let e = one_match(&evs, "t-split");
+    assert_eq!(src_line(e), garbage_lines + 1);
+}
+
+#[test]
+fn truncated_and_hostile_json_lines_then_good_lines() {
+    let fx = fixture();
+    let cut = r#"{"timestamp":"2026-03-02T08:00:29.1Z","level":"ERROR","fields":{"message":"column \"q\" is ambiguous","err"#;
+    let deep = format!("{{\"a\":{}", "[".repeat(100_000));
+    let not_object = "{} [1, 2] trailing";
+    let input = lines(&[cut, &split_line(2, 21), &deep, &split_line(4, 22), not_object, "{", &split_line(7, 23)]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    assert_covers(&evs, 7);
+    for l in [1, 3, 6] {
+        let e = at_line(&evs, l);
+        assert_eq!(e["log"]["format"], "plain", "{e}");
+        assert!(e["log"]["parse_error"].is_string(), "a line starting with '{{' that is no JSON object is noted: {e}");
+    }
+    for (l, actor) in [(2, "21"), (4, "22"), (7, "23")] {
+        let e = at_line(&evs, l);
+        assert_eq!(e["log"]["format"], "risingwave");
+        assert_eq!(match_id(e), Some("t-split"), "{e}");
+        assert_eq!(e["match"]["captures"]["actor_id"], actor);
+    }
+}
+
+#[test]
+fn endless_continuation_lines_are_cut_into_bounded_events() {
+    let fx = fixture();
+    let mut ls = vec![rw_line(1, "ERROR", "risingwave_meta::x", "report follows")];
+    for i in 0..35 {
+        ls.push(format!("    frame {i}: barrier collection failed for actor {i}"));
+    }
+    ls.push(split_line(2, 99));
+    let refs: Vec<&str> = ls.iter().map(String::as_str).collect();
+    let evs = ok_events(&fx.run(&["--all", "--max-event-lines", "10"], lines(&refs).as_bytes()));
+    assert_covers(&evs, 37);
+    assert!(evs.iter().all(|e| src_lines(e) <= 10), "{:?}", evs.iter().map(src_lines).collect::<Vec<_>>());
+    assert_eq!(at_line(&evs, 37)["match"]["captures"]["actor_id"], "99");
+}
+
+#[test]
+fn empty_input_and_only_line_breaks() {
+    let fx = fixture();
+    let out = fx.run(&["--all"], b"");
+    assert!(ok_events(&out).is_empty());
+    let evs = ok_events(&fx.run(&["--all"], b"\n\n\n\r\n"));
+    assert_covers(&evs, 4);
+    assert!(evs.iter().all(|e| e["match"].is_null()));
+}

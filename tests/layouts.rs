@@ -1,0 +1,398 @@
+//! Log layouts (see `LOG_FORMATS.md`): each yields the right `log.format` and fields, and the
+//! matcher sees the cleaned text: RisingWave text, JSON, `kubectl logs --prefix/--timestamps`,
+//! CRI records (with `P` partials), ANSI colours, panics and multi-line reports.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn all(fx: &Fixture, input: &str) -> Vec<Value> {
+    let out = fx.run(&["--all"], input.as_bytes());
+    let evs = ok_events(&out);
+    assert_covers(&evs, physical_lines(input.as_bytes()));
+    evs
+}
+
+// ---------------------------------------------------------------------------------------------
+// RisingWave text
+
+#[test]
+fn text_line_gives_level_target_spans_and_fields() {
+    let fx = fixture();
+    let line = "2024-05-21T15:54:00.761337526Z  WARN failure_recovery{error=Hummock error: SST 180 is invalid prev_epoch=6492695734583296}:recovery_attempt: risingwave_meta::barrier::recovery: scale actors failed error=barrier collection failed for actor 3 actor_id=9";
+    let evs = ok_events(&fx.run(&[], format!("{line}\n").as_bytes()));
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    let e = &evs[0];
+    assert_eq!(e["@timestamp"], "2024-05-21T15:54:00.761337526Z");
+    let log = &e["log"];
+    assert_eq!(log["format"], "risingwave");
+    assert_eq!(log["level"], "WARN");
+    assert_eq!(log["target"], "risingwave_meta::barrier::recovery");
+    assert_eq!(
+        log["spans"],
+        json!([
+            {"name": "failure_recovery", "fields": {"error": "Hummock error: SST 180 is invalid", "prev_epoch": "6492695734583296"}},
+            {"name": "recovery_attempt", "fields": {}}
+        ])
+    );
+    assert_eq!(log["fields"], json!({"error": "barrier collection failed for actor 3", "actor_id": "9"}));
+    let m = &e["match"];
+    assert_eq!(m["id"], "t-split");
+    assert_eq!(m["severity"], "warning");
+    assert_eq!(m["field"], "fields.error");
+    // The trailing capture ends with its field value, not at the next ` key=`.
+    assert_eq!(m["captures"], json!({"actor_id": "3"}));
+    let (a, b) = (m["span"][0].as_u64().unwrap() as usize, m["span"][1].as_u64().unwrap() as usize);
+    assert_eq!(&e["message"].as_str().unwrap()[a..b], "barrier collection failed for actor 3");
+    assert_eq!(e["also_matched"], json!([]));
+}
+
+#[test]
+fn text_match_inside_a_span_field_names_the_span() {
+    let fx = fixture();
+    let line = "2026-03-02T08:00:01.886612382Z  INFO failure_recovery{error=barrier collection failed for actor 12}:recovery_attempt: risingwave_meta::barrier::progress: recovering mview progress";
+    let evs = ok_events(&fx.run(&[], format!("{line}\n").as_bytes()));
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0]["log"]["level"], "INFO");
+    assert_eq!(evs[0]["match"]["field"], "span:failure_recovery.error");
+    assert_eq!(evs[0]["match"]["captures"]["actor_id"], "12", "capture stops at the span's `}}`: {}", evs[0]);
+}
+
+#[test]
+fn text_thread_name_and_local_offset() {
+    let fx = fixture();
+    let line = r#"2025-07-07T11:13:02.30108805-04:00  WARN   rw-standalone-meta risingwave_meta::barrier::rpc: bind failed error=column "v2" is ambiguous"#;
+    let evs = ok_events(&fx.run(&[], format!("{line}\n").as_bytes()));
+    assert_eq!(evs.len(), 1);
+    let e = &evs[0];
+    assert_eq!(e["@timestamp"], "2025-07-07T11:13:02.30108805-04:00");
+    assert_eq!(e["log"]["thread"], "rw-standalone-meta");
+    assert_eq!(e["log"]["target"], "risingwave_meta::barrier::rpc");
+    assert_eq!(e["match"]["id"], "t-quote");
+    assert_eq!(e["match"]["captures"]["name"], "v2");
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON layout
+
+#[test]
+fn json_layout_matches_the_decoded_field_value_with_escaped_quotes() {
+    let fx = fixture();
+    let line = r#"{"timestamp":"2026-03-02T08:00:29.167772591Z","level":"ERROR","fields":{"message":"query failed","actor_id":80012,"error":"Bind error: column \"v1\" is ambiguous"},"target":"risingwave_frontend::handler"}"#;
+    assert!(line.contains(r#"\"v1\""#), "the raw line holds escaped quotes");
+    let evs = ok_events(&fx.run(&[], format!("{line}\n").as_bytes()));
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    let e = &evs[0];
+    assert_eq!(e["log"]["format"], "json");
+    assert_eq!(e["log"]["level"], "ERROR");
+    assert_eq!(e["log"]["target"], "risingwave_frontend::handler");
+    assert_eq!(e["log"]["fields"]["actor_id"], "80012");
+    assert_eq!(e["log"]["fields"]["error"], r#"Bind error: column "v1" is ambiguous"#);
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:29.167772591Z");
+    assert_eq!(e["message"], "query failed");
+    assert_eq!(e["match"]["id"], "t-quote");
+    assert_eq!(e["match"]["field"], "fields.error");
+    assert_eq!(e["match"]["captures"]["name"], "v1");
+}
+
+#[test]
+fn json_layout_matches_span_fields_and_decoded_newlines() {
+    let fx = fixture();
+    let spans = r#"{"timestamp":"2026-03-02T08:00:29.1Z","level":"ERROR","fields":{"message":"failed to resolve the worker node address","actor_id":80012,"error":"failed to parse jdbc url"},"target":"risingwave_meta::barrier::rpc","spans":[{"error":"barrier collection failed for actor 12","name":"failure_recovery"},{"name":"recovery_attempt"}]}"#;
+    let newline = r#"{"timestamp":"2026-03-02T08:00:30.1Z","level":"WARN","fields":{"message":"failed to handle query","error":"Not supported: streaming nested loop join\nHINT: use an equi-join"},"target":"risingwave_frontend::handler"}"#;
+    let evs = all(&fx, &lines(&[spans, newline]));
+    assert_eq!(evs.len(), 2);
+    let e = at_line(&evs, 1);
+    assert_eq!(e["log"]["spans"][0]["name"], "failure_recovery");
+    assert_eq!(e["log"]["spans"][1], json!({"name": "recovery_attempt", "fields": {}}));
+    assert_eq!(match_id(e), Some("t-split"));
+    assert_eq!(e["match"]["field"], "spans[0].error");
+    assert_eq!(e["match"]["captures"]["actor_id"], "12");
+    let e = at_line(&evs, 2);
+    assert_eq!(src_lines(e), 1, "a JSON event is one physical line");
+    assert_eq!(match_id(e), Some("t-ml"), "the escaped \\n is a line break once decoded: {e}");
+    assert_eq!(e["match"]["captures"]["_1"], "streaming nested loop join");
+    assert_eq!(e["match"]["captures"]["_2"], "use an equi-join");
+}
+
+#[test]
+fn json_layout_does_not_match_across_field_boundaries() {
+    let fx = fixture();
+    // The raw line holds `barrier collection failed for actor ","actor_id":5`, which the pattern
+    // would match; the decoded message ends after `actor `, which it must not.
+    let line = r#"{"timestamp":"2026-03-02T08:00:29.1Z","level":"WARN","fields":{"message":"barrier collection failed for actor ","actor_id":5},"target":"risingwave_meta::x"}"#;
+    let evs = all(&fx, &lines(&[line]));
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0]["log"]["format"], "json");
+    assert_eq!(evs[0]["match"], Value::Null, "{}", evs[0]);
+    assert!(ok_events(&fx.run(&[], format!("{line}\n").as_bytes())).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// kubectl logs --prefix / --timestamps
+
+#[test]
+fn kubectl_prefix_and_timestamps_give_pod_and_container_on_every_line() {
+    let fx = fixture();
+    let p = "[pod/risingwave-meta-0/meta] ";
+    let input = lines(&[
+        &format!("{p}2026-03-02T08:00:30.868199738Z {}", info_line(29, "before")),
+        &format!("{p}2026-03-02T08:00:30.968199738Z {}", rw_line(30, "WARN", "risingwave_meta::stream::stream_manager", "failed to notify cancellation result: s3 delete error")),
+        &format!("{p}2026-03-02T08:00:30.968199739Z "),
+        &format!("{p}2026-03-02T08:00:30.968199740Z Caused by:"),
+        &format!("{p}2026-03-02T08:00:30.968199741Z     error returned from database: duplicate key value violates unique constraint \"object_pkey\""),
+        &format!("{p}2026-03-02T08:00:31.868199738Z {}", split_line(31, 8)),
+    ]);
+    let evs = all(&fx, &input);
+    assert_eq!(evs.len(), 3, "{evs:#?}");
+    for e in &evs {
+        assert_eq!(e["log"]["format"], "risingwave", "{e}");
+        assert_eq!(e["log"]["kubernetes"], json!({"pod": "risingwave-meta-0", "container": "meta"}), "{e}");
+        let msg = e["message"].as_str().unwrap();
+        assert!(!msg.contains("[pod/"), "prefixes are not part of the message: {msg:?}");
+        assert!(!msg.contains("08:00:30.968199"), "runtime timestamps are not part of the message: {msg:?}");
+    }
+    let e = at_line(&evs, 2);
+    assert_eq!(src_lines(e), 4);
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:30.123456789Z", "RisingWave's own timestamp, not the runtime's");
+    assert_eq!(e["log"]["level"], "WARN");
+    assert_eq!(match_id(e), Some("t-inner"));
+    assert_eq!(e["match"]["captures"]["constraint"], "\"object_pkey\"");
+    let e = at_line(&evs, 6);
+    assert_eq!(match_id(e), Some("t-split"));
+    assert_eq!(e["match"]["captures"]["actor_id"], "8");
+}
+
+#[test]
+fn kubectl_timestamps_alone_are_removed_from_continuation_lines() {
+    let fx = fixture();
+    let input = lines(&[
+        &format!("2026-03-02T08:00:30.868199738Z {}", rw_line(30, "ERROR", "risingwave_frontend::handler", "failed to handle query error=Not supported: streaming nested loop join")),
+        "2026-03-02T08:00:30.868199739Z HINT: The non-equal join in the query requires a nested-loop join executor",
+        &format!("2026-03-02T08:00:31.868199738Z {}", info_line(31, "after")),
+    ]);
+    let evs = all(&fx, &input);
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    let e = at_line(&evs, 1);
+    assert_eq!(src_lines(e), 2);
+    assert_eq!(e["log"]["format"], "risingwave");
+    assert_eq!(match_id(e), Some("t-ml"), "{e}");
+    assert_eq!(e["match"]["captures"]["_2"], "The non-equal join in the query requires a nested-loop join executor");
+    assert!(!e["message"].as_str().unwrap().contains("08:00:30.868199739Z"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// CRI container logs
+
+const CRI_P: &str = "2026-03-02T08:00:30.868199738Z stdout P 2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::barrier::rpc: collect failed error=barrier collection fai";
+const CRI_F: &str = "2026-03-02T08:00:30.868199739Z stdout F led for actor 4242 epoch=1";
+const CRI_NEXT: &str = "2026-03-02T08:00:31.868199738Z stdout F 2026-03-02T08:00:31.867644121Z  INFO risingwave_meta::x: fine";
+
+#[test]
+fn cri_partial_record_is_joined_with_the_following_full_record() {
+    let fx = fixture();
+    let evs = ok_events(&fx.run(&["--all"], lines(&[CRI_P, CRI_F, CRI_NEXT]).as_bytes()));
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    let e = &evs[0];
+    assert_eq!(src_line(e), 1);
+    assert_eq!(e["log"]["format"], "risingwave");
+    assert_eq!(e["log"]["cri"], true);
+    assert_eq!(e["log"]["stream"], "stdout");
+    assert_eq!(e["log"]["level"], "WARN");
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:30.867644121Z");
+    assert_eq!(match_id(e), Some("t-split"), "a message split across the P/F boundary still matches: {e}");
+    assert_eq!(e["match"]["captures"]["actor_id"], "4242");
+    assert_eq!(e["log"]["fields"]["epoch"], "1");
+    assert!(!e["message"].as_str().unwrap().contains("stdout"), "CRI prefixes are removed: {e}");
+    let e = &evs[1];
+    assert_eq!(src_line(e), 3);
+    assert_eq!(e["match"], Value::Null);
+    assert_eq!(e["log"]["cri"], true);
+}
+
+/// The truth format and the `--all` contract: `source.lines` counts the physical lines of an
+/// event, so a record joined from a `P` and an `F` line spans two.
+#[test]
+fn cri_joined_record_counts_both_physical_lines() {
+    let fx = fixture();
+    let input = lines(&[CRI_P, CRI_F, CRI_NEXT]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    assert_eq!((src_line(&evs[0]), src_lines(&evs[0])), (1, 2), "{}", evs[0]);
+    assert_covers(&evs, 3);
+}
+
+/// stdout and stderr records interleave: partial records are joined per stream.
+#[test]
+fn cri_partial_records_are_joined_per_stream() {
+    let fx = fixture();
+    let input = lines(&[
+        CRI_P,
+        "2026-03-02T08:00:30.868199740Z stderr F thread 'rw-main' (11) panicked at src/meta/src/barrier/info.rs:1:2:",
+        "2026-03-02T08:00:30.868199741Z stderr F column \"zz\" is ambiguous",
+        CRI_F,
+        CRI_NEXT,
+    ]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    let out = serde_json::to_string_pretty(&evs).unwrap();
+    let e = one_match(&evs, "t-split");
+    assert_eq!(src_line(e), 1, "{out}");
+    assert_eq!(e["log"]["stream"], "stdout", "{out}");
+    assert_eq!(e["match"]["captures"]["actor_id"], "4242", "{out}");
+    let e = one_match(&evs, "t-quote");
+    assert_eq!(e["log"]["stream"], "stderr", "{out}");
+    assert_eq!(e["match"]["captures"]["name"], "zz", "{out}");
+}
+
+#[test]
+fn cri_file_name_gives_pod_namespace_and_container() {
+    let fx = fixture();
+    let log = fx.write(
+        "containers/risingwave-meta-0_rw-prod_meta-0123456789abcdef0123456789abcdef.log",
+        lines(&[&format!("2026-03-02T08:00:30.868199738Z stdout F {}", split_line(30, 5))]),
+    );
+    let out = run(&["-c".to_owned(), path_str(&fx.catalog), path_str(&log)], b"");
+    let evs = ok_events(&out);
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0]["log"]["kubernetes"], json!({"pod": "risingwave-meta-0", "namespace": "rw-prod", "container": "meta"}));
+    assert_eq!(evs[0]["source"]["path"], path_str(&log));
+    assert_eq!(match_id(&evs[0]), Some("t-split"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// ANSI colours (risedev / a terminal)
+
+#[test]
+fn ansi_colour_codes_are_removed_before_parsing_and_matching() {
+    let fx = fixture();
+    let coloured = "\x1b[2m2026-03-02T08:00:30.867644121Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[1mfailure_recovery\x1b[0m\x1b[1m{\x1b[0m\x1b[3merror\x1b[0m\x1b[2m=\x1b[0mcolumn \"s\" is ambiguous\x1b[1m}\x1b[0m\x1b[2m:\x1b[0m \x1b[2mrisingwave_meta::barrier::rpc\x1b[0m\x1b[2m:\x1b[0m collect failed \x1b[3merror\x1b[0m\x1b[2m=\x1b[0mbarrier collection failed for actor 77 \x1b[3mepoch\x1b[0m\x1b[2m=\x1b[0m5";
+    let evs = all(&fx, &lines(&[&info_line(1, "plain"), coloured]));
+    let e = at_line(&evs, 2);
+    assert_eq!(e["log"]["format"], "risingwave");
+    assert_eq!(e["log"]["level"], "WARN");
+    assert_eq!(e["log"]["target"], "risingwave_meta::barrier::rpc");
+    assert_eq!(e["log"]["spans"][0]["name"], "failure_recovery");
+    assert_eq!(e["log"]["spans"][0]["fields"]["error"], "column \"s\" is ambiguous");
+    assert_eq!(e["log"]["fields"], json!({"error": "barrier collection failed for actor 77", "epoch": "5"}));
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:30.867644121Z");
+    assert!(!e["message"].as_str().unwrap().contains('\x1b'), "{e}");
+    // Both records are found; the span's error and the event's error field.
+    let ids: Vec<&str> = std::iter::once(&e["match"])
+        .chain(e["also_matched"].as_array().unwrap())
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"t-split") && ids.contains(&"t-quote"), "{e}");
+    let split = std::iter::once(&e["match"]).chain(e["also_matched"].as_array().unwrap()).find(|m| m["id"] == "t-split").unwrap();
+    assert_eq!(split["captures"]["actor_id"], "77");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Panics
+
+#[test]
+fn panic_block_is_one_event_matched_on_its_message_line() {
+    let fx = fixture();
+    let input = lines(&[
+        &info_line(1, "before"),
+        "thread 'rw-main' (11) panicked at src/meta/src/barrier/info.rs:1:2:",
+        "called `Option::unwrap()` on a `None` value",
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+        &info_line(2, "starting leader services"),
+        "thread 'rw-standalone-meta' panicked at src/meta/src/hummock/manager/checkpoint.rs:50:90:",
+        "called `Option::unwrap()` on a `None` value",
+    ]);
+    let evs = all(&fx, &input);
+    assert_eq!(evs.len(), 4, "{evs:#?}");
+    for line in [2, 6] {
+        let e = at_line(&evs, line);
+        assert_eq!(e["log"]["format"], "panic", "{e}");
+        assert_eq!(match_id(e), Some("t-panic"), "{e}");
+        assert_eq!(e["match"]["field"], "message");
+    }
+    assert_eq!(src_lines(at_line(&evs, 2)), 3, "panic header, message and note");
+    assert_eq!(src_lines(at_line(&evs, 6)), 2);
+    assert_eq!(at_line(&evs, 5)["match"], Value::Null);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Multi-line events
+
+#[test]
+fn caused_by_report_is_one_event_and_matched_as_a_whole() {
+    let fx = fixture();
+    let first = rw_line(30, "WARN", "risingwave_meta::stream::stream_manager", "failed to notify cancellation result: s3 delete error");
+    let input = lines(&[
+        &info_line(29, "before"),
+        &first,
+        "",
+        "Caused by:",
+        "    error returned from database: duplicate key value violates unique constraint \"object_pkey\"",
+        " database_id=7",
+        &rw_line(31, "ERROR", "risingwave_meta::manager::diagnose", "unspecified table type: failed to parse external table config"),
+        "",
+        "Caused by these errors (recent errors listed first):",
+        "  1: barrier collection failed for actor 17",
+        "  2: tcp connect error: No route to host (os error 113)",
+        "",
+        &info_line(32, "after"),
+    ]);
+    let evs = all(&fx, &input);
+    assert_eq!(evs.len(), 4, "{evs:#?}");
+    let e = at_line(&evs, 2);
+    assert_eq!(src_lines(e), 5, "first line plus four continuation lines: {e}");
+    assert_eq!(e["log"]["level"], "WARN");
+    let msg = e["message"].as_str().unwrap();
+    assert!(msg.starts_with(&first), "{msg:?}");
+    assert_eq!(msg.lines().count(), 5, "the message holds every physical line: {msg:?}");
+    assert!(msg.ends_with(" database_id=7"), "{msg:?}");
+    assert_eq!(match_id(e), Some("t-inner"), "the record's text is on a continuation line: {e}");
+    assert_eq!(e["match"]["captures"]["constraint"], "\"object_pkey\"");
+
+    let e = at_line(&evs, 7);
+    assert_eq!(src_lines(e), 6, "{e}");
+    assert_eq!(match_id(e), Some("t-split"), "{e}");
+    assert_eq!(e["match"]["captures"]["actor_id"], "17", "the value ends with its line: {e}");
+    assert_eq!(at_line(&evs, 13)["match"], Value::Null);
+}
+
+#[test]
+fn record_message_spanning_two_lines_matches_across_the_line_break() {
+    let fx = fixture();
+    let input = lines(&[
+        &rw_line(31, "ERROR", "risingwave_frontend::handler", "failed to handle query error=Not supported: streaming nested loop join"),
+        "HINT: The non-equal join in the query requires a nested-loop join executor",
+        &info_line(32, "after"),
+    ]);
+    let evs = all(&fx, &input);
+    let e = at_line(&evs, 1);
+    assert_eq!(src_lines(e), 2);
+    assert_eq!(match_id(e), Some("t-ml"), "{e}");
+    assert_eq!(e["match"]["captures"]["_1"], "streaming nested loop join");
+    assert_eq!(e["match"]["captures"]["_2"], "The non-equal join in the query requires a nested-loop join executor");
+}
+
+#[test]
+fn anyhow_report_after_a_plain_line_is_one_event() {
+    let fx = fixture();
+    let input = lines(&[
+        "Error: meta service failed to start",
+        "",
+        "Caused by:",
+        "    0: barrier collection failed for actor 5",
+        "    1: column \"x\" is ambiguous",
+        "",
+        "plain line that stands alone",
+    ]);
+    let evs = all(&fx, &input);
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    let e = at_line(&evs, 1);
+    assert_eq!(src_lines(e), 6);
+    assert_eq!(e["log"]["format"], "plain");
+    let ids: Vec<&str> = std::iter::once(&e["match"])
+        .chain(e["also_matched"].as_array().unwrap())
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"t-split") && ids.contains(&"t-quote"), "{e}");
+    assert_eq!(at_line(&evs, 7)["log"]["format"], "plain");
+}

@@ -1,0 +1,186 @@
+//! Output formats: `--format json` (the default off a terminal), `--format ecs`,
+//! `--format pretty` with and without colours, and `--all`.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn sample() -> String {
+    lines(&[
+        &info_line(1, "starting leader services"),
+        &split_line(2, 77),
+        &info_line(3, "recovering mview progress"),
+        r#"{"timestamp":"2026-03-02T08:00:04.1Z","level":"ERROR","fields":{"message":"query failed","error":"column \"c\" is ambiguous"},"target":"risingwave_frontend::handler"}"#,
+    ])
+}
+
+#[test]
+fn default_format_off_a_terminal_is_annotail_json() {
+    let fx = fixture();
+    let evs = ok_events(&fx.run(&[], sample().as_bytes()));
+    assert_eq!(evs.len(), 2, "only the known errors: {evs:#?}");
+    for e in &evs {
+        assert_eq!(e["schema"], "annotail/1");
+        for k in ["@timestamp", "observed", "source", "message", "log", "match", "also_matched"] {
+            assert!(e.get(k).is_some(), "event has {k}: {e}");
+        }
+    }
+    assert_eq!(src_line(&evs[0]), 2);
+    assert_eq!(src_line(&evs[1]), 4);
+    let m = &evs[0]["match"];
+    assert_eq!(m["id"], "t-split");
+    assert_eq!(m["slug"], "barrier-collect");
+    assert_eq!(m["error_class"], "anyhow::Error");
+    assert_eq!(m["solutions"], json!(["restart the actor", "check the compute node"]));
+    assert_eq!(m["tags"], json!(["barrier"]));
+    assert_eq!(m["template"], "barrier collection failed for actor {actor_id}");
+    // Same output with an explicit --format json.
+    let again = ok_events(&fx.run(&["--format", "json"], sample().as_bytes()));
+    assert_eq!(again.len(), 2);
+    assert_eq!(again[1]["match"]["id"], "t-quote");
+}
+
+#[test]
+fn all_writes_every_event_with_null_match_when_nothing_matched() {
+    let fx = fixture();
+    let input = sample();
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    assert_eq!(evs.len(), 4, "{evs:#?}");
+    assert_covers(&evs, 4);
+    let matched: Vec<bool> = evs.iter().map(|e| e["match"].is_object()).collect();
+    assert_eq!(matched, [false, true, false, true]);
+    for e in evs.iter().filter(|e| !e["match"].is_object()) {
+        assert!(e.get("match").is_some(), "`match` is present: {e}");
+        assert_eq!(e["match"], Value::Null);
+        assert_eq!(e["also_matched"], json!([]));
+        assert_eq!(e["log"]["format"], "risingwave");
+        assert_eq!(e["log"]["level"], "INFO");
+    }
+}
+
+#[test]
+fn ecs_format_marks_known_errors_as_alerts_with_a_rule() {
+    let fx = fixture();
+    let out = fx.run(&["--format", "ecs", "--all"], sample().as_bytes());
+    let evs = ok_events(&out);
+    assert_eq!(evs.len(), 4);
+    let e = &evs[1];
+    assert_eq!(e["event"]["kind"], "alert");
+    assert_eq!(e["event"]["module"], "annotail");
+    assert_eq!(e["rule"]["id"], "t-split");
+    assert_eq!(e["rule"]["name"], "barrier-collect");
+    assert_eq!(e["rule"]["category"], "anyhow::Error");
+    assert_eq!(e["error"]["message"], "barrier collection failed for actor 77");
+    assert_eq!(e["labels"]["actor_id"], "77");
+    assert_eq!(e["labels"]["annotail_severity"], "warning");
+    assert_eq!(e["log"]["level"], "warn");
+    assert_eq!(e["log"]["logger"], "risingwave_meta::barrier::rpc");
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:02.123456789Z");
+    assert_eq!(e["annotail"]["line"], 2);
+    assert_eq!(evs[3]["rule"]["id"], "t-quote");
+    assert_eq!(evs[3]["event"]["kind"], "alert");
+    // Without a match: an ordinary event, no rule.
+    assert_eq!(evs[0]["event"]["kind"], "event");
+    assert!(evs[0].get("rule").is_none(), "{}", evs[0]);
+    // Without --all only the alerts.
+    let evs = ok_events(&fx.run(&["--format", "ecs"], sample().as_bytes()));
+    assert_eq!(evs.len(), 2);
+    assert!(evs.iter().all(|e| e["event"]["kind"] == "alert"));
+}
+
+/// Pretty output: every line as it came, an annotation right under each known error.
+fn check_pretty(text: &str, input: &str) {
+    let out: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    for (n, line) in input.lines().enumerate() {
+        while i < out.len() && out[i] != line {
+            i += 1;
+        }
+        assert!(i < out.len(), "input line {} is echoed in order:\n{text}", n + 1);
+        if n == 1 {
+            let ann = out.get(i + 1).copied().unwrap_or("");
+            assert!(ann.contains("t-split") && ann.contains("barrier-collect"), "annotation under the error line: {ann:?}\n{text}");
+            assert!(ann.contains("WARNING"), "severity: {ann:?}");
+            assert!(out[i + 2..].iter().take(4).any(|l| l.contains("actor_id = 77")), "captures follow:\n{text}");
+            assert!(text.contains("fix: restart the actor"), "solutions are shown:\n{text}");
+        }
+        if n == 0 || n == 2 {
+            let next = out.get(i + 1).copied().unwrap_or("");
+            assert!(input.lines().any(|l| l == next), "no annotation under a line without an error: {next:?}\n{text}");
+        }
+        i += 1;
+    }
+}
+
+#[test]
+fn pretty_echoes_every_line_and_annotates_known_errors_without_colour_on_request() {
+    let fx = fixture();
+    let input = sample();
+    let out = fx.run(&["--format", "pretty", "--color", "never"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b'), "no ANSI codes with --color never:\n{text:?}");
+    check_pretty(&text, &input);
+    let json_line = input.lines().nth(3).unwrap();
+    let after = text.split(json_line).nth(1).expect("JSON line echoed");
+    assert!(after.contains("t-quote") && after.contains("name = c"), "{text}");
+}
+
+#[test]
+fn pretty_with_colour_always_colours_annotations_and_echoes_lines_unchanged() {
+    let fx = fixture();
+    let input = sample();
+    let out = fx.run(&["--format", "pretty", "--color", "always"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains('\x1b'), "--color always colours: {text:?}");
+    for l in input.lines() {
+        assert!(text.lines().any(|o| o == l), "input line echoed unchanged: {l}");
+    }
+}
+
+#[test]
+fn pretty_auto_colour_is_off_when_no_color_is_set_and_stdout_is_a_pipe() {
+    let fx = fixture();
+    let input = sample();
+    let mut c = cmd();
+    c.args(["-c", &path_str(&fx.catalog), "--format", "pretty"]).env("NO_COLOR", "1");
+    let out = run_cmd(&mut c, input.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b'), "{text:?}");
+    check_pretty(&text, &input);
+}
+
+/// On a terminal (a pty made by util-linux `script`) the default is pretty and coloured, and
+/// NO_COLOR turns the colours off.
+#[test]
+fn terminal_output_defaults_to_pretty_and_honours_no_color() {
+    if std::process::Command::new("script").arg("--version").stdout(Stdio::null()).status().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed, no pty to test with");
+        return;
+    }
+    let fx = fixture();
+    let log = fx.write("sample.log", sample());
+    let shell = format!("'{}' -c '{}' '{}'", bin(), path_str(&fx.catalog), path_str(&log));
+    let on_tty = |no_color: bool| {
+        let mut c = std::process::Command::new("script");
+        c.args(["-qec", &shell, "/dev/null"]).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").env("TERM", "xterm");
+        if no_color {
+            c.env("NO_COLOR", "1");
+        }
+        let out = wait_output(c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+    };
+    let coloured = on_tty(false);
+    assert!(coloured.contains("barrier-collect"), "pretty on a terminal:\n{coloured}");
+    assert!(!coloured.contains("\"schema\""), "not JSON on a terminal:\n{coloured}");
+    assert!(coloured.contains('\x1b'), "colours on a terminal: {coloured:?}");
+    let plain = on_tty(true);
+    assert!(plain.contains("barrier-collect"), "{plain}");
+    assert!(!plain.contains('\x1b'), "NO_COLOR: {plain:?}");
+}
