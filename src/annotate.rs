@@ -203,7 +203,10 @@ impl Annotator<'_, '_> {
         let mut log = Log { format: "plain", truncated: ev.truncated, ..Default::default() };
         let mut json: Option<Value> = None;
         if ev.header == Header::Json {
-            match serde_json::from_slice::<Value>(&text) {
+            // Invalid UTF-8 inside a JSON line is replaced, not a reason to give up decoding.
+            let parsed = serde_json::from_slice::<Value>(&text)
+                .or_else(|_| serde_json::from_str::<Value>(&String::from_utf8_lossy(&text)));
+            match parsed {
                 Ok(v @ Value::Object(_)) => json = Some(v),
                 _ => {
                     self.counters.json_errors += 1;

@@ -12,10 +12,10 @@ use std::thread;
 use common::*;
 use serde_json::Value;
 
-const SCORE_PY: &str = "/work/shared/tools/score.py";
-
+/// The shared scorer, copied into the repository so that CI needs nothing outside it.
 fn score_py() -> String {
-    std::env::var("ANNOTAIL_SCORE_PY").unwrap_or_else(|_| SCORE_PY.to_owned())
+    std::env::var("ANNOTAIL_SCORE_PY")
+        .unwrap_or_else(|_| format!("{}/tests/tools/score.py", env!("CARGO_MANIFEST_DIR")))
 }
 
 // ---------------------------------------------------------------------------------------------

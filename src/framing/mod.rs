@@ -96,8 +96,17 @@ pub struct Framer<'m> {
     hits: Vec<Hit>,
     clean: Vec<u8>,
     /// CRI partial records per stream (stdout, stderr): joined text, first line, offset.
-    cri_partial: [Option<(Vec<u8>, u64, u64)>; 2],
+    cri_partial: [Option<Partial>; 2],
     pub stats: Stats,
+}
+
+/// A CRI line being assembled from partial (`P`) records.
+struct Partial {
+    text: Vec<u8>,
+    first_line: u64,
+    offset: u64,
+    records: u32,
+    truncated: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -192,8 +201,8 @@ impl<'m> Framer<'m> {
             self.block(&line, start, truncated, sink);
         }
         for s in 0..2 {
-            if let Some((text, line, off)) = self.cri_partial[s].take() {
-                self.logical_line(&text, line, off, false, sink);
+            if let Some(p) = self.cri_partial[s].take() {
+                self.logical_line(p, sink);
             }
         }
         self.emit(&[], sink);
@@ -210,7 +219,8 @@ impl<'m> Framer<'m> {
         let mut first = true;
         while s < block.len() {
             let nl = s + memchr::memchr(b'\n', &block[s..]).expect("blocks end in a line break");
-            let mut e = nl;
+            // A CRLF line break is a line break: the `\r` is not part of the line.
+            let mut e = if nl > s && block[nl - 1] == b'\r' { nl - 1 } else { nl };
             let mut truncated = first && first_truncated;
             first = false;
             if e - s > self.limits.max_line_bytes {
@@ -256,27 +266,37 @@ impl<'m> Framer<'m> {
         } else {
             parse::classify(raw, &mut self.state)
         };
-        if let Some((_, partial)) = &prefix.cri {
-            let stream = usize::from(raw.get(prefix.cri.as_ref().unwrap().0.start + 1) == Some(&b't'));
+        if let Some((stream_name, partial)) = &prefix.cri {
+            let cleaned: &[u8] = if ansi { &self.clean } else { raw };
+            let stream = usize::from(&cleaned[stream_name.clone()] == b"stderr");
             if *partial || self.cri_partial[stream].is_some() {
-                let content = if ansi { &self.clean[prefix.content..] } else { &raw[prefix.content..] };
-                let content = content.to_vec();
-                let head = if ansi { self.clean[..prefix.content].to_vec() } else { raw[..prefix.content].to_vec() };
-                let slot = &mut self.cri_partial[stream];
-                let entry = slot.get_or_insert_with(|| (head, line_no, offset));
-                let room = self.limits.max_line_bytes.saturating_sub(entry.0.len());
-                entry.0.extend_from_slice(&content[..content.len().min(room)]);
+                let content = &cleaned[prefix.content..];
+                let max = self.limits.max_line_bytes;
+                let entry = self.cri_partial[stream].get_or_insert_with(|| Partial {
+                    text: cleaned[..prefix.content].to_vec(),
+                    first_line: line_no,
+                    offset,
+                    records: 0,
+                    truncated: false,
+                });
+                let room = max.saturating_sub(entry.text.len());
+                entry.text.extend_from_slice(&content[..content.len().min(room)]);
+                entry.records += 1;
+                entry.truncated |= truncated || content.len() > room;
                 if !*partial {
-                    let (text, l, off) = slot.take().expect("just filled");
+                    let p = self.cri_partial[stream].take().expect("just filled");
                     self.materialize(block);
-                    self.logical_line(&text, l, off, truncated || content.len() > room, sink);
+                    self.logical_line(p, sink);
                 }
                 return;
             }
         }
-        let json_escapes = header == Header::Json && memchr::memchr(b'\\', raw).is_some();
+        // The prefilter also knows each literal in JSON-escaped form (`\"`, `\\`, control
+        // characters); only the escapes some encoders add beyond those need a decoded re-scan.
+        let json_escapes = header == Header::Json
+            && (memchr::memmem::find(raw, b"\\u").is_some() || memchr::memmem::find(raw, b"\\/").is_some());
         let rescan = ansi || json_escapes;
-        self.push_line(block, Some((s, e)), line_no, offset, header, hits, rescan, truncated, sink);
+        self.push_line(block, Some((s, e)), line_no, 1, offset, header, hits, rescan, truncated, sink);
     }
 
     /// Copy the open event out of `block`.
@@ -290,9 +310,9 @@ impl<'m> Framer<'m> {
     }
 
     /// A line assembled from CRI partial records: matched on its joined text.
-    fn logical_line(&mut self, text: &[u8], line_no: u64, offset: u64, truncated: bool, sink: &mut dyn EventSink) {
-        let (_, header) = parse::classify(text, &mut self.state);
-        self.push_line(text, None, line_no, offset, header, &[], true, truncated, sink);
+    fn logical_line(&mut self, p: Partial, sink: &mut dyn EventSink) {
+        let (_, header) = parse::classify(&p.text, &mut self.state);
+        self.push_line(&p.text, None, p.first_line, p.records, p.offset, header, &[], true, p.truncated, sink);
     }
 
     /// Add a line to the open event or start a new one. The line is `block[range]`, or all of
@@ -303,6 +323,7 @@ impl<'m> Framer<'m> {
         block: &[u8],
         range: Option<(usize, usize)>,
         line_no: u64,
+        physical: u32,
         offset: u64,
         header: Header,
         hits: &[Hit],
@@ -353,7 +374,7 @@ impl<'m> Framer<'m> {
                 acc.own.extend_from_slice(raw);
             }
         }
-        acc.lines += 1;
+        acc.lines += physical;
         acc.rescan |= rescan;
         acc.truncated |= truncated;
         for hit in hits {
