@@ -16,6 +16,7 @@
 
 pub mod literals;
 pub mod prefilter;
+pub mod seq;
 pub mod skim;
 
 use std::sync::OnceLock;
@@ -82,6 +83,8 @@ pub struct Entry {
     /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
     /// (`: ` outside brackets and quotes).
     pub tail_is_error: bool,
+    /// The fast path for literal-sequence patterns (nearly all); `None`: the regex is used.
+    pub seq: Option<seq::Seq>,
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
@@ -110,6 +113,17 @@ impl Entry {
 
     pub fn regex(&self) -> Option<&Regex> {
         self.compiled(&self.regex, &self.forms.regex)
+    }
+
+    /// The leftmost match at or after `from`, its groups appended to `groups`.
+    pub fn search(&self, text: &[u8], from: usize, groups: &mut Vec<Option<(usize, usize)>>) -> Option<(usize, usize)> {
+        if let Some(seq) = &self.seq {
+            return seq.find_at(text, from, groups);
+        }
+        let c = self.regex()?.captures_at(text, from)?;
+        let m = c.get(0)?;
+        groups.extend((1..c.len()).map(|i| c.get(i).map(|g| (g.start(), g.end()))));
+        Some((m.start(), m.end()))
     }
 
     /// May a match of this record run across the wall at `w` (see [`Hay::walls`])?
@@ -253,12 +267,11 @@ impl Matcher {
             let mut found = None;
             for (hi, hay) in hays.iter().enumerate() {
                 // Every required literal must be there: a memmem per literal rejects most
-                // candidates before the regex is compiled or run.
-                if !e.literals.iter().all(|l| memchr::memmem::find(hay.text, l).is_some()) {
+                // candidates before a regex is compiled or run.
+                if e.seq.is_none() && !e.literals.iter().all(|l| memchr::memmem::find(hay.text, l).is_some()) {
                     continue;
                 }
-                let Some(re) = e.regex() else { break };
-                found = self.capture(c, e, re, hi as u16, hay, &mut scratch.caps);
+                found = self.capture(c, e, hi as u16, hay, &mut scratch.caps);
                 if found.is_some() {
                     break;
                 }
@@ -294,39 +307,36 @@ impl Matcher {
         &self,
         idx: u32,
         e: &Entry,
-        re: &Regex,
         hay_index: u16,
         hay: &Hay<'_>,
         caps: &mut Vec<Option<(usize, usize)>>,
     ) -> Option<Found> {
         let text = hay.text;
-        let mut c = find_within(re, e, hay)?;
+        let first = caps.len();
+        let (mut start, mut end) = find_within(e, hay, caps)?;
         if e.forms.leading_group
-            && let Some(g) = c.get(1)
+            && let Some(Some((gs, ge))) = caps.get(first).copied()
         {
             // `(.+?) not found in ...` starts at the haystack's first byte; the value is the last
             // chain link (`outer: <value>`) inside the value the match sits in.
-            let start = c.get(0)?.start();
-            let mut s = g.start();
-            if let Some(p) = hay.starts.iter().rev().find(|&&p| p < g.end()) {
+            let mut s = gs;
+            if let Some(p) = hay.starts.iter().rev().find(|&&p| p < ge) {
                 s = s.max(*p);
             }
-            if let Some(p) = last_link(&text[s..g.end()]) {
+            if let Some(p) = last_link(&text[s..ge]) {
                 s += p;
             }
-            if s > start
-                && s < g.end()
-                && let Some(c2) = re.captures_at(text, s)
-                && c2.get(0).is_some_and(|m| m.start() == s)
-            {
-                c = c2;
+            if s > start && s < ge {
+                let mark = caps.len();
+                match e.search(text, s, caps) {
+                    Some((s2, e2)) if s2 == s => {
+                        caps.drain(first..mark);
+                        (start, end) = (s2, e2);
+                    }
+                    _ => caps.truncate(mark),
+                }
             }
         }
-        let m = c.get(0)?;
-        let first = caps.len() as u32;
-        let groups = c.len() - 1;
-        caps.extend((1..=groups).map(|i| c.get(i).map(|g| (g.start(), g.end()))));
-        let mut end = m.end();
         let mut tail = end;
         if e.forms.tail
             && let Some(Some((ts, _))) = caps.last().copied()
@@ -339,12 +349,12 @@ impl Matcher {
                 .find(|&&p| p >= lazy_end && !(e.forms.tail_spans_lines && text.get(p) == Some(&b'\n')))
                 .copied()
                 .unwrap_or(text.len());
-            bound = bound.min(value_end(text, m.start(), lazy_end, bound, e.tail_is_error)).max(lazy_end).min(end);
+            bound = bound.min(value_end(text, start, lazy_end, bound, e.tail_is_error)).max(lazy_end).min(end);
             end = bound;
             tail = ts;
             *caps.last_mut().expect("a trailing group") = Some((ts, bound));
         }
-        Some(Found { entry: idx, hay: hay_index, start: m.start(), end, tail, caps: (first, caps.len() as u32) })
+        Some(Found { entry: idx, hay: hay_index, start, end, tail, caps: (first as u32, caps.len() as u32) })
     }
 
     /// Order confirmed matches so that the first is the primary.
@@ -555,7 +565,9 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
     } else {
         Class::Error
     };
+    let seq = seq::Seq::from_hir(&find_hir).filter(|q| q.groups() == names.len());
     Some(Entry {
+        seq,
         literals: lits,
         tail_is_error,
         rec,
@@ -570,33 +582,36 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
     })
 }
 
-/// The leftmost match of `re` in `hay` that does not run across a wall foreign to the record
-/// (the greedy trailing value is not checked: it is cut at the next value's start anyway).
-fn find_within<'h>(re: &Regex, e: &Entry, hay: &Hay<'h>) -> Option<regex::bytes::Captures<'h>> {
+/// The leftmost match of the record in `hay` that does not run across a wall foreign to the
+/// record (the greedy trailing value is not checked: it is cut at the next value's start anyway).
+/// Its groups are appended to `caps`.
+fn find_within(e: &Entry, hay: &Hay<'_>, caps: &mut Vec<Option<(usize, usize)>>) -> Option<(usize, usize)> {
     let text = hay.text;
+    let mark = caps.len();
     let mut at = 0;
     // Each retry starts past the wall that stopped the last one, so this ends; the bound keeps a
     // pathological line from costing more than a few searches.
     for _ in 0..MAX_WALL_RETRIES {
-        let c = re.captures_at(text, at)?;
-        let m = c.get(0)?;
-        let checked_end = match (e.forms.tail, c.get(c.len() - 1)) {
-            (true, Some(g)) => g.start() + char_len(text, g.start()),
-            _ => m.end(),
+        caps.truncate(mark);
+        let (s, end) = e.search(text, at, caps)?;
+        let checked_end = match (e.forms.tail, caps.last()) {
+            (true, Some(Some((gs, _)))) => gs + char_len(text, *gs),
+            _ => end,
         };
-        let first = hay.walls.partition_point(|&w| w <= m.start());
+        let first = hay.walls.partition_point(|&w| w <= s);
         let crossed =
             hay.walls[first..].iter().take_while(|&&w| w < checked_end).find(|&&w| !e.allows_wall(text, w));
         match crossed {
-            None => return Some(c),
+            None => return Some((s, end)),
             // A match that starts before the wall and crosses it is the leftmost one: the next
             // candidate starts past the wall.
             Some(&w) => at = w + 1,
         }
         if at > text.len() {
-            return None;
+            break;
         }
     }
+    caps.truncate(mark);
     None
 }
 

@@ -38,8 +38,9 @@ struct Group {
     mask: u64,
     bits: u32,
     bitmap: Vec<u64>,
-    /// gram → (literal id, offset of the gram in the literal).
-    table: FxHashMap<u64, Vec<(u32, u32)>>,
+    /// gram → owners: (the literal's first 8 bytes, literal id, offset of the gram in it). The
+    /// first bytes reject most owners with one comparison before the literal is compared.
+    table: FxHashMap<u64, Vec<(u64, u32, u32)>>,
 }
 
 impl Group {
@@ -53,11 +54,11 @@ impl Group {
         (g.wrapping_mul(H) >> (64 - self.bits)) as usize
     }
 
-    fn insert(&mut self, gram: &[u8], lit: u32, off: usize) {
+    fn insert(&mut self, gram: &[u8], lit: &[u8], id: u32, off: usize) {
         let g = load(gram, 0) & self.mask;
         let i = self.slot(g);
         self.bitmap[i >> 6] |= 1 << (i & 63);
-        self.table.entry(g).or_default().push((lit, off as u32));
+        self.table.entry(g).or_default().push((load8(lit, 0), id, off as u32));
     }
 
     #[inline(always)]
@@ -70,11 +71,15 @@ impl Group {
     #[cold]
     fn confirm(&self, hay: &[u8], p: usize, g: u64, lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
         let Some(owners) = self.table.get(&(g & self.mask)) else { return };
-        for &(lit, off) in owners {
+        for &(head, lit, off) in owners {
             let off = off as usize;
             let l = &lits[lit as usize];
-            if p >= off && hay.len() - (p - off) >= l.len() && hay[p - off..p - off + l.len()] == l[..] {
-                out.push((p - off + l.len(), lit));
+            if p < off || hay.len() - (p - off) < l.len() {
+                continue;
+            }
+            let start = p - off;
+            if load8(hay, start) == head && hay[start + 8..start + l.len()] == l[8..] {
+                out.push((start + l.len(), lit));
             }
         }
     }
@@ -199,7 +204,7 @@ impl Skim {
             };
             let best = (0..=lit.len() - w).min_by_key(|&j| cost(j)).expect("literal is at least one window long");
             for t in 0..s {
-                group.insert(&lit[best + t..best + t + q], id as u32, best + t);
+                group.insert(&lit[best + t..best + t + q], lit, id as u32, best + t);
             }
         }
         Skim { long, short, lits: literals.to_vec(), unindexed }
