@@ -105,7 +105,7 @@ pub fn explain(m: &Matcher, line: &str) -> String {
     let mut out = OutWriter::new(Vec::new(), Format::Json, false, 100);
     {
         let mut ann = Annotator::new(m, Emit::All, &mut out, SourceMeta::stdin());
-        let mut fr = Framer::new(m, framing::Limits::default());
+        let mut fr = Framer::new(m, framing::Limits::default(), true);
         fr.feed(bytes, &mut ann);
         fr.finish(&mut ann);
     }

@@ -15,6 +15,7 @@
 //! let cfg = pipeline::RunConfig {
 //!     paths: vec!["meta.log".into()],
 //!     emit: annotate::Emit::Matches,
+//!     every_event: false,
 //!     idle: std::time::Duration::from_millis(100),
 //!     framing: Default::default(),
 //! };

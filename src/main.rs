@@ -200,6 +200,7 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
     let cfg = pipeline::RunConfig {
         paths: opts.paths,
         emit: if opts.all { Emit::All } else { Emit::Matches },
+        every_event: opts.all || format == Format::Pretty,
         idle: Duration::from_millis(opts.idle_timeout),
         framing: framing::Limits {
             max_line_bytes: opts.max_line_bytes.max(1),

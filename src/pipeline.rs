@@ -23,6 +23,8 @@ pub struct RunConfig {
     /// Inputs; `-` is standard input. Empty means standard input.
     pub paths: Vec<PathBuf>,
     pub emit: Emit,
+    /// Every event goes to the writer (`--all`, or pretty output, which echoes every line).
+    pub every_event: bool,
     /// Complete a pending event after this long without input (standard input only).
     pub idle: Duration,
     pub framing: framing::Limits,
@@ -128,7 +130,7 @@ fn run_file(
     meta: SourceMeta,
     totals: &mut Totals,
 ) -> Result<Outcome, ReadFailure> {
-    let mut framer = Framer::new(matcher, cfg.framing);
+    let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
     let mut ann = Annotator::new(matcher, cfg.emit, writer, meta);
     let mut buf = vec![0u8; FILE_BLOCK];
     let result = loop {
@@ -180,7 +182,7 @@ fn run_stdin(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer, totals
             }
         })
         .expect("spawn the stdin reader");
-    let mut framer = Framer::new(matcher, cfg.framing);
+    let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
     let mut ann = Annotator::new(matcher, cfg.emit, writer, SourceMeta::stdin());
     let result = loop {
         // With no idle timeout, an event is complete as soon as the input pauses.

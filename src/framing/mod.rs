@@ -97,6 +97,10 @@ pub struct Framer<'m> {
     clean: Vec<u8>,
     /// CRI partial records per stream (stdout, stderr): joined text, first line, offset.
     cri_partial: [Option<Partial>; 2],
+    /// Every event is wanted (`--all`, pretty output): no line may be skipped.
+    every_event: bool,
+    /// The stream carries CRI records (sticky): partial records must be seen to be joined.
+    cri_seen: bool,
     pub stats: Stats,
 }
 
@@ -117,8 +121,12 @@ pub struct Stats {
 }
 
 impl<'m> Framer<'m> {
-    pub fn new(matcher: &'m Matcher, limits: Limits) -> Self {
+    /// `every_event`: every event is handed to the sink; otherwise only events with prefilter
+    /// hits (or that need a re-scan) are, and lines far from any hit are only counted.
+    pub fn new(matcher: &'m Matcher, limits: Limits, every_event: bool) -> Self {
         Framer {
+            every_event,
+            cri_seen: false,
             matcher,
             limits,
             carry: Vec::new(),
@@ -214,29 +222,138 @@ impl<'m> Framer<'m> {
         hits.clear();
         self.matcher.scan(block, &mut hits);
         let has_esc = memchr::memchr(0x1b, block).is_some();
+        // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
+        // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
+        // escapes the prefilter does not know, and no record that must see every event.
+        let first_cri = parse::classify(&block[..memchr::memchr(b'\n', block).unwrap_or(block.len())], &mut self.state.clone())
+            .0
+            .cri
+            .is_some();
+        self.cri_seen |= first_cri;
+        let dense = self.every_event
+            || first_truncated
+            || has_esc
+            || self.cri_seen
+            || !self.matcher.unkeyed.is_empty()
+            || memchr::memmem::find(block, b"\\u").is_some()
+            || memchr::memmem::find(block, b"\\/").is_some();
         let mut h = 0;
-        let mut s = 0;
+        if dense {
+            self.lines_from(block, 0, offset, &hits, &mut h, first_truncated, has_esc, false, sink);
+        } else {
+            self.sparse(block, offset, &hits, sink);
+        }
+        // The last event may continue in the next block: copy it out.
+        self.materialize(block);
+        self.hits = hits;
+    }
+
+    /// Skim a block: only the events around hits, and the block's last event (which may
+    /// continue in the next block), are framed line by line; other lines are only counted.
+    fn sparse(&mut self, block: &[u8], offset: u64, hits: &[Hit], sink: &mut dyn EventSink) {
+        let mut h = 0;
+        let mut pos = 0;
+        if self.acc.is_some() {
+            // The event left open by the last block ends here, with or without hits.
+            pos = self.lines_from(block, 0, offset, hits, &mut h, false, false, true, sink);
+        }
+        while h < hits.len() {
+            let hit_line = line_start(block, hits[h].end.saturating_sub(1));
+            if hit_line < pos {
+                h += 1;
+                continue;
+            }
+            let start = self.event_start(block, pos, hit_line);
+            self.skip(block, pos, start, sink);
+            pos = self.lines_from(block, start, offset, hits, &mut h, false, false, true, sink);
+        }
+        // The last event, framed so that the next block can extend it.
+        let tail = self.event_start(block, pos, line_start(block, block.len() - 1));
+        self.skip(block, pos, tail, sink);
+        self.lines_from(block, tail, offset, hits, &mut h, false, false, false, sink);
+    }
+
+    /// Count the lines of `block[from..to]` without framing them; the open event ends before.
+    fn skip(&mut self, block: &[u8], from: usize, to: usize, sink: &mut dyn EventSink) {
+        if to > from {
+            self.emit(block, sink);
+            let n = memchr::memchr_iter(b'\n', &block[from..to]).count() as u64;
+            self.lines += n;
+            self.stats.lines += n;
+        }
+    }
+
+    /// Where the event that holds the line at `line` starts: the nearest line above it (not
+    /// before `floor`) with a header, or one that could not continue the event above it.
+    fn event_start(&mut self, block: &[u8], floor: usize, line: usize) -> usize {
+        let mut cur = line;
+        for _ in 0..self.limits.max_event_lines {
+            let end = memchr::memchr(b'\n', &block[cur..]).map_or(block.len(), |i| cur + i);
+            let (_, header) = parse::classify(&block[cur..end], &mut self.state.clone());
+            if header != Header::None || cur <= floor {
+                return cur.max(floor);
+            }
+            cur = line_start(block, cur - 1);
+        }
+        cur.max(floor)
+    }
+
+    /// Frame lines from `from` (a line start) one by one. With `stop_when_clear`, stop before the
+    /// first line that has no hit and starts an event of its own, once every hit up to it is
+    /// framed, and return that line's start (else the block's end).
+    #[allow(clippy::too_many_arguments)]
+    fn lines_from(
+        &mut self,
+        block: &[u8],
+        from: usize,
+        offset: u64,
+        hits: &[Hit],
+        h: &mut usize,
+        first_truncated: bool,
+        has_esc: bool,
+        stop_when_clear: bool,
+        sink: &mut dyn EventSink,
+    ) -> usize {
+        let mut s = from;
         let mut first = true;
         while s < block.len() {
             let nl = s + memchr::memchr(b'\n', &block[s..]).expect("blocks end in a line break");
             // A CRLF line break is a line break: the `\r` is not part of the line.
             let mut e = if nl > s && block[nl - 1] == b'\r' { nl - 1 } else { nl };
             let mut truncated = first && first_truncated;
-            first = false;
             if e - s > self.limits.max_line_bytes {
                 e = s + self.limits.max_line_bytes;
                 truncated = true;
             }
-            let h0 = h;
-            while h < hits.len() && hits[h].end <= nl {
-                h += 1;
+            let h0 = *h;
+            while *h < hits.len() && hits[*h].end <= nl {
+                *h += 1;
             }
-            self.line(block, s, e, offset + s as u64, &hits[h0..h], truncated, has_esc, sink);
+            if stop_when_clear && !first && h0 == *h && self.starts_event(&block[s..e]) {
+                self.emit(block, sink);
+                return s;
+            }
+            first = false;
+            self.line(block, s, e, offset + s as u64, &hits[h0..*h], truncated, has_esc, sink);
             s = nl + 1;
         }
-        // The last event may continue in the next block: copy it out.
-        self.materialize(block);
-        self.hits = hits;
+        block.len()
+    }
+
+    /// Would this line start a new event (rather than continue the open one)?
+    fn starts_event(&mut self, raw: &[u8]) -> bool {
+        let (_, header) = parse::classify(raw, &mut self.state.clone());
+        !self.continues(header, raw.len(), raw)
+    }
+
+    fn continues(&self, header: Header, len: usize, raw: &[u8]) -> bool {
+        header == Header::None
+            && self.acc.as_ref().is_some_and(|a| {
+                let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
+                let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
+                let structured = matches!(a.header, Header::RisingWave | Header::Panic);
+                room && (structured || continuation_shape(raw))
+            })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -335,13 +452,7 @@ impl<'m> Framer<'m> {
             Some((s, e)) => &block[s..e],
             None => block,
         };
-        let continues = header == Header::None
-            && self.acc.as_ref().is_some_and(|a| {
-                let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + raw.len();
-                let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
-                let structured = matches!(a.header, Header::RisingWave | Header::Panic);
-                room && (structured || continuation_shape(raw))
-            });
+        let continues = self.continues(header, raw.len(), raw);
         if !continues {
             // The open event's range (if any) lies in this block.
             self.emit(if range.is_some() { block } else { &[] }, sink);
@@ -402,6 +513,11 @@ impl<'m> Framer<'m> {
         });
         self.spare = acc.own;
     }
+}
+
+/// Start of the line that holds byte `p`.
+fn line_start(block: &[u8], p: usize) -> usize {
+    memchr::memrchr(b'\n', &block[..p.min(block.len())]).map_or(0, |i| i + 1)
 }
 
 /// Lines that continue the event above even when it is plain text.

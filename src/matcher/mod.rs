@@ -118,7 +118,11 @@ impl Entry {
     /// The leftmost match at or after `from`, its groups appended to `groups`.
     pub fn search(&self, text: &[u8], from: usize, groups: &mut Vec<Option<(usize, usize)>>) -> Option<(usize, usize)> {
         if let Some(seq) = &self.seq {
-            return seq.find_at(text, from, groups);
+            let mark = groups.len();
+            match seq.find_at(text, from, groups) {
+                Ok(m) => return m,
+                Err(seq::Exhausted) => groups.truncate(mark),
+            }
         }
         let c = self.regex()?.captures_at(text, from)?;
         let m = c.get(0)?;

@@ -38,7 +38,7 @@ fn run(m: &Matcher, input: &str) -> Vec<Value> {
     let mut out = OutWriter::new(Vec::new(), Format::Json, false, 80);
     {
         let mut ann = Annotator::new(m, Emit::Matches, &mut out, SourceMeta::stdin());
-        let mut fr = Framer::new(m, framing::Limits::default());
+        let mut fr = Framer::new(m, framing::Limits::default(), false);
         fr.feed(input.as_bytes(), &mut ann);
         fr.finish(&mut ann);
     }
@@ -249,7 +249,7 @@ fn block_scan_maps_hits_to_their_events() {
         }
     }
     let mut sink = Collect(m, Vec::new());
-    let mut fr = Framer::new(m, framing::Limits::default());
+    let mut fr = Framer::new(m, framing::Limits::default(), true);
     // Odd chunk sizes put block edges everywhere.
     for chunk in log.as_bytes().chunks(977) {
         fr.feed(chunk, &mut sink);
