@@ -208,7 +208,11 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
             ..framing::Limits::default()
         },
     };
-    match pipeline::run(&m, &cfg, &mut writer) {
+    let result = pipeline::run(&m, &cfg, &mut writer);
+    drop(writer);
+    // Freeing the compiled catalog takes longer than the OS needs to reclaim it.
+    std::mem::forget(m);
+    match result {
         Ok((_, totals)) => {
             tracing::info!(lines = totals.lines, bytes = totals.bytes, events = totals.counters.events,
                 examined = totals.counters.examined, candidates = totals.counters.candidates,

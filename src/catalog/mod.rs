@@ -21,7 +21,7 @@
 
 pub mod template;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -375,7 +375,8 @@ fn push_value(v: Value, origin: Origin, index: usize, out: &mut Vec<Record>, pro
 
 fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
     let read = raw.len();
-    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(raw.len());
+    let mut by_id: HashMap<String, usize> = HashMap::default();
+    by_id.reserve(raw.len());
     let mut kept: Vec<Option<Record>> = Vec::with_capacity(raw.len());
     for rec in raw {
         if let Some(&i) = by_id.get(&rec.id) {
@@ -397,7 +398,7 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
     }
     let mut records: Vec<Record> = kept.into_iter().flatten().collect();
     // Rule 3: a documented record beats undocumented ones with the same message.
-    let mut documented: HashMap<&str, bool> = HashMap::new();
+    let mut documented: HashMap<&str, bool> = HashMap::default();
     for r in &records {
         if let Some(k) = r.message_key() {
             *documented.entry(k).or_default() |= r.has_docs_and_solutions();

@@ -227,9 +227,9 @@ impl Matcher {
     pub fn new(catalog: Catalog, limits: Limits) -> (Matcher, Vec<Problem>) {
         let mut problems = catalog.problems;
         let mut entries = Vec::with_capacity(catalog.records.len());
-        let parser_limit = limits.nest;
+        let mut parser = regex_syntax::ParserBuilder::new().nest_limit(limits.nest).build();
         for rec in catalog.records {
-            if let Some(e) = prepare(rec, limits, parser_limit, &mut problems) {
+            if let Some(e) = prepare(rec, limits, &mut parser, &mut problems) {
                 entries.push(e);
             }
         }
@@ -444,33 +444,41 @@ impl Matcher {
     }
 }
 
-fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) -> Option<Entry> {
+fn prepare(rec: Record, limits: Limits, parser: &mut regex_syntax::Parser, problems: &mut Vec<Problem>) -> Option<Entry> {
     let parts = rec.template.as_deref().map(template::parse);
     let names_t = parts.as_deref().map(template::capture_names);
-    let parse = |p: &str| regex_syntax::ParserBuilder::new().nest_limit(nest).build().parse(p);
-    let mut base: Option<(String, regex_syntax::hir::Hir)> = None;
+    // The forms of a base pattern (see `template::forms`), parsed once.
+    let mut build = |base: &str| {
+        let base = multiline_groups(base, parts.as_deref());
+        let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
+        let forms = template::forms(&base, optional_tail);
+        parser.parse(&forms.regex).map(|h| (forms, h))
+    };
+    let mut built = None;
     if let Some(p) = &rec.pattern {
-        match parse(p) {
-            Ok(h) => base = Some((p.clone(), h)),
-            Err(e) => {
+        match build(p) {
+            Ok(b) => built = Some(b),
+            Err(_) => {
+                let err = regex_syntax::ParserBuilder::new().nest_limit(limits.nest).build().parse(p).err();
                 let level = if parts.is_some() { Level::Warning } else { Level::Error };
                 let what = if parts.is_some() { "; using a pattern derived from errorMessage" } else { "" };
+                let why = err.map_or_else(|| "invalid".to_owned(), |e| one_line(&e.to_string()));
                 problems.push(Problem::new(
                     level,
                     &rec.origin,
                     Some(&rec.id),
                     ProblemKind::InvalidRegex,
-                    format!("messagePattern does not compile{what}: {}", one_line(&e.to_string())),
+                    format!("messagePattern does not compile{what}: {why}"),
                 ));
             }
         }
     }
-    let (base, hir) = match base {
+    let (forms, find_hir) = match built {
         Some(b) => b,
         None => {
             let derived = template::derive_pattern(parts.as_deref()?);
-            match parse(&derived) {
-                Ok(h) => (derived, h),
+            match build(&derived) {
+                Ok(b) => b,
                 Err(e) => {
                     problems.push(Problem::new(
                         Level::Error,
@@ -484,7 +492,7 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
             }
         }
     };
-    let groups = hir.properties().explicit_captures_len();
+    let groups = find_hir.properties().explicit_captures_len();
     let names = match names_t {
         Some(n) if n.len() == groups => n,
         other => {
@@ -505,7 +513,7 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
             (1..=groups).map(|i| format!("_{i}")).collect()
         }
     };
-    if hir.properties().minimum_len() == Some(0) {
+    if find_hir.properties().minimum_len() == Some(0) {
         problems.push(Problem::new(
             Level::Error,
             &rec.origin,
@@ -515,30 +523,12 @@ fn prepare(rec: Record, limits: Limits, nest: u32, problems: &mut Vec<Problem>) 
         ));
         return None;
     }
-    let base = multiline_groups(&base, parts.as_deref(), groups);
-    let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
-    let _ = &hir;
-    let forms = template::forms(&base, optional_tail);
-    let find_hir = match parse(&forms.regex) {
-        Ok(h) => h,
-        Err(e) => {
-            problems.push(Problem::new(
-                Level::Error,
-                &rec.origin,
-                Some(&rec.id),
-                ProblemKind::InvalidRegex,
-                format!("pattern does not compile: {}", one_line(&e.to_string())),
-            ));
-            return None;
-        }
-    };
     // The key literal must be required by every form that can report the record.
-    let key_hir = match &forms.absent {
-        Some(a) => parse(a).unwrap_or_else(|_| find_hir.clone()),
-        None => find_hir.clone(),
-    };
     let lits = literals::required(&find_hir);
-    let key_lits = literals::required(&key_hir);
+    let key_lits = match &forms.absent {
+        Some(a) => parser.parse(a).map(|h| literals::required(&h)).unwrap_or_else(|_| lits.clone()),
+        None => lits.clone(),
+    };
     let specificity = lits.iter().map(Vec::len).sum();
     let key = literals::best(&key_lits).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
     if key.is_none() {
@@ -707,7 +697,7 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
 }
 
 /// `{:#?}` prints a value over several lines: its group may match line breaks.
-fn multiline_groups(base: &str, parts: Option<&[Part]>, groups: usize) -> String {
+fn multiline_groups(base: &str, parts: Option<&[Part]>) -> String {
     let Some(parts) = parts else { return base.to_owned() };
     let specs: Vec<&str> = parts
         .iter()
@@ -717,7 +707,7 @@ fn multiline_groups(base: &str, parts: Option<&[Part]>, groups: usize) -> String
         })
         .collect();
     const G: &str = "(.+?)";
-    if specs.len() != groups || !specs.iter().any(|s| s.contains("#?")) || base.matches(G).count() != groups {
+    if !specs.iter().any(|s| s.contains("#?")) || base.matches(G).count() != specs.len() {
         return base.to_owned();
     }
     let mut out = String::with_capacity(base.len() + 8);

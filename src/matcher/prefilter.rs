@@ -34,7 +34,7 @@ impl Prefilter {
     pub fn new(keys: &[Option<&[u8]>]) -> Prefilter {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut owners: Vec<Vec<u32>> = Vec::new();
-        let mut index: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
+        let mut index: rustc_hash::FxHashMap<&[u8], u32> = rustc_hash::FxHashMap::default();
         for (rec, key) in keys.iter().enumerate() {
             let Some(key) = key else { continue };
             let id = *index.entry(key).or_insert_with(|| {
