@@ -134,11 +134,15 @@ impl EventSink for Annotator<'_, '_> {
     fn event(&mut self, ev: RawEvent<'_>) {
         self.counters.events += 1;
         let all = self.emit == Emit::All || self.writer.format() == Format::Pretty;
-        if !all && ev.literals.is_empty() && !ev.rescan && self.matcher.unkeyed.is_empty() {
+        let plain_hits = !ev.rescan && self.matcher.unkeyed.is_empty();
+        // Cheap rejection before any cleaning or parsing: some candidate must have every literal
+        // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
+        // line-wise, so a literal in it is in the raw bytes too).
+        let hopeless = plain_hits && !self.matcher.any_plausible(ev.literals, ev.bytes, &mut self.scratch);
+        if !all && hopeless {
             return;
         }
-        if self.writer.format() == Format::Pretty && ev.literals.is_empty() && !ev.rescan && self.matcher.unkeyed.is_empty()
-        {
+        if self.writer.format() == Format::Pretty && hopeless {
             self.writer.raw(ev.bytes);
             self.counters.written += 1;
             return;

@@ -227,9 +227,8 @@ impl Matcher {
     pub fn new(catalog: Catalog, limits: Limits) -> (Matcher, Vec<Problem>) {
         let mut problems = catalog.problems;
         let mut entries = Vec::with_capacity(catalog.records.len());
-        let mut parser = regex_syntax::ParserBuilder::new().nest_limit(limits.nest).build();
         for rec in catalog.records {
-            if let Some(e) = prepare(rec, limits, &mut parser, &mut problems) {
+            if let Some(e) = prepare(rec, limits, &mut problems) {
                 entries.push(e);
             }
         }
@@ -259,6 +258,19 @@ impl Matcher {
             }
         }
         scratch.cands.extend_from_slice(&self.unkeyed);
+    }
+
+    /// Could any record keyed on `literals` match `text`? Every literal its pattern requires must
+    /// be in `text` (records that may match without their tail are given the benefit).
+    pub fn any_plausible(&self, literals: &[u32], text: &[u8], scratch: &mut Scratch) -> bool {
+        if literals.is_empty() {
+            return false;
+        }
+        self.candidates(literals.iter().copied(), scratch);
+        scratch.cands.iter().any(|&c| {
+            let e = &self.entries[c as usize];
+            e.forms.absent.is_some() || e.literals.iter().all(|l| memchr::memmem::find(text, l).is_some())
+        })
     }
 
     /// Confirm `scratch.cands` against the haystacks; results in `scratch.found`, ranked.
@@ -444,15 +456,18 @@ impl Matcher {
     }
 }
 
-fn prepare(rec: Record, limits: Limits, parser: &mut regex_syntax::Parser, problems: &mut Vec<Problem>) -> Option<Entry> {
+fn prepare(rec: Record, limits: Limits, problems: &mut Vec<Problem>) -> Option<Entry> {
+    // A fresh parser per record: a parser keeps flags such as `(?s)` from one pattern to the
+    // next (regression: records after a multi-line message matched across lines).
+    let parser = || regex_syntax::ParserBuilder::new().nest_limit(limits.nest).build();
     let parts = rec.template.as_deref().map(template::parse);
     let names_t = parts.as_deref().map(template::capture_names);
     // The forms of a base pattern (see `template::forms`), parsed once.
-    let mut build = |base: &str| {
+    let build = |base: &str| {
         let base = multiline_groups(base, parts.as_deref());
         let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
         let forms = template::forms(&base, optional_tail);
-        parser.parse(&forms.regex).map(|h| (forms, h))
+        parser().parse(&forms.regex).map(|h| (forms, h))
     };
     let mut built = None;
     if let Some(p) = &rec.pattern {
@@ -526,7 +541,7 @@ fn prepare(rec: Record, limits: Limits, parser: &mut regex_syntax::Parser, probl
     // The key literal must be required by every form that can report the record.
     let lits = literals::required(&find_hir);
     let key_lits = match &forms.absent {
-        Some(a) => parser.parse(a).map(|h| literals::required(&h)).unwrap_or_else(|_| lits.clone()),
+        Some(a) => parser().parse(a).map(|h| literals::required(&h)).unwrap_or_else(|_| lits.clone()),
         None => lits.clone(),
     };
     let specificity = lits.iter().map(Vec::len).sum();

@@ -274,3 +274,16 @@ fn key_lengths() {
     }
     println!("{h:?} literals={} unkeyed={}", m.prefilter.len(), m.unkeyed.len());
 }
+
+/// Regression: one regex parser was shared by all records, and a `(?s)` set by a record whose
+/// message has a line break leaked into the records after it, whose `.` then matched line breaks.
+#[test]
+fn regression_multiline_flag_does_not_leak_into_later_records() {
+    let m = matcher(
+        r#"{"id": "ml", "errorMessage": "first line\nsecond {}", "messagePattern": "first line\nsecond (.+?)"}
+{"id": "u", "errorMessage": "unexpected {}: {}", "messagePattern": "unexpected (.+?): (.+?)"}
+"#,
+    );
+    let evs = run(&m, &format!("{TS}  WARN a::b: x unexpected end of file\n\nBacktrace:\n   0: foo\n"));
+    assert!(evs.is_empty(), "{evs:?}");
+}
