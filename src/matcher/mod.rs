@@ -269,7 +269,12 @@ impl Matcher {
         self.candidates(literals.iter().copied(), scratch);
         scratch.cands.iter().any(|&c| {
             let e = &self.entries[c as usize];
-            e.forms.absent.is_some() || e.literals.iter().all(|l| memchr::memmem::find(text, l).is_some())
+            // A literal that JSON escapes (`"`, `\\`, control characters) looks different in a raw
+            // JSON line: it is given the benefit of the doubt.
+            e.forms.absent.is_some()
+                || e.literals.iter().all(|l| {
+                    l.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || memchr::memmem::find(text, l).is_some()
+                })
         })
     }
 
