@@ -50,10 +50,14 @@ fn literal_of(h: &Hir) -> Option<&[u8]> {
     }
 }
 
-/// Pick the literal the prefilter keys the record on: the longest, since longer literals hit
-/// fewer lines and fewer other records' text.
-pub fn best(lits: &[Vec<u8>]) -> Option<&[u8]> {
-    lits.iter().max_by_key(|l| l.len()).map(|l| l.as_slice())
+/// Pick the literal the prefilter keys the record on. Literals of 8 bytes or more are preferred
+/// (the skim indexes them; shorter ones need aho-corasick); among those, the rarest in real
+/// logs (`rarity`: lower is rarer), so that common words (`connector`, ` not found`) do not send
+/// every line that mentions them to confirmation; then the longest.
+pub fn best<'a>(lits: &'a [Vec<u8>], rarity: impl Fn(&[u8]) -> u32) -> Option<&'a [u8]> {
+    lits.iter()
+        .min_by_key(|l| (l.len() < 8, rarity(l), std::cmp::Reverse(l.len())))
+        .map(|l| l.as_slice())
 }
 
 #[cfg(test)]

@@ -79,6 +79,8 @@ pub struct Entry {
     pub specificity: usize,
     /// The pattern's required literals.
     pub literals: Vec<Vec<u8>>,
+    /// A searcher for each of `literals`, built once.
+    finders: Vec<memchr::memmem::Finder<'static>>,
     /// The trailing placeholder holds an error (`{e}`, `{source}`, `: {}`): its value runs to the
     /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
     /// (`: ` outside brackets and quotes).
@@ -227,8 +229,9 @@ impl Matcher {
     pub fn new(catalog: Catalog, limits: Limits) -> (Matcher, Vec<Problem>) {
         let mut problems = catalog.problems;
         let mut entries = Vec::with_capacity(catalog.records.len());
+        let rarity = skim::Rarity::default();
         for rec in catalog.records {
-            if let Some(e) = prepare(rec, limits, &mut problems) {
+            if let Some(e) = prepare(rec, limits, &rarity, &mut problems) {
                 entries.push(e);
             }
         }
@@ -272,8 +275,8 @@ impl Matcher {
             // A literal that JSON escapes (`"`, `\\`, control characters) looks different in a raw
             // JSON line: it is given the benefit of the doubt.
             e.forms.absent.is_some()
-                || e.literals.iter().all(|l| {
-                    l.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || memchr::memmem::find(text, l).is_some()
+                || e.finders.iter().all(|f| {
+                    f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some()
                 })
         })
     }
@@ -289,7 +292,7 @@ impl Matcher {
             for (hi, hay) in hays.iter().enumerate() {
                 // Every required literal must be there: a memmem per literal rejects most
                 // candidates before a regex is compiled or run.
-                if e.seq.is_none() && !e.literals.iter().all(|l| memchr::memmem::find(hay.text, l).is_some()) {
+                if e.seq.is_none() && !e.finders.iter().all(|f| f.find(hay.text).is_some()) {
                     continue;
                 }
                 found = self.capture(c, e, hi as u16, hay, &mut scratch.caps);
@@ -461,7 +464,7 @@ impl Matcher {
     }
 }
 
-fn prepare(rec: Record, limits: Limits, problems: &mut Vec<Problem>) -> Option<Entry> {
+fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Vec<Problem>) -> Option<Entry> {
     // A fresh parser per record: a parser keeps flags such as `(?s)` from one pattern to the
     // next (regression: records after a multi-line message matched across lines).
     let parser = || regex_syntax::ParserBuilder::new().nest_limit(limits.nest).build();
@@ -550,7 +553,7 @@ fn prepare(rec: Record, limits: Limits, problems: &mut Vec<Problem>) -> Option<E
         None => lits.clone(),
     };
     let specificity = lits.iter().map(Vec::len).sum();
-    let key = literals::best(&key_lits).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
+    let key = literals::best(&key_lits, |l| rarity.estimate(l)).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
     if key.is_none() {
         let min = find_hir.properties().minimum_len().unwrap_or(0);
         if min < MIN_GENERIC_LEN {
@@ -580,8 +583,10 @@ fn prepare(rec: Record, limits: Limits, problems: &mut Vec<Problem>) -> Option<E
         Class::Error
     };
     let seq = seq::Seq::from_hir(&find_hir).filter(|q| q.groups() == names.len());
+    let finders = lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect();
     Some(Entry {
         seq,
+        finders,
         literals: lits,
         tail_is_error,
         rec,

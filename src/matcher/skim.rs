@@ -42,9 +42,10 @@ struct Group {
     mask: u64,
     bits: u32,
     bitmap: Vec<u64>,
-    /// gram → owners: (the literal's first 8 bytes, literal id, offset of the gram in it). The
-    /// first bytes reject most owners with one comparison before the literal is compared.
-    table: FxHashMap<u64, Vec<(u64, u32, u32)>>,
+    /// gram → owners: (the literal's first and last 8 bytes, literal id, offset of the gram in
+    /// it). Two 8-byte comparisons reject nearly every owner before the literal is compared
+    /// (many literals share a first word: `failed to`).
+    table: FxHashMap<u64, Vec<(u64, u64, u32, u32)>>,
 }
 
 impl Group {
@@ -62,7 +63,7 @@ impl Group {
         let g = load(gram, 0) & self.mask;
         let i = self.slot(g);
         self.bitmap[i >> 6] |= 1 << (i & 63);
-        self.table.entry(g).or_default().push((load8(lit, 0), id, off as u32));
+        self.table.entry(g).or_default().push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32));
     }
 
     #[inline(always)]
@@ -75,15 +76,15 @@ impl Group {
     #[cold]
     fn confirm(&self, hay: &[u8], p: usize, g: u64, lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
         let Some(owners) = self.table.get(&(g & self.mask)) else { return };
-        for &(head, lit, off) in owners {
+        for &(head, tail, lit, off) in owners {
             let off = off as usize;
             let l = &lits[lit as usize];
             if p < off || hay.len() - (p - off) < l.len() {
                 continue;
             }
-            let start = p - off;
-            if load8(hay, start) == head && hay[start + 8..start + l.len()] == l[8..] {
-                out.push((start + l.len(), lit));
+            let (start, end) = (p - off, p - off + l.len());
+            if load8(hay, start) == head && load8(hay, end - 8) == tail && (l.len() <= 16 || hay[start + 8..end - 8] == l[8..l.len() - 8]) {
+                out.push((end, lit));
             }
         }
     }
@@ -137,6 +138,30 @@ impl Sketch {
 /// A sample of RisingWave meta-node logs (the example log shipped with annotail): grams common
 /// there are avoided when a literal's window is chosen.
 const SAMPLE: &[u8] = include_bytes!("../../examples/meta.log");
+
+/// How often a literal is likely to occur in real logs, from the sample: the count of its
+/// rarest 8-byte gram (an upper bound of the literal's own count), or of its rarest 4-byte gram
+/// when it is shorter than 8 bytes.
+pub struct Rarity {
+    q8: Sketch,
+    q4: Sketch,
+}
+
+impl Default for Rarity {
+    fn default() -> Self {
+        Rarity { q8: Sketch::new(SAMPLE, 8), q4: Sketch::new(SAMPLE, 4) }
+    }
+}
+
+impl Rarity {
+    pub fn estimate(&self, lit: &[u8]) -> u32 {
+        let (sk, q) = if lit.len() >= 8 { (&self.q8, 8) } else { (&self.q4, 4) };
+        if lit.len() < q {
+            return u32::MAX;
+        }
+        (0..=lit.len() - q).map(|i| sk.get(&lit[i..i + q])).min().unwrap_or(u32::MAX)
+    }
+}
 
 pub struct Skim {
     long: Group,
