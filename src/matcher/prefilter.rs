@@ -21,8 +21,16 @@ pub struct Hit {
     pub literal: u32,
 }
 
+struct Short {
+    exact: AhoCorasick,
+    lines: AhoCorasick,
+}
+
 pub struct Prefilter {
-    ac: Option<AhoCorasick>,
+    /// Literals too short for the skim: `exact` finds every occurrence (overlapping); `lines`, a
+    /// leftmost searcher that aho-corasick can accelerate with SIMD (Teddy) for a few dozen
+    /// literals, finds the lines worth giving to `exact`.
+    short: Option<Short>,
     skim: Skim,
     /// literal id → the records keyed on it.
     owners: Vec<Vec<u32>>,
@@ -62,14 +70,15 @@ impl Prefilter {
         let skim = Skim::new(&literals);
         // Literals too short for the skim go to aho-corasick, which scans for them alone.
         let short: Vec<&[u8]> = skim.unindexed.iter().map(|&i| literals[i as usize].as_slice()).collect();
-        let ac = (!short.is_empty()).then(|| {
-            AhoCorasick::builder()
+        let short = (!short.is_empty()).then(|| Short {
+            exact: AhoCorasick::builder()
                 .match_kind(MatchKind::Standard)
                 .kind(Some(AhoCorasickKind::ContiguousNFA))
                 .build(&short)
-                .expect("literals are non-empty")
+                .expect("literals are non-empty"),
+            lines: AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&short).expect("literals are non-empty"),
         });
-        Prefilter { ac, skim, owners, literals }
+        Prefilter { short, skim, owners, literals }
     }
 
     /// Append every literal occurrence in `hay` to `hits`, in order of their end.
@@ -82,9 +91,19 @@ impl Prefilter {
     pub fn scan_with(&self, hay: &[u8], hits: &mut Vec<Hit>, found: &mut Vec<(usize, u32)>) {
         found.clear();
         self.skim.find(hay, found);
-        if let Some(ac) = &self.ac {
-            for m in ac.find_overlapping_iter(hay) {
-                found.push((m.end(), self.skim.unindexed[m.pattern().as_usize()]));
+        if let Some(short) = &self.short {
+            // Literals never span lines: each line with a leftmost hit is searched exactly once.
+            let mut done = 0;
+            for m in short.lines.find_iter(hay) {
+                if m.start() < done {
+                    continue;
+                }
+                let ls = memchr::memrchr(b'\n', &hay[..m.start()]).map_or(0, |i| i + 1);
+                let le = memchr::memchr(b'\n', &hay[m.start()..]).map_or(hay.len(), |i| m.start() + i);
+                for x in short.exact.find_overlapping_iter(&hay[ls..le]) {
+                    found.push((ls + x.end(), self.skim.unindexed[x.pattern().as_usize()]));
+                }
+                done = le;
             }
         }
         found.sort_unstable();
@@ -108,7 +127,7 @@ impl Prefilter {
     }
 
     pub fn memory_usage(&self) -> usize {
-        self.ac.as_ref().map_or(0, |a| a.memory_usage()) + self.skim.memory_usage()
+        self.short.as_ref().map_or(0, |a| a.exact.memory_usage() + a.lines.memory_usage()) + self.skim.memory_usage()
     }
 
     /// Literals found by aho-corasick rather than the skim (too short to index).

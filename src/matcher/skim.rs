@@ -27,12 +27,13 @@ const _: () = assert!(LONG.2 == STRIDE && SHORT.2 == STRIDE);
 /// Literals shorter than this are left to the caller.
 pub const SHORT_MIN: usize = SHORT.0;
 
-/// Bitmap sizes. The long group indexes ~20,000 grams for the full catalog: 2^20 bits (128 KiB,
-/// in L2) passes ~2% of random probes to the hash table. The short group has ~500 grams: 2^16
-/// bits (8 KiB, in L1). Sizes from 2^19 to 2^21 (long) and 2^14 to 2^18 (short) measured within
-/// 3% of each other: most passes are real common grams, not collisions.
-const LONG_BITS: u32 = 20;
-const SHORT_BITS: u32 = 16;
+/// Bitmap size: 2^BITS_PER_GRAM bits per indexed gram (rounded up to a power of two) keeps the
+/// fill near 3%. For the 4,350-record catalog that is 2^20 bits (128 KiB, in L2) for ~20,000
+/// long-literal grams; 2^19 to 2^21 measured within 3% of each other there (most passes are
+/// real common grams, not collisions). A ten times larger catalog gets 2^24 bits (2 MiB).
+const BITS_PER_GRAM: u32 = 5;
+const MIN_BITS: u32 = 16;
+const MAX_BITS: u32 = 25;
 
 /// Hash multiplier (odd, well-mixed high bits).
 const H: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -173,8 +174,10 @@ pub struct Skim {
 
 impl Skim {
     pub fn new(literals: &[Vec<u8>]) -> Skim {
-        let mut long = Group::new(LONG, LONG_BITS);
-        let mut short = Group::new(SHORT, SHORT_BITS);
+        let grams = |min: usize, max: usize, s: usize| literals.iter().filter(|l| l.len() >= min && l.len() < max).count() * s;
+        let bits = |n: usize| ((n.max(1).next_power_of_two().trailing_zeros()) + BITS_PER_GRAM).clamp(MIN_BITS, MAX_BITS);
+        let mut long = Group::new(LONG, bits(grams(LONG.0, usize::MAX, LONG.2)));
+        let mut short = Group::new(SHORT, bits(grams(SHORT.0, LONG.0, SHORT.2)));
         let sk_long = Sketch::new(SAMPLE, LONG.1);
         let sk_short = Sketch::new(SAMPLE, SHORT.1);
         let mut unindexed = Vec::new();
@@ -190,8 +193,7 @@ impl Skim {
             let w = q + s - 1;
             // The window whose most common gram is rarest, then whose grams are rarest in all.
             let cost = |j: usize| {
-                let c: Vec<u32> = (0..s).map(|t| sk.get(&lit[j + t..j + t + q])).collect();
-                (c.iter().copied().max().unwrap_or(0), c.iter().sum::<u32>())
+                (0..s).map(|t| sk.get(&lit[j + t..j + t + q])).fold((0, 0), |(mx, sum), c| (mx.max(c), sum + c))
             };
             let best = (0..=lit.len() - w).min_by_key(|&j| cost(j)).expect("literal is at least one window long");
             for t in 0..s {
