@@ -87,6 +87,8 @@ pub trait Writer {
     fn write(&mut self, ev: &Annotated<'_>);
     /// An event without annotation (pretty format only): its lines as they came.
     fn raw(&mut self, bytes: &[u8]);
+    /// Output already rendered by another writer of the same format (a worker thread's).
+    fn rendered(&mut self, bytes: &[u8]);
     fn flush(&mut self);
     /// The first write error, after which nothing more is written.
     fn error(&self) -> Option<&io::Error>;
@@ -131,6 +133,10 @@ impl<W: Write> OutWriter<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
+
+    pub fn inner_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
 }
 
 impl<W: Write> Writer for OutWriter<W> {
@@ -162,6 +168,20 @@ impl<W: Write> Writer for OutWriter<W> {
         }
         self.buf.extend_from_slice(bytes);
         self.buf.push(b'\n');
+        self.maybe_flush();
+    }
+
+    fn rendered(&mut self, bytes: &[u8]) {
+        if self.err.is_some() {
+            return;
+        }
+        if self.buf.is_empty() {
+            if let Err(e) = self.out.write_all(bytes).and_then(|_| self.out.flush()) {
+                self.err = Some(e);
+            }
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
         self.maybe_flush();
     }
 

@@ -16,6 +16,10 @@
 //!     paths: vec!["meta.log".into()],
 //!     emit: annotate::Emit::Matches,
 //!     every_event: false,
+//!     threads: 1,
+//!     format: event::Format::Json,
+//!     color: false,
+//!     width: 80,
 //!     idle: std::time::Duration::from_millis(100),
 //!     framing: Default::default(),
 //! };

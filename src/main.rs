@@ -53,6 +53,11 @@ struct Opts {
     #[arg(long, value_name = "N", default_value_t = framing::Limits::default().max_event_lines)]
     max_event_lines: u32,
 
+    /// Threads for file input [default: the cores available]. Output stays in input order.
+    /// Standard input is always read by one thread.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+
     /// Colours in pretty output [default: auto: on a terminal, unless NO_COLOR is set].
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -197,7 +202,12 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
     };
     let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
     let mut writer = OutWriter::new(stdout.lock(), format, color, width);
+    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let cfg = pipeline::RunConfig {
+        threads,
+        format,
+        color,
+        width,
         paths: opts.paths,
         emit: if opts.all { Emit::All } else { Emit::Matches },
         every_event: opts.all || format == Format::Pretty,

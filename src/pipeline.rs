@@ -28,6 +28,12 @@ pub struct RunConfig {
     /// Complete a pending event after this long without input (standard input only).
     pub idle: Duration,
     pub framing: framing::Limits,
+    /// Threads for file input (standard input is always read by one).
+    pub threads: usize,
+    /// Output format and colours, for the writers of worker threads.
+    pub format: crate::event::Format,
+    pub color: bool,
+    pub width: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +76,11 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
             match std::fs::File::open(path) {
                 Ok(f) => {
                     let meta = SourceMeta::file(&path.display().to_string());
-                    run_file(matcher, cfg, writer, f, meta, &mut totals)
+                    if cfg.threads > 1 {
+                        run_file_parallel(matcher, cfg, writer, f, meta, &mut totals)
+                    } else {
+                        run_file(matcher, cfg, writer, f, meta, &mut totals)
+                    }
                 }
                 Err(e) => {
                     tracing::error!(path = %path.display(), cause = %e, "cannot open input");
@@ -110,16 +120,13 @@ fn check_output(writer: &dyn Writer) -> Result<Option<Outcome>, ReadFailure> {
 }
 
 fn add_totals(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, '_>) {
-    totals.lines += framer.stats.lines;
-    totals.bytes += framer.stats.bytes;
-    totals.truncated_lines += framer.stats.truncated_lines;
-    let c = &ann.counters;
-    totals.counters.events += c.events;
-    totals.counters.written += c.written;
-    totals.counters.matched += c.matched;
-    totals.counters.candidates += c.candidates;
-    totals.counters.examined += c.examined;
-    totals.counters.json_errors += c.json_errors;
+    let t = Totals {
+        lines: framer.stats.lines,
+        bytes: framer.stats.bytes,
+        truncated_lines: framer.stats.truncated_lines,
+        counters: ann.counters,
+    };
+    add(totals, &t);
 }
 
 fn run_file(
@@ -218,3 +225,156 @@ fn run_stdin(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer, totals
     }
 }
 
+
+/// Bytes per segment of a file read by several threads: large enough that the per-segment work
+/// (a framer, a writer) is noise, small enough to keep 2 × threads segments in memory.
+const SEGMENT: usize = 4 << 20;
+/// A segment without any line break is cut at this size.
+const MAX_SEGMENT: usize = 64 << 20;
+/// Lines looked through, back from a segment's end, for the start of an event to cut at.
+const BOUNDARY_LINES: usize = 1000;
+
+struct Segment {
+    seq: u64,
+    bytes: Vec<u8>,
+    offset: u64,
+    lines: u64,
+}
+
+struct Done {
+    seq: u64,
+    output: Vec<u8>,
+    totals: Totals,
+}
+
+/// Read a file with `cfg.threads` workers: the reader cuts the file into segments that start
+/// with an event (so no multi-line event is split), counts their lines so that each worker knows
+/// where its segment starts, and writes the workers' rendered output in input order.
+fn run_file_parallel(
+    matcher: &Matcher,
+    cfg: &RunConfig,
+    writer: &mut dyn Writer,
+    mut file: std::fs::File,
+    meta: SourceMeta,
+    totals: &mut Totals,
+) -> Result<Outcome, ReadFailure> {
+    let (seg_tx, seg_rx) = mpsc::sync_channel::<Segment>(cfg.threads);
+    let seg_rx = std::sync::Mutex::new(seg_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    std::thread::scope(|scope| {
+        for _ in 0..cfg.threads {
+            let (seg_rx, done_tx, meta) = (&seg_rx, done_tx.clone(), meta.clone());
+            scope.spawn(move || {
+                loop {
+                    let seg = match seg_rx.lock().expect("reader lock").recv() {
+                        Ok(s) => s,
+                        Err(_) => break,
+                    };
+                    let mut out = crate::event::OutWriter::new(Vec::new(), cfg.format, cfg.color, cfg.width);
+                    let mut t = Totals::default();
+                    {
+                        let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
+                        framer.start_at(seg.offset, seg.lines);
+                        let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
+                        ann.set_observed(SystemTime::now());
+                        framer.feed(&seg.bytes, &mut ann);
+                        framer.finish(&mut ann);
+                        add_totals(&mut t, &framer, &ann);
+                    }
+                    Writer::flush(&mut out);
+                    let output = std::mem::take(out.inner_mut());
+                    if done_tx.send(Done { seq: seg.seq, output, totals: t }).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut next_out = 0u64;
+        let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>, next_out: &mut u64, writer: &mut dyn Writer, totals: &mut Totals| {
+            while let Some(d) = pending.remove(next_out) {
+                writer.rendered(&d.output);
+                add(totals, &d.totals);
+                *next_out += 1;
+            }
+        };
+        let mut buf: Vec<u8> = Vec::with_capacity(SEGMENT * 2);
+        let (mut offset, mut lines, mut seq) = (0u64, 0u64, 0u64);
+        let mut result = Ok(Outcome::Done);
+        let mut eof = false;
+        while !eof {
+            // Fill the buffer to a segment's size.
+            let want = buf.len().max(SEGMENT - 1) + 1;
+            while buf.len() < want {
+                let len = buf.len();
+                buf.resize(len + SEGMENT, 0);
+                match file.read(&mut buf[len..]) {
+                    Ok(0) => {
+                        buf.truncate(len);
+                        eof = true;
+                        break;
+                    }
+                    Ok(n) => buf.truncate(len + n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
+                    Err(e) => {
+                        buf.truncate(len);
+                        result = Err(ReadFailure::Input(e));
+                        eof = true;
+                        break;
+                    }
+                }
+            }
+            let cut = match framing::event_boundary(&buf, BOUNDARY_LINES) {
+                _ if eof => buf.len(),
+                Some(c) => c,
+                // No line break yet: read on, up to a bound; a longer line is cut there (it is
+                // far past --max-line-bytes and truncated anyway).
+                None if buf.len() < MAX_SEGMENT => continue,
+                None => buf.len(),
+            };
+            if cut == 0 {
+                break;
+            }
+            let rest = buf.split_off(cut);
+            let n_lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
+            let seg = Segment { seq, bytes: std::mem::replace(&mut buf, rest), offset, lines };
+            offset += seg.bytes.len() as u64;
+            lines += n_lines;
+            seq += 1;
+            if seg_tx.send(seg).is_err() {
+                break;
+            }
+            while let Ok(d) = done_rx.try_recv() {
+                pending.insert(d.seq, d);
+            }
+            write_ready(&mut pending, &mut next_out, writer, totals);
+            if let Ok(Some(o)) = check_output(writer) {
+                result = Ok(o);
+                break;
+            }
+        }
+        drop(seg_tx);
+        for d in done_rx.iter() {
+            pending.insert(d.seq, d);
+            write_ready(&mut pending, &mut next_out, writer, totals);
+        }
+        writer.flush();
+        match check_output(writer)? {
+            Some(o) => Ok(o),
+            None => result,
+        }
+    })
+}
+
+fn add(t: &mut Totals, d: &Totals) {
+    t.lines += d.lines;
+    t.bytes += d.bytes;
+    t.truncated_lines += d.truncated_lines;
+    t.counters.events += d.counters.events;
+    t.counters.written += d.counters.written;
+    t.counters.matched += d.counters.matched;
+    t.counters.candidates += d.counters.candidates;
+    t.counters.examined += d.counters.examined;
+    t.counters.json_errors += d.counters.json_errors;
+}

@@ -144,6 +144,13 @@ impl<'m> Framer<'m> {
         }
     }
 
+    /// Start at a position of the stream other than its beginning: `offset` bytes and `lines`
+    /// lines in (a segment of a file read by several threads).
+    pub fn start_at(&mut self, offset: u64, lines: u64) {
+        self.offset = offset;
+        self.lines = lines;
+    }
+
     /// Feed the next bytes of the stream.
     pub fn feed(&mut self, mut data: &[u8], sink: &mut dyn EventSink) {
         self.stats.bytes += data.len() as u64;
@@ -513,6 +520,28 @@ impl<'m> Framer<'m> {
         });
         self.spare = acc.own;
     }
+}
+
+/// Where a segment of `buf` may end so that the next segment starts with an event: the start
+/// of the last line with a header (a line that always starts an event), looked for among the
+/// last `lines` lines; failing that, the start of the last complete line. `None` when `buf` holds
+/// no line break.
+pub fn event_boundary(buf: &[u8], lines: usize) -> Option<usize> {
+    let last_nl = memchr::memrchr(b'\n', buf)?;
+    let fallback = last_nl + 1;
+    let mut end = last_nl;
+    for _ in 0..lines {
+        let start = line_start(buf, end);
+        if start == 0 {
+            break;
+        }
+        let (_, header) = parse::classify(&buf[start..end], &mut StreamState::default());
+        if header != Header::None {
+            return Some(start);
+        }
+        end = start - 1;
+    }
+    Some(fallback)
 }
 
 /// Start of the line that holds byte `p`.
