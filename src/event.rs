@@ -194,8 +194,17 @@ impl<W: Write> Writer for OutWriter<W> {
     }
 }
 
+/// A JSON string. Log text rarely needs escaping: a string without `"`, `\` or control
+/// characters is copied as it is (the check vectorises); others go through serde_json.
 fn s(out: &mut Vec<u8>, v: &str) {
-    serde_json::to_writer(&mut *out, v).expect("writing to a Vec cannot fail");
+    if v.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\') {
+        out.reserve(v.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(v.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *out, v).expect("writing to a Vec cannot fail");
+    }
 }
 
 fn b(out: &mut Vec<u8>, v: &[u8]) {
