@@ -10,6 +10,7 @@
 //! haystacks are its decoded string values (`fields.message` first, then other fields, then span
 //! fields), never the escaped raw line.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -202,7 +203,8 @@ impl Annotator<'_, '_> {
 
     fn annotate(&mut self, ev: RawEvent<'_>, all: bool) {
         let pre = self.clean(ev.bytes);
-        let observed = self.observed().to_owned();
+        self.observed();
+        let observed = std::mem::take(&mut self.observed);
         let text = std::mem::take(&mut self.text);
         let mut log = Log { format: "plain", truncated: ev.truncated, ..Default::default() };
         let mut json: Option<Value> = None;
@@ -267,6 +269,7 @@ impl Annotator<'_, '_> {
         }
         if !found && !all {
             self.text = text;
+            self.observed = observed;
             return;
         }
         // Describe the layout for the event.
@@ -276,13 +279,13 @@ impl Annotator<'_, '_> {
             vec!["message".to_owned()]
         };
         let mut message: &[u8] = &text;
-        let mut timestamp: Option<String> = None;
+        let mut timestamp: Option<Cow<'_, str>> = None;
         if let Some(Value::Object(obj)) = &json {
             fill_json_log(obj, &mut log);
-            timestamp = obj.get("timestamp").and_then(Value::as_str).map(str::to_owned);
+            timestamp = obj.get("timestamp").and_then(Value::as_str).map(Cow::Borrowed);
             message = hay_texts.first().filter(|(_, n)| n == "fields.message").map_or(&[][..], |(t, _)| t);
         } else if let Some(t) = &text_line {
-            let s = |r: &Range<usize>| String::from_utf8_lossy(&text[r.clone()]).into_owned();
+            let s = |r: &Range<usize>| String::from_utf8_lossy(&text[r.clone()]);
             timestamp = Some(s(&t.timestamp));
             log.level = Some(s(&t.level));
             log.thread = t.thread.as_ref().map(s);
@@ -295,13 +298,13 @@ impl Annotator<'_, '_> {
             log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
         }
         let lb = &self.line_buf;
-        let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| String::from_utf8_lossy(&lb[r.clone()]).into_owned());
+        let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| String::from_utf8_lossy(&lb[r.clone()]));
         if timestamp.is_none() {
             timestamp = pick(&pre.runtime_ts);
         }
-        log.pod = pick(&pre.pod).or_else(|| self.meta.pod.clone());
-        log.container = pick(&pre.container).or_else(|| self.meta.container.clone());
-        log.namespace = self.meta.namespace.clone();
+        log.pod = pick(&pre.pod).or_else(|| self.meta.pod.as_deref().map(Cow::Borrowed));
+        log.container = pick(&pre.container).or_else(|| self.meta.container.as_deref().map(Cow::Borrowed));
+        log.namespace = self.meta.namespace.as_deref().map(Cow::Borrowed);
         log.stream = pick(&pre.stream);
         let match_fields: Vec<String> = self
             .scratch
@@ -337,8 +340,13 @@ impl Annotator<'_, '_> {
         };
         self.writer.write(&ann);
         self.counters.written += 1;
+        drop(ann);
+        drop(log);
         drop(hays);
+        drop(hay_texts);
+        drop(json);
         self.text = text;
+        self.observed = observed;
     }
 }
 
@@ -440,24 +448,25 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
     }
 }
 
-fn fill_json_log(obj: &serde_json::Map<String, Value>, log: &mut Log) {
-    let st = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>) {
+    let st = |v: Option<&'a Value>| v.and_then(Value::as_str).map(Cow::Borrowed);
     log.level = st(obj.get("level"));
     log.target = st(obj.get("target"));
-    let text = |v: &Value| match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+    let text = |v: &'a Value| match v {
+        Value::String(s) => Cow::Borrowed(s.as_str()),
+        other => Cow::Owned(other.to_string()),
     };
     if let Some(Value::Object(f)) = obj.get("fields") {
-        log.fields = f.iter().filter(|(k, _)| *k != "message").map(|(k, v)| (k.clone(), text(v))).collect();
+        log.fields =
+            f.iter().filter(|(k, _)| *k != "message").map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v))).collect();
     }
     if let Some(Value::Array(spans)) = obj.get("spans") {
         log.spans = spans
             .iter()
             .filter_map(Value::as_object)
             .map(|so| {
-                let name = so.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
-                (name, so.iter().filter(|(k, _)| *k != "name").map(|(k, v)| (k.clone(), text(v))).collect())
+                let name = Cow::Borrowed(so.get("name").and_then(Value::as_str).unwrap_or(""));
+                (name, so.iter().filter(|(k, _)| *k != "name").map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v))).collect())
             })
             .collect();
     }

@@ -23,18 +23,19 @@ pub enum Format {
     Pretty,
 }
 
+/// What the layout says about an event; text borrowed from the event where it can be.
 #[derive(Debug, Default, Clone)]
-pub struct Log {
+pub struct Log<'a> {
     pub format: &'static str,
-    pub level: Option<String>,
-    pub target: Option<String>,
-    pub thread: Option<String>,
-    pub spans: Vec<(String, Vec<(String, String)>)>,
-    pub fields: Vec<(String, String)>,
-    pub pod: Option<String>,
-    pub namespace: Option<String>,
-    pub container: Option<String>,
-    pub stream: Option<String>,
+    pub level: Option<Cow<'a, str>>,
+    pub target: Option<Cow<'a, str>>,
+    pub thread: Option<Cow<'a, str>>,
+    pub spans: Vec<(Cow<'a, str>, Vec<(Cow<'a, str>, Cow<'a, str>)>)>,
+    pub fields: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    pub pod: Option<Cow<'a, str>>,
+    pub namespace: Option<Cow<'a, str>>,
+    pub container: Option<Cow<'a, str>>,
+    pub stream: Option<Cow<'a, str>>,
     pub cri: bool,
     pub truncated: bool,
     pub parse_error: Option<&'static str>,
@@ -58,7 +59,7 @@ pub struct Annotated<'a> {
     pub message: &'a [u8],
     /// The event's physical lines as read.
     pub raw: &'a [u8],
-    pub log: &'a Log,
+    pub log: &'a Log<'a>,
     pub matcher: &'a Matcher,
     pub found: &'a [Found],
     pub caps: &'a [Option<(usize, usize)>],
@@ -231,7 +232,7 @@ fn opt(out: &mut Vec<u8>, k: &str, v: Option<&str>, first: &mut bool) {
     }
 }
 
-fn pairs(out: &mut Vec<u8>, kv: &[(String, String)]) {
+fn pairs(out: &mut Vec<u8>, kv: &[(Cow<'_, str>, Cow<'_, str>)]) {
     out.push(b'{');
     for (i, (k, v)) in kv.iter().enumerate() {
         if i > 0 {
@@ -391,7 +392,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
     out.extend_from_slice(b"]}");
 }
 
-fn write_log(out: &mut Vec<u8>, log: &Log) {
+fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
     out.extend_from_slice(b"{\"format\":");
     s(out, log.format);
     let mut first = false;
