@@ -275,28 +275,23 @@ fn record_static(m: &Matcher, idx: u32) -> String {
     out.push(b',');
     key(&mut out, "pattern");
     s(&mut out, r.pattern.as_deref().unwrap_or(&e.forms.regex));
-    for (k, src) in [("solutions", "solutions"), ("tags", "tags")] {
-        if let Some(v) = r.raw.get(src).filter(|v| !v.is_null()) {
+    for k in ["solutions", "tags"] {
+        if let Some(v) = r.list(k) {
             out.push(b',');
             key(&mut out, k);
-            serde_json::to_writer(&mut out, v).expect("vec");
+            out.extend_from_slice(v.get().as_bytes());
         }
     }
     opt(&mut out, "documentation", r.str_field("documentation"), &mut first);
     opt(&mut out, "reference", r.str_field("githubUrl"), &mut first);
     opt(&mut out, "source_file", r.str_field("filePath"), &mut first);
-    if let Some(n) = r.raw.get("lineNumber").and_then(Value::as_u64) {
+    if let Some(n) = r.source_line {
         out.push(b',');
         key(&mut out, "source_line");
         num(&mut out, n);
     }
     // Everything else the record holds, passed through under its own name.
-    let extra: serde_json::Map<String, Value> = r
-        .raw
-        .iter()
-        .filter(|(k, v)| !MAPPED.contains(&k.as_str()) && !v.is_null())
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let extra = r.other_fields(MAPPED);
     if !extra.is_empty() {
         out.push(b',');
         key(&mut out, "record");
@@ -490,15 +485,15 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
             labels.insert(k.replace('.', "_"), st(&val));
         }
         v.insert("labels".into(), Value::Object(labels));
-        if let Some(t) = r.raw.get("tags").filter(|t| t.is_array()) {
-            v.insert("tags".into(), t.clone());
+        if let Some(Ok(t @ Value::Array(_))) = r.list("tags").map(|t| serde_json::from_str::<Value>(t.get())) {
+            v.insert("tags".into(), t);
         }
         let also: Vec<Value> =
             ev.found[1..].iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
         let mut ann = serde_json::Map::new();
         ann.insert("schema".into(), st(ev.schema));
-        if let Some(x) = r.raw.get("solutions").filter(|x| !x.is_null()) {
-            ann.insert("solutions".into(), x.clone());
+        if let Some(Ok(x)) = r.list("solutions").map(|x| serde_json::from_str::<Value>(x.get())) {
+            ann.insert("solutions".into(), x);
         }
         ann.insert("also_matched".into(), Value::Array(also));
         ann.insert("line".into(), ev.source.line.into());
@@ -562,8 +557,8 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
     for (k, v) in ev.captures(f) {
         push_wrapped(out, &format!("{}{k}{} = {v}", c(CYAN), c(RESET)), indent, width);
     }
-    if let Some(Value::Array(sols)) = r.raw.get("solutions") {
-        for sol in sols.iter().filter_map(Value::as_str).take(PRETTY_SOLUTIONS) {
+    {
+        for sol in r.solutions().iter().take(PRETTY_SOLUTIONS) {
             push_wrapped(out, &format!("{}fix:{} {sol}", c(BOLD), c(RESET)), indent, width);
         }
     }

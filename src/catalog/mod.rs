@@ -25,6 +25,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The catalog compiled into the binary: the user's two seed records and the 4,350 records
@@ -57,21 +58,60 @@ impl fmt::Display for Origin {
     }
 }
 
-/// One catalog record. The raw JSON object is kept for pass-through.
+/// Record fields the annotator reads, in the order of [`Record::strings`].
+const KNOWN: [&str; 7] = ["severity", "slug", "errorClass", "errorType", "documentation", "githubUrl", "filePath"];
+
+/// One catalog record: the fields annotail reads, and the record's JSON text as stored, for
+/// pass-through. Keeping the text rather than a parsed tree keeps a 43,500-record catalog in
+/// tens of MiB instead of hundreds.
 #[derive(Debug, Clone)]
 pub struct Record {
     pub id: String,
     pub template: Option<String>,
     pub pattern: Option<String>,
-    pub raw: Map<String, Value>,
+    /// Non-empty string values of [`KNOWN`].
+    strings: [Option<Box<str>>; KNOWN.len()],
+    pub source_line: Option<u64>,
+    solutions: Option<Box<RawValue>>,
+    tags: Option<Box<RawValue>>,
+    /// The record object as stored.
+    pub raw: Box<RawValue>,
     pub origin: Origin,
     /// Index of the `--catalog` path (or the embedded catalog) the record was read from.
     pub source_index: usize,
 }
 
 impl Record {
+    /// A non-empty string field among `severity`, `slug`, `errorClass`, `errorType`,
+    /// `documentation`, `githubUrl`, `filePath`.
     pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.raw.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+        KNOWN.iter().position(|k| *k == key).and_then(|i| self.strings[i].as_deref())
+    }
+
+    /// `solutions` or `tags`, as stored (`null` left out).
+    pub fn list(&self, key: &str) -> Option<&RawValue> {
+        match key {
+            "solutions" => self.solutions.as_deref(),
+            "tags" => self.tags.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The solutions that are strings.
+    pub fn solutions(&self) -> Vec<String> {
+        match self.solutions.as_deref().map(|r| serde_json::from_str::<Value>(r.get())) {
+            Some(Ok(Value::Array(a))) => a.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+            Some(Ok(Value::String(s))) if !s.is_empty() => vec![s],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The record's fields other than `skip`, parsed from the stored text.
+    pub fn other_fields(&self, skip: &[&str]) -> Map<String, Value> {
+        match serde_json::from_str::<Map<String, Value>>(self.raw.get()) {
+            Ok(m) => m.into_iter().filter(|(k, v)| !skip.contains(&k.as_str()) && !v.is_null()).collect(),
+            Err(_) => Map::new(),
+        }
     }
 
     pub fn severity(&self) -> &str {
@@ -88,18 +128,67 @@ impl Record {
     }
 
     fn has_docs_and_solutions(&self) -> bool {
-        let docs = self.str_field("documentation").is_some();
-        let sols = match self.raw.get("solutions") {
-            Some(Value::Array(a)) => !a.is_empty(),
-            Some(Value::String(s)) => !s.is_empty(),
-            _ => false,
-        };
-        docs && sols
+        self.str_field("documentation").is_some() && !self.solutions().is_empty()
     }
 
     fn message_key(&self) -> Option<&str> {
         self.pattern.as_deref().or(self.template.as_deref())
     }
+}
+
+/// The outer object of a stored record: `{"record": {...}, "datasetVersion": ...}`, or the
+/// record itself.
+#[derive(serde::Deserialize)]
+struct Outer<'a> {
+    #[serde(borrow)]
+    record: Option<&'a RawValue>,
+}
+
+/// The fields read from a record; values are kept raw so that a field of an unexpected type is
+/// ignored rather than failing the record.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Fields<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error_message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    message_pattern: Option<&'a RawValue>,
+    #[serde(borrow)]
+    severity: Option<&'a RawValue>,
+    #[serde(borrow)]
+    slug: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error_class: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error_type: Option<&'a RawValue>,
+    #[serde(borrow)]
+    documentation: Option<&'a RawValue>,
+    #[serde(borrow)]
+    github_url: Option<&'a RawValue>,
+    #[serde(borrow)]
+    file_path: Option<&'a RawValue>,
+    #[serde(borrow)]
+    line_number: Option<&'a RawValue>,
+    #[serde(borrow)]
+    solutions: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tags: Option<&'a RawValue>,
+}
+
+/// A raw JSON value as a non-empty string, if it is one.
+fn raw_str(v: Option<&RawValue>) -> Option<String> {
+    let v = v?;
+    if !v.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<String>(v.get()).ok().filter(|s| !s.is_empty())
+}
+
+fn raw_list(v: Option<&RawValue>) -> Option<Box<RawValue>> {
+    let v = v?;
+    (v.get() != "null").then(|| v.to_owned())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -260,21 +349,12 @@ pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, p
     }
     let lead = text.len() - trimmed.len();
     if trimmed.starts_with('[') {
-        match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text) {
+        match serde_json::from_str::<Vec<&RawValue>>(text) {
             Ok(items) => {
                 for item in items {
                     let off = item.get().as_ptr() as usize - text.as_ptr() as usize;
                     let origin = Origin { file: name.to_owned(), line: line_of(text, off) };
-                    match serde_json::from_str::<Value>(item.get()) {
-                        Ok(v) => push_value(v, origin, index, out, problems),
-                        Err(e) => problems.push(Problem::new(
-                            Level::Error,
-                            &origin,
-                            None,
-                            ProblemKind::InvalidJson,
-                            format!("invalid JSON: {e}"),
-                        )),
-                    }
+                    push_text(item.get(), origin, index, out, problems);
                 }
             }
             Err(e) => {
@@ -291,9 +371,9 @@ pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, p
         return;
     }
     // One (possibly pretty-printed) object per file.
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
+    if let Ok(v) = serde_json::from_str::<&RawValue>(text) {
         let origin = Origin { file: name.to_owned(), line: line_of(text, lead) };
-        push_value(v, origin, index, out, problems);
+        push_text(v.get(), origin, index, out, problems);
         return;
     }
     // JSON Lines: each bad line is reported and skipped.
@@ -303,8 +383,8 @@ pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, p
             continue;
         }
         let origin = Origin { file: name.to_owned(), line: i + 1 };
-        match serde_json::from_str::<Value>(l) {
-            Ok(v) => push_value(v, origin, index, out, problems),
+        match serde_json::from_str::<&RawValue>(l) {
+            Ok(v) => push_text(v.get(), origin, index, out, problems),
             Err(e) => problems.push(Problem::new(
                 Level::Error,
                 &origin,
@@ -316,50 +396,34 @@ pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, p
     }
 }
 
-fn push_value(v: Value, origin: Origin, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
-    let obj = match v {
-        Value::Object(mut o) => match o.remove("record") {
-            Some(Value::Object(r)) => r,
-            Some(_) => {
-                problems.push(Problem::new(
-                    Level::Error,
-                    &origin,
-                    None,
-                    ProblemKind::NotARecord,
-                    "\"record\" is not an object".into(),
-                ));
-                return;
-            }
-            None => o,
-        },
-        _ => {
-            problems.push(Problem::new(
-                Level::Error,
-                &origin,
-                None,
-                ProblemKind::NotARecord,
-                "not a JSON object".into(),
-            ));
-            return;
-        }
+fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    let not_a_record = |problems: &mut Vec<Problem>, what: &str| {
+        problems.push(Problem::new(Level::Error, &origin, None, ProblemKind::NotARecord, what.into()));
     };
-    let id = match obj.get("id") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => {
-            problems.push(Problem::new(
-                Level::Error,
-                &origin,
-                None,
-                ProblemKind::MissingId,
-                "record has no \"id\"".into(),
-            ));
-            return;
-        }
+    if !text.starts_with('{') {
+        return not_a_record(problems, "not a JSON object");
+    }
+    let record = match serde_json::from_str::<Outer<'_>>(text) {
+        Ok(Outer { record: Some(r) }) if r.get().starts_with('{') => r,
+        Ok(Outer { record: Some(_) }) => return not_a_record(problems, "\"record\" is not an object"),
+        Ok(Outer { record: None }) => serde_json::from_str::<&RawValue>(text).expect("valid JSON"),
+        Err(e) => return not_a_record(problems, &format!("not a record: {e}")),
     };
-    let get = |k: &str| obj.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
-    let template = get("errorMessage");
-    let pattern = get("messagePattern");
+    let f = match serde_json::from_str::<Fields<'_>>(record.get()) {
+        Ok(f) => f,
+        Err(e) => return not_a_record(problems, &format!("not a record: {e}")),
+    };
+    let id = match f.id.map(RawValue::get) {
+        Some(t) if t.starts_with('"') => raw_str(f.id).filter(|s| !s.trim().is_empty()),
+        Some(t) if t.starts_with(|c: char| c.is_ascii_digit() || c == '-') => Some(t.to_owned()),
+        _ => None,
+    };
+    let Some(id) = id else {
+        problems.push(Problem::new(Level::Error, &origin, None, ProblemKind::MissingId, "record has no \"id\"".into()));
+        return;
+    };
+    let template = raw_str(f.error_message);
+    let pattern = raw_str(f.message_pattern);
     if template.is_none() && pattern.is_none() {
         problems.push(Problem::new(
             Level::Error,
@@ -370,7 +434,20 @@ fn push_value(v: Value, origin: Origin, index: usize, out: &mut Vec<Record>, pro
         ));
         return;
     }
-    out.push(Record { id, template, pattern, raw: obj, origin, source_index: index });
+    let strings = [f.severity, f.slug, f.error_class, f.error_type, f.documentation, f.github_url, f.file_path]
+        .map(|v| raw_str(v).map(String::into_boxed_str));
+    out.push(Record {
+        id,
+        template,
+        pattern,
+        strings,
+        source_line: f.line_number.and_then(|v| v.get().parse().ok()),
+        solutions: raw_list(f.solutions),
+        tags: raw_list(f.tags),
+        raw: record.to_owned(),
+        origin,
+        source_index: index,
+    });
 }
 
 fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
@@ -381,7 +458,9 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
     for rec in raw {
         if let Some(&i) = by_id.get(&rec.id) {
             let old = kept[i].as_ref().expect("kept by id");
-            if old.source_index == rec.source_index && old.raw != rec.raw {
+            let differs = old.raw.get() != rec.raw.get()
+                && serde_json::from_str::<Value>(old.raw.get()).ok() != serde_json::from_str::<Value>(rec.raw.get()).ok();
+            if old.source_index == rec.source_index && differs {
                 problems.push(Problem::new(
                     Level::Warning,
                     &rec.origin,

@@ -79,7 +79,8 @@ pub struct Entry {
     pub specificity: usize,
     /// The pattern's required literals.
     pub literals: Vec<Vec<u8>>,
-    /// A searcher for each of `literals`, built once.
+    /// A searcher for each of `literals`, built once; empty when the literal-sequence matcher's
+    /// searchers are the same literals (see [`Entry::literal_finders`]).
     finders: Vec<memchr::memmem::Finder<'static>>,
     /// The trailing placeholder holds an error (`{e}`, `{source}`, `: {}`): its value runs to the
     /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
@@ -115,6 +116,14 @@ impl Entry {
 
     pub fn regex(&self) -> Option<&Regex> {
         self.compiled(&self.regex, &self.forms.regex)
+    }
+
+    /// Searchers for the pattern's required literals.
+    fn literal_finders(&self) -> &[memchr::memmem::Finder<'static>] {
+        match &self.seq {
+            Some(seq) if self.finders.is_empty() => seq.finders(),
+            _ => &self.finders,
+        }
     }
 
     /// The leftmost match at or after `from`, its groups appended to `groups`.
@@ -275,7 +284,7 @@ impl Matcher {
             // A literal that JSON escapes (`"`, `\\`, control characters) looks different in a raw
             // JSON line: it is given the benefit of the doubt.
             e.forms.absent.is_some()
-                || e.finders.iter().all(|f| {
+                || e.literal_finders().iter().all(|f| {
                     f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some()
                 })
         })
@@ -292,7 +301,7 @@ impl Matcher {
             for (hi, hay) in hays.iter().enumerate() {
                 // Every required literal must be there: a memmem per literal rejects most
                 // candidates before a regex is compiled or run.
-                if e.seq.is_none() && !e.finders.iter().all(|f| f.find(hay.text).is_some()) {
+                if e.seq.is_none() && !e.literal_finders().iter().all(|f| f.find(hay.text).is_some()) {
                     continue;
                 }
                 found = self.capture(c, e, hi as u16, hay, &mut scratch.caps);
@@ -583,7 +592,10 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         Class::Error
     };
     let seq = seq::Seq::from_hir(&find_hir).filter(|q| q.groups() == names.len());
-    let finders = lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect();
+    // A literal-sequence pattern's pieces are its literals unless a piece spans lines.
+    let shared = seq.as_ref().is_some_and(|q| q.pieces_are(&lits));
+    let finders =
+        if shared { Vec::new() } else { lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect() };
     Some(Entry {
         seq,
         finders,

@@ -98,6 +98,15 @@ impl Seq {
         Some(Seq { lead, pieces, gaps, tail, finders })
     }
 
+    pub fn finders(&self) -> &[memchr::memmem::Finder<'static>] {
+        &self.finders
+    }
+
+    /// Are the pieces exactly `lits`?
+    pub fn pieces_are(&self, lits: &[Vec<u8>]) -> bool {
+        self.pieces == lits
+    }
+
     /// Number of groups, in order: the leading group, the gaps, the trailing group.
     pub fn groups(&self) -> usize {
         usize::from(self.lead.is_some()) + self.gaps.len() + usize::from(self.tail.is_some())
