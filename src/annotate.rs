@@ -340,11 +340,9 @@ impl Annotator<'_, '_> {
         };
         self.writer.write(&ann);
         self.counters.written += 1;
-        drop(ann);
+        // The event's borrows of `text` end here; `text` goes back for reuse.
         drop(log);
         drop(hays);
-        drop(hay_texts);
-        drop(json);
         self.text = text;
         self.observed = observed;
     }

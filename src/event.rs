@@ -23,6 +23,9 @@ pub enum Format {
     Pretty,
 }
 
+/// A field's name and value.
+pub type Field<'a> = (Cow<'a, str>, Cow<'a, str>);
+
 /// What the layout says about an event; text borrowed from the event where it can be.
 #[derive(Debug, Default, Clone)]
 pub struct Log<'a> {
@@ -30,8 +33,8 @@ pub struct Log<'a> {
     pub level: Option<Cow<'a, str>>,
     pub target: Option<Cow<'a, str>>,
     pub thread: Option<Cow<'a, str>>,
-    pub spans: Vec<(Cow<'a, str>, Vec<(Cow<'a, str>, Cow<'a, str>)>)>,
-    pub fields: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    pub spans: Vec<(Cow<'a, str>, Vec<Field<'a>>)>,
+    pub fields: Vec<Field<'a>>,
     pub pod: Option<Cow<'a, str>>,
     pub namespace: Option<Cow<'a, str>>,
     pub container: Option<Cow<'a, str>>,

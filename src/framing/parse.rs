@@ -119,13 +119,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         let after = &line[i + t..];
         if after.first() == Some(&b' ') {
             let rest = &after[1..];
-            let stream = if rest.starts_with(b"stdout ") {
-                Some(6)
-            } else if rest.starts_with(b"stderr ") {
-                Some(6)
-            } else {
-                None
-            };
+            let stream = (rest.starts_with(b"stdout ") || rest.starts_with(b"stderr ")).then_some(6);
             if let Some(n) = stream
                 && rest.len() >= n + 2
                 && (rest[n + 1] == b'F' || rest[n + 1] == b'P')
@@ -200,12 +194,15 @@ pub struct TextLine {
     pub timestamp: Range<usize>,
     pub level: Range<usize>,
     pub thread: Option<Range<usize>>,
-    /// (name, fields) outermost first; fields are (key, value).
-    pub spans: Vec<(Range<usize>, Vec<(Range<usize>, Range<usize>)>)>,
+    /// Outermost first.
+    pub spans: Vec<(Range<usize>, Vec<KeyValue>)>,
     pub target: Option<Range<usize>>,
     pub message: Range<usize>,
-    pub fields: Vec<(Range<usize>, Range<usize>)>,
+    pub fields: Vec<KeyValue>,
 }
+
+/// A field: the ranges of its key and of its value.
+pub type KeyValue = (Range<usize>, Range<usize>);
 
 fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
@@ -303,7 +300,7 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
             {
                 let c = search + rel;
                 let after = s.get(c + 2).copied();
-                if after == Some(b' ') || after.is_some_and(|b| is_ident_byte(b)) {
+                if after == Some(b' ') || after.is_some_and(is_ident_byte) {
                     close = Some(c);
                 }
                 search = c + 2;
@@ -322,7 +319,7 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
                     Some(n) if rest[..n].windows(2).any(|w| w == b"::") => {}
                     _ => break,
                 }
-            } else if !after.is_some_and(|b| is_ident_byte(b)) {
+            } else if !after.is_some_and(is_ident_byte) {
                 break;
             }
             spans.push((k..name_end, Vec::new()));
@@ -358,7 +355,7 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     Some(out)
 }
 
-fn span_fields(s: &[u8], from: usize, to: usize) -> Vec<(Range<usize>, Range<usize>)> {
+fn span_fields(s: &[u8], from: usize, to: usize) -> Vec<KeyValue> {
     let body = &s[from..to];
     let mut starts = vec![];
     // The first field has no leading space.

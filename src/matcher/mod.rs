@@ -484,7 +484,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         let base = multiline_groups(base, parts.as_deref());
         let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
         let forms = template::forms(&base, optional_tail);
-        parser().parse(&forms.regex).map(|h| (forms, h))
+        parser().parse(&forms.regex).map(|h| (forms, h)).map_err(Box::new)
     };
     let mut built = None;
     if let Some(p) = &rec.pattern {

@@ -52,11 +52,13 @@ fn run(m: &Matcher, input: &str) -> Vec<Value> {
 
 const TS: &str = "2026-03-02T08:00:00.011660911Z";
 
+/// (input, primary id, primary captures as `(name, value)`, other ids)
+type Case<'a> = (String, Option<&'a str>, &'a [(&'a str, &'a str)], &'a [&'a str]);
+
 #[test]
 fn table() {
     let m = matcher(CATALOG);
-    // (input, primary id, primary captures as `k=v` pairs, other ids)
-    let cases: &[(String, Option<&str>, &[(&str, &str)], &[&str])] = &[
+    let cases: &[Case] = &[
         // A trailing lazy group is captured whole, up to the next field.
         (
             format!("{TS} ERROR risingwave_meta::barrier::rpc: should not pause when having snapshot backfill job 4242 actor_id=7"),
