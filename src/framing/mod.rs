@@ -5,6 +5,13 @@
 //! by the prefilter (as ripgrep searches buffers, not lines); hits are then walked together with
 //! the lines. Only the last, possibly unfinished event of a block is copied out of it.
 //!
+//! Unless every event is wanted (`--all`, pretty output), a block is framed *sparsely*: only
+//! the events that hold a hit, and the block's last event, are framed line by line; the lines
+//! between are only counted. This is exact because a line with a header always starts an event:
+//! framing from the nearest header line above a hit gives the same events as framing every line.
+//! Blocks where skipping could change the result (ANSI codes, CRI records, JSON escapes the
+//! prefilter does not know, records without a literal) are framed densely.
+//!
 //! Event rules: a line with a header (RisingWave timestamp + level, a JSON object, a panic)
 //! starts an event. A line without one continues the event above when that event is RisingWave
 //! text or a panic, or when it is indented, empty, or a `Caused by`/backtrace line; otherwise it
@@ -12,8 +19,10 @@
 //! end of input, on [`Framer::idle`] (the caller's idle timeout), or when it reaches
 //! `max_event_lines`/`max_event_bytes`.
 //!
-//! Contract: every input byte belongs to exactly one emitted event, except bytes of a line past
-//! `max_line_bytes`, which are dropped and the line marked truncated. Nothing here allocates per
+//! Contract: with `every_event`, every input byte belongs to exactly one emitted event, except
+//! bytes of a line past `max_line_bytes`, which are dropped and the line marked truncated;
+//! without it, every event that holds a prefilter hit (or needs a re-scan) is emitted exactly as
+//! it would be with it. Nothing here allocates per
 //! line once buffers have grown; memory is bounded by the block size, `max_line_bytes` and
 //! `max_event_bytes`.
 
