@@ -289,3 +289,57 @@ fn regression_multiline_flag_does_not_leak_into_later_records() {
     let evs = run(&m, &format!("{TS}  WARN a::b: x unexpected end of file\n\nBacktrace:\n   0: foo\n"));
     assert!(evs.is_empty(), "{evs:?}");
 }
+
+/// Events as framed: (first line, lines, offset, bytes, literals), only those with hits.
+fn framed(m: &Matcher, input: &[u8], every_event: bool, chunk: usize) -> Vec<(u64, u32, u64, Vec<u8>, Vec<u32>)> {
+    struct Keep(Vec<(u64, u32, u64, Vec<u8>, Vec<u32>)>);
+    impl crate::framing::EventSink for Keep {
+        fn event(&mut self, ev: crate::framing::RawEvent<'_>) {
+            if !ev.literals.is_empty() {
+                let mut lits = ev.literals.to_vec();
+                lits.sort_unstable();
+                self.0.push((ev.first_line, ev.lines, ev.offset, ev.bytes.to_vec(), lits));
+            }
+        }
+    }
+    let mut sink = Keep(Vec::new());
+    let mut fr = Framer::new(m, framing::Limits { max_event_lines: 7, ..framing::Limits::default() }, every_event);
+    for c in input.chunks(chunk.max(1)) {
+        fr.feed(c, &mut sink);
+    }
+    fr.finish(&mut sink);
+    sink.0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Sparse framing (lines far from hits only counted) emits exactly the events with hits that
+    /// dense framing (every line framed) emits, whatever the chunking.
+    #[test]
+    fn sparse_framing_equals_dense_framing(
+        picks in proptest::collection::vec((0usize..2000, 0usize..8), 1..60),
+        chunk in prop_oneof![Just(7usize), Just(64), Just(1000), Just(1 << 20)],
+    ) {
+        let m = embedded();
+        let lines: Vec<&str> = include_str!("../../examples/meta.log").lines().collect();
+        let mut input = String::new();
+        for (i, kind) in &picks {
+            match kind {
+                // Continuations, plain lines and other headers between real lines.
+                0 => input.push_str("    at src/meta/src/barrier/rpc.rs:10\n"),
+                1 => input.push('\n'),
+                2 => input.push_str("Caused by:\n    failed to collect barrier\n"),
+                3 => input.push_str("thread 'rw-main' (11) panicked at src/meta/src/a.rs:1:2:\ncalled `Option::unwrap()` on a `None` value\n"),
+                4 => input.push_str("{\"timestamp\":\"2026-03-02T08:00:29Z\",\"level\":\"ERROR\",\"fields\":{\"message\":\"channel closed\"},\"target\":\"t\"}\n"),
+                _ => {
+                    input.push_str(lines[*i % lines.len()]);
+                    input.push('\n');
+                }
+            }
+        }
+        let dense = framed(m, input.as_bytes(), true, chunk);
+        let sparse = framed(m, input.as_bytes(), false, chunk);
+        prop_assert_eq!(sparse, dense);
+    }
+}
