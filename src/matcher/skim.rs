@@ -46,7 +46,7 @@ struct Group {
     /// gram → owners: (the literal's first and last 8 bytes, literal id, offset of the gram in
     /// it). Two 8-byte comparisons reject nearly every owner before the literal is compared
     /// (many literals share a first word: `failed to`).
-    table: FxHashMap<u64, Vec<(u64, u64, u32, u32)>>,
+    table: FxHashMap<u64, Owners>,
 }
 
 impl Group {
@@ -64,7 +64,30 @@ impl Group {
         let g = load(gram, 0) & self.mask;
         let i = self.slot(g);
         self.bitmap[i >> 6] |= 1 << (i & 63);
-        self.table.entry(g).or_default().push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32));
+        match self.table.entry(g).or_insert_with(|| Owners::Few(Vec::new())) {
+            Owners::Few(v) => v.push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32)),
+            Owners::Many { .. } => unreachable!("groups are indexed before they are searched"),
+        }
+    }
+
+    /// Turn long owner lists (a gram shared by many literals, as in catalogs of near-identical
+    /// records) into a map by (offset, first 8 bytes): a pass then costs a lookup per distinct
+    /// offset instead of a comparison per owner.
+    fn finish(&mut self) {
+        for owners in self.table.values_mut() {
+            if let Owners::Few(v) = owners
+                && v.len() > MANY_OWNERS
+            {
+                let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
+                offs.sort_unstable();
+                offs.dedup();
+                let mut by_head: FxHashMap<(u32, u64), Vec<(u64, u32)>> = FxHashMap::default();
+                for &(head, tail, lit, off) in v.iter() {
+                    by_head.entry((off, head)).or_default().push((tail, lit));
+                }
+                *owners = Owners::Many { offs, by_head };
+            }
+        }
     }
 
     #[inline(always)]
@@ -77,20 +100,57 @@ impl Group {
     #[cold]
     fn confirm(&self, hay: &[u8], p: usize, g: u64, lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
         let Some(owners) = self.table.get(&(g & self.mask)) else { return };
-        for &(head, tail, lit, off) in owners {
-            let off = off as usize;
+        // Is `lit` at `start`? Its first and last 8 bytes first: cheap, and nearly always decisive.
+        let check = |start: usize, head: u64, tail: u64, lit: u32, out: &mut Vec<(usize, u32)>| {
             let l = &lits[lit as usize];
-            if p < off || hay.len() - (p - off) < l.len() {
-                continue;
+            if hay.len() - start < l.len() {
+                return;
             }
-            let (start, end) = (p - off, p - off + l.len());
-            if load8(hay, start) == head && load8(hay, end - 8) == tail && (l.len() <= 16 || hay[start + 8..end - 8] == l[8..l.len() - 8]) {
+            let end = start + l.len();
+            if load8(hay, start) == head
+                && load8(hay, end - 8) == tail
+                && (l.len() <= 16 || hay[start + 8..end - 8] == l[8..l.len() - 8])
+            {
                 out.push((end, lit));
+            }
+        };
+        match owners {
+            Owners::Few(v) => {
+                for &(head, tail, lit, off) in v {
+                    if let Some(start) = p.checked_sub(off as usize) {
+                        check(start, head, tail, lit, out);
+                    }
+                }
+            }
+            Owners::Many { offs, by_head } => {
+                for &off in offs {
+                    let Some(start) = p.checked_sub(off as usize) else { continue };
+                    if hay.len() - start < 8 {
+                        continue;
+                    }
+                    let head = load8(hay, start);
+                    if let Some(v) = by_head.get(&(off, head)) {
+                        for &(tail, lit) in v {
+                            check(start, head, tail, lit, out);
+                        }
+                    }
+                }
             }
         }
     }
-
 }
+
+/// The literals a gram belongs to.
+#[derive(Clone)]
+enum Owners {
+    /// (first 8 bytes, last 8 bytes, literal id, offset of the gram in the literal).
+    Few(Vec<(u64, u64, u32, u32)>),
+    /// Distinct offsets, and (offset, first 8 bytes) → (last 8 bytes, literal id).
+    Many { offs: Vec<u32>, by_head: FxHashMap<(u32, u64), Vec<(u64, u32)>> },
+}
+
+/// Owner lists longer than this are indexed by offset and first bytes.
+const MANY_OWNERS: usize = 8;
 
 /// The 8 bytes at `p` (the caller guarantees `p + 8 <= s.len()`).
 #[inline(always)]
@@ -200,6 +260,8 @@ impl Skim {
                 group.insert(&lit[best + t..best + t + q], lit, id as u32, best + t);
             }
         }
+        long.finish();
+        short.finish();
         Skim { long, short, lits: literals.to_vec(), unindexed }
     }
 
@@ -241,7 +303,16 @@ impl Skim {
     }
 
     pub fn memory_usage(&self) -> usize {
-        let table = |g: &Group| g.table.len() * 48 + g.table.values().map(|v| v.len() * 8).sum::<usize>();
+        let table = |g: &Group| {
+            g.table.len() * 48
+                + g.table
+                    .values()
+                    .map(|o| match o {
+                        Owners::Few(v) => v.len() * 24,
+                        Owners::Many { offs, by_head } => offs.len() * 4 + by_head.len() * 48,
+                    })
+                    .sum::<usize>()
+        };
         8 * (self.long.bitmap.len() + self.short.bitmap.len()) + table(&self.long) + table(&self.short)
     }
 }
