@@ -238,7 +238,60 @@ struct Segment {
     seq: u64,
     bytes: Vec<u8>,
     offset: u64,
-    lines: u64,
+}
+
+/// Buffers handed back and forth between the reader, the workers and the writer, so that 4 MiB
+/// segments and their output are not allocated (and page-faulted in) anew each time.
+#[derive(Default)]
+struct BufferPool(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl BufferPool {
+    fn take(&self) -> Vec<u8> {
+        let mut v = self.0.lock().expect("buffer pool").pop().unwrap_or_default();
+        v.clear();
+        v
+    }
+
+    fn give(&self, v: Vec<u8>) {
+        let mut pool = self.0.lock().expect("buffer pool");
+        // A few spare buffers per thread cover every segment in flight.
+        if pool.len() < 16 {
+            pool.push(v);
+        }
+    }
+}
+
+/// Line numbers where segments start, worked out as workers count their segments' lines: a
+/// segment's first line is the previous one's plus its line count. Counting in the workers keeps
+/// the reader to reading and cutting.
+#[derive(Default)]
+struct LineBases {
+    bases: Vec<Option<u64>>,
+    counts: Vec<Option<u64>>,
+}
+
+impl LineBases {
+    fn set_count(&mut self, seq: usize, n: u64) {
+        if self.counts.len() <= seq {
+            self.counts.resize(seq + 1, None);
+            self.bases.resize(seq + 2, None);
+        }
+        self.counts[seq] = Some(n);
+        if self.bases.first() == Some(&None) {
+            self.bases[0] = Some(0);
+        }
+        let mut j = 0;
+        while j < self.counts.len() {
+            if let (Some(b), Some(c)) = (self.bases[j], self.counts[j]) {
+                if self.bases[j + 1].is_none() {
+                    self.bases[j + 1] = Some(b + c);
+                }
+            } else if self.bases[j].is_none() {
+                break;
+            }
+            j += 1;
+        }
+    }
 }
 
 struct Done {
@@ -260,21 +313,39 @@ fn run_file_parallel(
 ) -> Result<Outcome, ReadFailure> {
     let (seg_tx, seg_rx) = mpsc::sync_channel::<Segment>(cfg.threads);
     let seg_rx = std::sync::Mutex::new(seg_rx);
+    let pool = &BufferPool::default();
+    let bases = &(std::sync::Mutex::new(LineBases::default()), std::sync::Condvar::new());
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     std::thread::scope(|scope| {
         for _ in 0..cfg.threads {
             let (seg_rx, done_tx, meta) = (&seg_rx, done_tx.clone(), meta.clone());
+            let bases = &bases;
             scope.spawn(move || {
                 loop {
                     let seg = match seg_rx.lock().expect("reader lock").recv() {
                         Ok(s) => s,
                         Err(_) => break,
                     };
-                    let mut out = crate::event::OutWriter::new(Vec::new(), cfg.format, cfg.color, cfg.width);
+                    // Count this segment's lines, then wait for the line it starts at (every
+                    // worker counts before it waits, so the chain always completes).
+                    let n = memchr::memchr_iter(b'\n', &seg.bytes).count() as u64;
+                    let first_line = {
+                        let (lock, cvar) = bases;
+                        let mut b = lock.lock().expect("line bases");
+                        b.set_count(seg.seq as usize, n);
+                        cvar.notify_all();
+                        loop {
+                            if let Some(Some(base)) = b.bases.get(seg.seq as usize) {
+                                break *base;
+                            }
+                            b = cvar.wait(b).expect("line bases");
+                        }
+                    };
+                    let mut out = crate::event::OutWriter::new(pool.take(), cfg.format, cfg.color, cfg.width);
                     let mut t = Totals::default();
                     {
                         let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
-                        framer.start_at(seg.offset, seg.lines);
+                        framer.start_at(seg.offset, first_line);
                         let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
                         ann.set_observed(SystemTime::now());
                         framer.feed(&seg.bytes, &mut ann);
@@ -283,6 +354,7 @@ fn run_file_parallel(
                     }
                     Writer::flush(&mut out);
                     let output = std::mem::take(out.inner_mut());
+                    pool.give(seg.bytes);
                     if done_tx.send(Done { seq: seg.seq, output, totals: t }).is_err() {
                         break;
                     }
@@ -295,12 +367,13 @@ fn run_file_parallel(
         let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>, next_out: &mut u64, writer: &mut dyn Writer, totals: &mut Totals| {
             while let Some(d) = pending.remove(next_out) {
                 writer.rendered(&d.output);
+                pool.give(d.output);
                 add(totals, &d.totals);
                 *next_out += 1;
             }
         };
         let mut buf: Vec<u8> = Vec::with_capacity(SEGMENT * 2);
-        let (mut offset, mut lines, mut seq) = (0u64, 0u64, 0u64);
+        let (mut offset, mut seq) = (0u64, 0u64);
         let mut result = Ok(Outcome::Done);
         let mut eof = false;
         while !eof {
@@ -336,11 +409,11 @@ fn run_file_parallel(
             if cut == 0 {
                 break;
             }
-            let rest = buf.split_off(cut);
-            let n_lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
-            let seg = Segment { seq, bytes: std::mem::replace(&mut buf, rest), offset, lines };
+            let mut rest = pool.take();
+            rest.extend_from_slice(&buf[cut..]);
+            buf.truncate(cut);
+            let seg = Segment { seq, bytes: std::mem::replace(&mut buf, rest), offset };
             offset += seg.bytes.len() as u64;
-            lines += n_lines;
             seq += 1;
             if seg_tx.send(seg).is_err() {
                 break;
