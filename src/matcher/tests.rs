@@ -290,9 +290,12 @@ fn regression_multiline_flag_does_not_leak_into_later_records() {
     assert!(evs.is_empty(), "{evs:?}");
 }
 
-/// Events as framed: (first line, lines, offset, bytes, literals), only those with hits.
-fn framed(m: &Matcher, input: &[u8], every_event: bool, chunk: usize) -> Vec<(u64, u32, u64, Vec<u8>, Vec<u32>)> {
-    struct Keep(Vec<(u64, u32, u64, Vec<u8>, Vec<u32>)>);
+/// An event as framed: (first line, lines, offset, bytes, literals).
+type Framed = (u64, u32, u64, Vec<u8>, Vec<u32>);
+
+/// Events as framed, only those with hits.
+fn framed(m: &Matcher, input: &[u8], every_event: bool, chunk: usize) -> Vec<Framed> {
+    struct Keep(Vec<Framed>);
     impl crate::framing::EventSink for Keep {
         fn event(&mut self, ev: crate::framing::RawEvent<'_>) {
             if !ev.literals.is_empty() {
