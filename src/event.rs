@@ -237,26 +237,15 @@ fn opt(out: &mut Vec<u8>, k: &str, v: Option<&str>, first: &mut bool) {
     }
 }
 
-fn pairs(out: &mut Vec<u8>, kv: &[(Cow<'_, str>, Cow<'_, str>)]) {
+/// A JSON object of string values.
+fn pairs<K: AsRef<str>, V: AsRef<str>>(out: &mut Vec<u8>, kv: &[(K, V)]) {
     out.push(b'{');
     for (i, (k, v)) in kv.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        key(out, k);
-        s(out, v);
-    }
-    out.push(b'}');
-}
-
-fn captures_obj(out: &mut Vec<u8>, caps: &[(&str, Cow<'_, str>)]) {
-    out.push(b'{');
-    for (i, (k, v)) in caps.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        key(out, k);
-        s(out, v);
+        key(out, k.as_ref());
+        s(out, v.as_ref());
     }
     out.push(b'}');
 }
@@ -361,7 +350,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
             out.push(b'{');
             out.extend_from_slice(st.as_bytes());
             out.extend_from_slice(b",\"captures\":");
-            captures_obj(out, &ev.captures(f));
+            pairs(out, &ev.captures(f));
             out.extend_from_slice(b",\"span\":");
             span(out, f);
             out.extend_from_slice(b",\"field\":");
@@ -382,7 +371,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
         out.extend_from_slice(b",\"severity\":");
         s(out, r.severity());
         out.extend_from_slice(b",\"captures\":");
-        captures_obj(out, &ev.captures(f));
+        pairs(out, &ev.captures(f));
         out.extend_from_slice(b",\"span\":");
         span(out, f);
         out.extend_from_slice(b",\"field\":");

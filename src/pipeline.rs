@@ -129,6 +129,22 @@ fn add_totals(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, '_>)
     add(totals, &t);
 }
 
+/// End of one input: complete its last event, flush, count; a closed output decides the outcome.
+fn finish_source(
+    mut framer: Framer<'_>,
+    mut ann: Annotator<'_, '_>,
+    totals: &mut Totals,
+    result: Result<Outcome, ReadFailure>,
+) -> Result<Outcome, ReadFailure> {
+    framer.finish(&mut ann);
+    ann.writer().flush();
+    add_totals(totals, &framer, &ann);
+    match check_output(ann.writer())? {
+        Some(o) => Ok(o),
+        None => result,
+    }
+}
+
 fn run_file(
     matcher: &Matcher,
     cfg: &RunConfig,
@@ -153,13 +169,7 @@ fn run_file(
             break Ok(o);
         }
     };
-    framer.finish(&mut ann);
-    ann.writer().flush();
-    add_totals(totals, &framer, &ann);
-    match check_output(ann.writer())? {
-        Some(o) => Ok(o),
-        None => result,
-    }
+    finish_source(framer, ann, totals, result)
 }
 
 fn run_stdin(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer, totals: &mut Totals) -> Result<Outcome, ReadFailure> {
@@ -216,13 +226,7 @@ fn run_stdin(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer, totals
             break Ok(o);
         }
     };
-    framer.finish(&mut ann);
-    ann.writer().flush();
-    add_totals(totals, &framer, &ann);
-    match check_output(ann.writer())? {
-        Some(o) => Ok(o),
-        None => result,
-    }
+    finish_source(framer, ann, totals, result)
 }
 
 
