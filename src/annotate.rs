@@ -238,8 +238,10 @@ impl Annotator<'_, '_> {
             }
             boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts, &mut self.walls);
         }
-        if pre.stream.is_some() && log.format != "json" {
-            log.cri = true;
+        // A CRI record is format `cri`; the layout of what it carries is `content_format`.
+        if pre.stream.is_some() {
+            log.content_format = Some(log.format);
+            log.format = "cri";
         }
         let hays: Vec<Hay<'_>> = if json.is_some() {
             hay_texts.iter().map(|(t, _)| Hay::plain(t)).collect()

@@ -39,7 +39,8 @@ pub struct Log<'a> {
     pub namespace: Option<Cow<'a, str>>,
     pub container: Option<Cow<'a, str>>,
     pub stream: Option<Cow<'a, str>>,
-    pub cri: bool,
+    /// For `format: cri`, the layout of the record's text.
+    pub content_format: Option<&'static str>,
     pub truncated: bool,
     pub parse_error: Option<&'static str>,
 }
@@ -415,9 +416,7 @@ fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
         out.push(b'}');
     }
     opt(out, "stream", log.stream.as_deref(), &mut first);
-    if log.cri {
-        out.extend_from_slice(b",\"cri\":true");
-    }
+    opt(out, "content_format", log.content_format, &mut first);
     if log.truncated {
         out.extend_from_slice(b",\"truncated\":true");
     }

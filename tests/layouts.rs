@@ -196,8 +196,8 @@ fn cri_partial_record_is_joined_with_the_following_full_record() {
     assert_eq!(evs.len(), 2, "{evs:#?}");
     let e = &evs[0];
     assert_eq!(src_line(e), 1);
-    assert_eq!(e["log"]["format"], "risingwave");
-    assert_eq!(e["log"]["cri"], true);
+    assert_eq!(e["log"]["format"], "cri");
+    assert_eq!(e["log"]["content_format"], "risingwave");
     assert_eq!(e["log"]["stream"], "stdout");
     assert_eq!(e["log"]["level"], "WARN");
     assert_eq!(e["@timestamp"], "2026-03-02T08:00:30.867644121Z");
@@ -208,7 +208,7 @@ fn cri_partial_record_is_joined_with_the_following_full_record() {
     let e = &evs[1];
     assert_eq!(src_line(e), 3);
     assert_eq!(e["match"], Value::Null);
-    assert_eq!(e["log"]["cri"], true);
+    assert_eq!(e["log"]["format"], "cri");
 }
 
 /// The truth format and the `--all` contract: `source.lines` counts the physical lines of an
