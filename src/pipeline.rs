@@ -305,8 +305,9 @@ struct Done {
 }
 
 /// Read a file with `cfg.threads` workers: the reader cuts the file into segments that start
-/// with an event (so no multi-line event is split), counts their lines so that each worker knows
-/// where its segment starts, and writes the workers' rendered output in input order.
+/// with an event (so no multi-line event is split); each worker counts its segment's lines, learns
+/// from the segments before it which line its segment starts at, and renders its events; the
+/// reader writes the rendered output in input order.
 fn run_file_parallel(
     matcher: &Matcher,
     cfg: &RunConfig,

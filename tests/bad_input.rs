@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::Stdio;
+
 use std::sync::mpsc;
 use std::thread;
 
@@ -85,13 +85,7 @@ fn hundred_megabyte_line_through_a_pipe_is_cut_and_the_next_line_still_annotated
     const CHUNK: usize = 1 << 20;
     const CHUNKS: usize = 100;
     let fx = fixture();
-    let mut child = cmd()
-        .args(["-c", &path_str(&fx.catalog)])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&fx);
     let pid = child.id();
     let mut stdin = child.stdin.take().unwrap();
     let rx = line_reader(child.stdout.take().unwrap());

@@ -244,13 +244,7 @@ fn unknown_option_exits_2() {
 #[test]
 fn closed_stdout_while_streaming_stdin_ends_quietly_with_status_0() {
     let fx = fixture();
-    let mut child = cmd()
-        .args(["-c", &path_str(&fx.catalog)])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&fx);
     let mut stdin = child.stdin.take().unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let stop_w = stop.clone();

@@ -92,6 +92,17 @@ impl Fixture {
 
 /// Run the binary to its end with `input` fed on standard input from a writer thread (so a large
 /// input cannot deadlock against a full output pipe).
+/// Start annotail on the fixture catalog with piped standard input, output and error.
+pub fn spawn_piped(fx: &Fixture) -> Child {
+    cmd()
+        .args(["-c", &path_str(&fx.catalog)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 pub fn run<S: AsRef<std::ffi::OsStr>>(args: &[S], input: &[u8]) -> Output {
     run_cmd(cmd().args(args), input)
 }
