@@ -38,7 +38,8 @@ impl EventSink for Count {
 fn benches(c: &mut Criterion) {
     let data = corpus();
     let full = Matcher::new(catalog::load(&[]), Limits::default()).0;
-    let one = Matcher::new(catalog::from_text("one", r#"{"id": "x", "errorMessage": "zzqqxxyyzzqq"}"#), Limits::default()).0;
+    let one =
+        Matcher::new(catalog::from_text("one", r#"{"id": "x", "errorMessage": "zzqqxxyyzzqq"}"#), Limits::default()).0;
 
     let mut g = c.benchmark_group("stages");
     g.throughput(Throughput::Bytes(data.len() as u64));

@@ -292,11 +292,7 @@ impl Annotator<'_, '_> {
             log.level = Some(s(&t.level));
             log.thread = t.thread.as_ref().map(s);
             log.target = t.target.as_ref().map(s);
-            log.spans = t
-                .spans
-                .iter()
-                .map(|(n, f)| (s(n), f.iter().map(|(k, v)| (s(k), s(v))).collect()))
-                .collect();
+            log.spans = t.spans.iter().map(|(n, f)| (s(n), f.iter().map(|(k, v)| (s(k), s(v))).collect())).collect();
             log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
         }
         let lb = &self.line_buf;
@@ -466,7 +462,13 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
             .filter_map(Value::as_object)
             .map(|so| {
                 let name = Cow::Borrowed(so.get("name").and_then(Value::as_str).unwrap_or(""));
-                (name, so.iter().filter(|(k, _)| *k != "name").map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v))).collect())
+                (
+                    name,
+                    so.iter()
+                        .filter(|(k, _)| *k != "name")
+                        .map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v)))
+                        .collect(),
+                )
             })
             .collect();
     }

@@ -26,8 +26,15 @@ pub fn compile_all(m: &Matcher) -> Vec<Problem> {
     let mut out = Vec::new();
     for e in &m.entries {
         if let Err(msg) = e.compile_now() {
-            let kind = if msg.contains("exceeds size limit") { ProblemKind::RegexTooBig } else { ProblemKind::InvalidRegex };
-            out.push(Problem::new(Level::Error, &e.rec.origin, Some(&e.rec.id), kind, format!("regex does not compile: {}", msg.split_whitespace().collect::<Vec<_>>().join(" "))));
+            let kind =
+                if msg.contains("exceeds size limit") { ProblemKind::RegexTooBig } else { ProblemKind::InvalidRegex };
+            out.push(Problem::new(
+                Level::Error,
+                &e.rec.origin,
+                Some(&e.rec.id),
+                kind,
+                format!("regex does not compile: {}", msg.split_whitespace().collect::<Vec<_>>().join(" ")),
+            ));
             continue;
         }
         if e.key.is_none()
@@ -40,7 +47,10 @@ pub fn compile_all(m: &Matcher) -> Vec<Problem> {
                     &e.rec.origin,
                     Some(&e.rec.id),
                     ProblemKind::MatchesAnyLine,
-                    format!("pattern matches {hits} of {} ordinary probe lines: it would match almost any line", PROBES.len()),
+                    format!(
+                        "pattern matches {hits} of {} ordinary probe lines: it would match almost any line",
+                        PROBES.len()
+                    ),
                 ));
             }
         }
@@ -62,7 +72,12 @@ pub fn explain(m: &Matcher, line: &str) -> String {
         if i == 0 {
             let _ = writeln!(o, "layout:      {h:?}");
             if let Some((pod, c)) = &p.kubectl {
-                let _ = writeln!(o, "kubectl:     pod={} container={}", String::from_utf8_lossy(&clean[pod.clone()]), String::from_utf8_lossy(&clean[c.clone()]));
+                let _ = writeln!(
+                    o,
+                    "kubectl:     pod={} container={}",
+                    String::from_utf8_lossy(&clean[pod.clone()]),
+                    String::from_utf8_lossy(&clean[c.clone()])
+                );
             }
             if let Some(ts) = &p.runtime_ts {
                 let _ = writeln!(o, "runtime ts:  {}", String::from_utf8_lossy(&clean[ts.clone()]));
@@ -95,8 +110,15 @@ pub fn explain(m: &Matcher, line: &str) -> String {
     m.scan(&text, &mut hits);
     let _ = writeln!(o, "literals:    {} hit(s)", hits.len());
     for h in &hits {
-        let owners: Vec<&str> = m.prefilter.owners(h.literal).iter().map(|&r| m.entries[r as usize].rec.id.as_str()).collect();
-        let _ = writeln!(o, "  {:?} at {} -> {}", String::from_utf8_lossy(m.prefilter.literal(h.literal)), h.end - m.prefilter.literal(h.literal).len(), owners.join(", "));
+        let owners: Vec<&str> =
+            m.prefilter.owners(h.literal).iter().map(|&r| m.entries[r as usize].rec.id.as_str()).collect();
+        let _ = writeln!(
+            o,
+            "  {:?} at {} -> {}",
+            String::from_utf8_lossy(m.prefilter.literal(h.literal)),
+            h.end - m.prefilter.literal(h.literal).len(),
+            owners.join(", ")
+        );
     }
     let mut scratch = Scratch::default();
     m.candidates(hits.iter().map(|h| h.literal), &mut scratch);
@@ -126,14 +148,29 @@ pub fn explain(m: &Matcher, line: &str) -> String {
     for c in &cands {
         let e = &m.entries[*c as usize];
         let ok = confirmed.iter().any(|x| x.get("id").and_then(|i| i.as_str()) == Some(e.rec.id.as_str()));
-        let _ = writeln!(o, "  {} {} {}  /{}/", if ok { "confirmed" } else { "rejected " }, e.rec.id, e.rec.slug().unwrap_or(""), e.forms.regex);
+        let _ = writeln!(
+            o,
+            "  {} {} {}  /{}/",
+            if ok { "confirmed" } else { "rejected " },
+            e.rec.id,
+            e.rec.slug().unwrap_or(""),
+            e.forms.regex
+        );
     }
     if confirmed.is_empty() {
         let _ = writeln!(o, "result:      no known error");
     }
     for (i, c) in confirmed.iter().enumerate() {
         let role = if i == 0 { "primary:    " } else { "also:       " };
-        let _ = writeln!(o, "{role} {} {} span={} field={} captures={}", c["id"].as_str().unwrap_or(""), c.get("slug").and_then(|s| s.as_str()).unwrap_or(""), c["span"], c["field"], c["captures"]);
+        let _ = writeln!(
+            o,
+            "{role} {} {} span={} field={} captures={}",
+            c["id"].as_str().unwrap_or(""),
+            c.get("slug").and_then(|s| s.as_str()).unwrap_or(""),
+            c["span"],
+            c["field"],
+            c["captures"]
+        );
     }
     let _ = writeln!(o, "event:       {}", json.trim_end());
     o

@@ -479,8 +479,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
         if let Some(Ok(t @ Value::Array(_))) = r.list("tags").map(|t| serde_json::from_str::<Value>(t.get())) {
             v.insert("tags".into(), t);
         }
-        let also: Vec<Value> =
-            ev.found[1..].iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
+        let also: Vec<Value> = ev.found[1..].iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
         let mut ann = serde_json::Map::new();
         ann.insert("schema".into(), st(ev.schema));
         if let Some(Ok(x)) = r.list("solutions").map(|x| serde_json::from_str::<Value>(x.get())) {

@@ -129,7 +129,8 @@ fn main() -> ExitCode {
 fn init_tracing(d: &DiagArgs) {
     let filter = match &d.log_level {
         Some(l) => tracing_subscriber::EnvFilter::new(l),
-        None => tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        None => tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
     };
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -161,7 +162,8 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
             }
             let line = if line == "-" {
                 let mut s = String::new();
-                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).context("reading the line from standard input")?;
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                    .context("reading the line from standard input")?;
                 s.trim_end_matches('\n').to_owned()
             } else {
                 line
@@ -224,10 +226,17 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
     std::mem::forget(m);
     match result {
         Ok((_, totals)) => {
-            tracing::info!(lines = totals.lines, bytes = totals.bytes, events = totals.counters.events,
-                examined = totals.counters.examined, candidates = totals.counters.candidates,
-                matched = totals.counters.matched, written = totals.counters.written,
-                truncated_lines = totals.truncated_lines, "done");
+            tracing::info!(
+                lines = totals.lines,
+                bytes = totals.bytes,
+                events = totals.counters.events,
+                examined = totals.counters.examined,
+                candidates = totals.counters.candidates,
+                matched = totals.counters.matched,
+                written = totals.counters.written,
+                truncated_lines = totals.truncated_lines,
+                "done"
+            );
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

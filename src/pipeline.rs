@@ -172,7 +172,12 @@ fn run_file(
     finish_source(framer, ann, totals, result)
 }
 
-fn run_stdin(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer, totals: &mut Totals) -> Result<Outcome, ReadFailure> {
+fn run_stdin(
+    matcher: &Matcher,
+    cfg: &RunConfig,
+    writer: &mut dyn Writer,
+    totals: &mut Totals,
+) -> Result<Outcome, ReadFailure> {
     let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(STDIN_QUEUE);
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     std::thread::Builder::new()
@@ -228,7 +233,6 @@ fn run_stdin(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer, totals
     };
     finish_source(framer, ann, totals, result)
 }
-
 
 /// Bytes per segment of a file read by several threads: large enough that the per-segment work
 /// (a framer, a writer) is noise, small enough to keep 2 × threads segments in memory.
@@ -369,7 +373,10 @@ fn run_file_parallel(
         drop(done_tx);
         let mut pending = std::collections::BTreeMap::new();
         let mut next_out = 0u64;
-        let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>, next_out: &mut u64, writer: &mut dyn Writer, totals: &mut Totals| {
+        let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>,
+                           next_out: &mut u64,
+                           writer: &mut dyn Writer,
+                           totals: &mut Totals| {
             while let Some(d) = pending.remove(next_out) {
                 writer.rendered(&d.output);
                 pool.give(d.output);

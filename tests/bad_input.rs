@@ -91,7 +91,8 @@ fn hundred_megabyte_line_through_a_pipe_is_cut_and_the_next_line_still_annotated
     let rx = line_reader(child.stdout.take().unwrap());
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let writer = thread::spawn(move || -> std::io::Result<()> {
-        let head = rw_line(1, "WARN", "risingwave_meta::barrier::rpc", "huge error=barrier collection failed for actor 1 ");
+        let head =
+            rw_line(1, "WARN", "risingwave_meta::barrier::rpc", "huge error=barrier collection failed for actor 1 ");
         stdin.write_all(head.as_bytes())?;
         let chunk = vec![b'x'; CHUNK];
         for _ in 0..CHUNKS {
@@ -133,7 +134,12 @@ fn hundred_megabyte_line_through_a_pipe_is_cut_and_the_next_line_still_annotated
     assert_eq!(match_id(later), Some("t-split"));
     assert_eq!(later["match"]["captures"]["actor_id"], "5");
     assert!(later["log"].get("truncated").is_none(), "the next line is whole: {later}");
-    assert_eq!(later["source"]["offset"].as_u64().unwrap() as usize, rw_line(1, "WARN", "risingwave_meta::barrier::rpc", "huge error=barrier collection failed for actor 1 ").len() + CHUNK * CHUNKS + 1);
+    assert_eq!(
+        later["source"]["offset"].as_u64().unwrap() as usize,
+        rw_line(1, "WARN", "risingwave_meta::barrier::rpc", "huge error=barrier collection failed for actor 1 ").len()
+            + CHUNK * CHUNKS
+            + 1
+    );
     if let Some(long) = evs.iter().find(|e| src_line(e) == 1) {
         assert_eq!(long["log"]["truncated"], true, "the cut line is marked truncated");
         assert_eq!(src_lines(long), 1);
@@ -146,7 +152,12 @@ fn hundred_megabyte_line_through_a_pipe_is_cut_and_the_next_line_still_annotated
 #[test]
 fn max_line_bytes_cuts_a_line_and_marks_its_event_truncated() {
     let fx = fixture();
-    let long = rw_line(1, "WARN", "risingwave_meta::barrier::rpc", &format!("collect failed error=barrier collection failed for actor 3 {}", "y".repeat(5000)));
+    let long = rw_line(
+        1,
+        "WARN",
+        "risingwave_meta::barrier::rpc",
+        &format!("collect failed error=barrier collection failed for actor 3 {}", "y".repeat(5000)),
+    );
     let input = lines(&[&long, &split_line(2, 4), &"z".repeat(3000), &split_line(3, 6)]);
     let evs = ok_events(&fx.run(&["--all", "--max-line-bytes", "200"], input.as_bytes()));
     assert_covers(&evs, 4);
@@ -189,7 +200,8 @@ fn binary_garbage_then_an_error_line() {
 #[test]
 fn truncated_and_hostile_json_lines_then_good_lines() {
     let fx = fixture();
-    let cut = r#"{"timestamp":"2026-03-02T08:00:29.1Z","level":"ERROR","fields":{"message":"column \"q\" is ambiguous","err"#;
+    let cut =
+        r#"{"timestamp":"2026-03-02T08:00:29.1Z","level":"ERROR","fields":{"message":"column \"q\" is ambiguous","err"#;
     let deep = format!("{{\"a\":{}", "[".repeat(100_000));
     let not_object = "{} [1, 2] trailing";
     let input = lines(&[cut, &split_line(2, 21), &deep, &split_line(4, 22), not_object, "{", &split_line(7, 23)]);

@@ -22,13 +22,13 @@ const PROBLEMS: &str = r#"{"id":"good-1","errorMessage":"barrier collection fail
 
 /// (line, record id or None, level) expected among the problems of [`PROBLEMS`].
 const EXPECTED: &[(usize, Option<&str>, &str)] = &[
-    (2, Some("good-1"), "warning"),   // duplicate id
-    (3, Some("warn-re"), "warning"),  // invalid messagePattern, falls back to errorMessage
-    (4, Some("err-re"), "error"),     // invalid messagePattern, no errorMessage
-    (5, Some("any-line"), "error"),   // matches any line
-    (6, Some("bomb-1"), "error"),     // too big
-    (7, Some("bomb-2"), "error"),     // too big
-    (8, None, "error"),               // broken JSON
+    (2, Some("good-1"), "warning"),  // duplicate id
+    (3, Some("warn-re"), "warning"), // invalid messagePattern, falls back to errorMessage
+    (4, Some("err-re"), "error"),    // invalid messagePattern, no errorMessage
+    (5, Some("any-line"), "error"),  // matches any line
+    (6, Some("bomb-1"), "error"),    // too big
+    (7, Some("bomb-2"), "error"),    // too big
+    (8, None, "error"),              // broken JSON
 ];
 
 fn problem_dir() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -37,7 +37,11 @@ fn problem_dir() -> (tempfile::TempDir, std::path::PathBuf) {
     std::fs::create_dir_all(&sub).unwrap();
     let file = sub.join("problems.jsonl");
     std::fs::write(&file, PROBLEMS).unwrap();
-    std::fs::write(dir.path().join("records/ok.jsonl"), "{\"id\":\"fine-1\",\"errorMessage\":\"the quick brown fox failed\"}\n").unwrap();
+    std::fs::write(
+        dir.path().join("records/ok.jsonl"),
+        "{\"id\":\"fine-1\",\"errorMessage\":\"the quick brown fox failed\"}\n",
+    )
+    .unwrap();
     (dir, file)
 }
 
@@ -72,9 +76,13 @@ fn check_reports_every_problem_with_file_line_and_record_id() {
 #[test]
 fn check_json_report_parses_and_lists_the_same_problems() {
     let (dir, file) = problem_dir();
-    let out = run(&["check".to_owned(), "--format".to_owned(), "json".to_owned(), "-c".to_owned(), path_str(dir.path())], b"");
+    let out = run(
+        &["check".to_owned(), "--format".to_owned(), "json".to_owned(), "-c".to_owned(), path_str(dir.path())],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
     let problems = v["problems"].as_array().expect("problems array");
     let errors = problems.iter().filter(|p| p["level"] == "error").count();
     assert_eq!(v["errors"].as_u64(), Some(errors as u64), "{v}");
@@ -90,7 +98,9 @@ fn check_json_report_parses_and_lists_the_same_problems() {
         assert!(at.iter().any(|p| p["level"] == level), "{at:?}");
         assert!(at.iter().all(|p| p["kind"].is_string() && p["message"].is_string()), "{at:?}");
     }
-    let kinds = |line: usize| -> Vec<&str> { problems.iter().filter(|p| p["line"] == line).map(|p| p["kind"].as_str().unwrap()).collect() };
+    let kinds = |line: usize| -> Vec<&str> {
+        problems.iter().filter(|p| p["line"] == line).map(|p| p["kind"].as_str().unwrap()).collect()
+    };
     assert!(kinds(2).contains(&"duplicate_id"), "{:?}", kinds(2));
     assert!(kinds(5).contains(&"matches_any_line"), "{:?}", kinds(5));
     assert!(kinds(6).contains(&"regex_too_big"), "{:?}", kinds(6));
@@ -142,7 +152,12 @@ fn seed_path() -> std::path::PathBuf {
 }
 
 fn seed_line(job: u32) -> String {
-    rw_line(5, "ERROR", "risingwave_meta::barrier::rpc", &format!("failed to inject barrier error=should not pause when having snapshot backfill job {job}"))
+    rw_line(
+        5,
+        "ERROR",
+        "risingwave_meta::barrier::rpc",
+        &format!("failed to inject barrier error=should not pause when having snapshot backfill job {job}"),
+    )
 }
 
 fn annotate_with(catalogs: &[&Path], input: &str) -> Vec<Value> {
@@ -168,7 +183,10 @@ fn seed_style_file_with_record_and_dataset_version() {
     assert_eq!(m["slug"], "should-not-pause-when-having-snapshot-backfill-job");
     assert_eq!(m["captures"], json!({"job_id": "42"}));
     assert!(m["solutions"].as_array().is_some_and(|s| !s.is_empty()), "record fields pass through: {m}");
-    assert!(m.get("datasetVersion").is_none() && m["record"].get("datasetVersion").is_none(), "the wrapper is not part of the record: {m}");
+    assert!(
+        m.get("datasetVersion").is_none() && m["record"].get("datasetVersion").is_none(),
+        "the wrapper is not part of the record: {m}"
+    );
 }
 
 #[test]
@@ -191,7 +209,11 @@ fn json_lines_json_array_and_bare_objects() {
     )
     .unwrap();
     let bare = dir.path().join("c.json");
-    std::fs::write(&bare, "{\n  \"id\": \"bare-1\",\n  \"errorMessage\": \"epsilon failed for {x}\",\n  \"severity\": \"warning\"\n}\n").unwrap();
+    std::fs::write(
+        &bare,
+        "{\n  \"id\": \"bare-1\",\n  \"errorMessage\": \"epsilon failed for {x}\",\n  \"severity\": \"warning\"\n}\n",
+    )
+    .unwrap();
     let input = lines(&[
         &info_line(1, "alpha failed for a1"),
         &info_line(2, "beta failed for b2"),
@@ -217,7 +239,8 @@ fn directory_is_read_recursively() {
     let dir = tempfile::tempdir().unwrap();
     let deep = dir.path().join("cat/one/two/three");
     std::fs::create_dir_all(&deep).unwrap();
-    std::fs::write(dir.path().join("cat/top.jsonl"), "{\"id\":\"top\",\"errorMessage\":\"alpha failed for {x}\"}\n").unwrap();
+    std::fs::write(dir.path().join("cat/top.jsonl"), "{\"id\":\"top\",\"errorMessage\":\"alpha failed for {x}\"}\n")
+        .unwrap();
     std::fs::write(deep.join("deep.json"), "{\"id\":\"deep\",\"errorMessage\":\"omega failed for {x}\"}").unwrap();
     std::fs::copy(seed_path(), dir.path().join("cat/one/seed.txt")).unwrap();
     let evs = annotate_with(
@@ -233,16 +256,31 @@ fn later_catalog_overrides_earlier_one_by_id() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.jsonl");
     let b = dir.path().join("b.jsonl");
-    std::fs::write(&a, "{\"id\":\"same\",\"errorMessage\":\"alpha failed for {x}\",\"severity\":\"error\",\"slug\":\"from-a\"}\n").unwrap();
-    std::fs::write(&b, "{\"id\":\"same\",\"errorMessage\":\"alpha failed for {x}\",\"severity\":\"warning\",\"slug\":\"from-b\"}\n").unwrap();
+    std::fs::write(
+        &a,
+        "{\"id\":\"same\",\"errorMessage\":\"alpha failed for {x}\",\"severity\":\"error\",\"slug\":\"from-a\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "{\"id\":\"same\",\"errorMessage\":\"alpha failed for {x}\",\"severity\":\"warning\",\"slug\":\"from-b\"}\n",
+    )
+    .unwrap();
     let input = lines(&[&info_line(1, "alpha failed for q")]);
     let evs = annotate_with(&[&a, &b], &input);
     assert_eq!(evs.len(), 1);
-    assert_eq!((evs[0]["match"]["severity"].as_str(), evs[0]["match"]["slug"].as_str()), (Some("warning"), Some("from-b")));
+    assert_eq!(
+        (evs[0]["match"]["severity"].as_str(), evs[0]["match"]["slug"].as_str()),
+        (Some("warning"), Some("from-b"))
+    );
     let evs = annotate_with(&[&b, &a], &input);
-    assert_eq!((evs[0]["match"]["severity"].as_str(), evs[0]["match"]["slug"].as_str()), (Some("error"), Some("from-a")));
+    assert_eq!(
+        (evs[0]["match"]["severity"].as_str(), evs[0]["match"]["slug"].as_str()),
+        (Some("error"), Some("from-a"))
+    );
     // The override also reaches the pretty view.
-    let out = run(&["-c", &path_str(&a), "-c", &path_str(&b), "--format", "pretty", "--color", "never"], input.as_bytes());
+    let out =
+        run(&["-c", &path_str(&a), "-c", &path_str(&b), "--format", "pretty", "--color", "never"], input.as_bytes());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("WARNING from-b"), "{text}");
     // An override across -c paths is not a duplicate inside one catalog.

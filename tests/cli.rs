@@ -48,8 +48,9 @@ fn example_log_scores_against_its_truth() {
         .output()
         .expect("run python3 score.py");
     assert!(score.status.success(), "score.py failed: {}", String::from_utf8_lossy(&score.stderr));
-    let s: Value = serde_json::from_slice(&score.stdout)
-        .unwrap_or_else(|e| panic!("score.py --json output is not JSON ({e}): {}", String::from_utf8_lossy(&score.stdout)));
+    let s: Value = serde_json::from_slice(&score.stdout).unwrap_or_else(|e| {
+        panic!("score.py --json output is not JSON ({e}): {}", String::from_utf8_lossy(&score.stdout))
+    });
     let f = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("score has no number {k}: {s}"));
     assert_eq!(s["truth_events"].as_u64(), Some(138), "{s}");
     assert!(f("recall") >= 0.995, "recall: {s}");
@@ -176,7 +177,12 @@ fn stdin_pending_multiline_event_is_completed_by_the_idle_timeout() {
     let cat = path_str(&fx.catalog);
     let mut s = spawn_streaming(&["-c", &cat, "--idle-timeout", "50"]);
     let report = lines(&[
-        &rw_line(1, "WARN", "risingwave_meta::stream::stream_manager", "failed to notify cancellation result: s3 delete error"),
+        &rw_line(
+            1,
+            "WARN",
+            "risingwave_meta::stream::stream_manager",
+            "failed to notify cancellation result: s3 delete error",
+        ),
         "",
         "Caused by:",
         "    error returned from database: duplicate key value violates unique constraint \"object_pkey\"",
@@ -328,10 +334,8 @@ fn explain_prints_the_primary_id_and_captures() {
     let out = run(&["explain", "-c", &path_str(&fx.catalog), &line], b"");
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr_of(&out));
     let text = String::from_utf8_lossy(&out.stdout);
-    let primary = text
-        .lines()
-        .find(|l| l.starts_with("primary:"))
-        .unwrap_or_else(|| panic!("no primary line:\n{text}"));
+    let primary =
+        text.lines().find(|l| l.starts_with("primary:")).unwrap_or_else(|| panic!("no primary line:\n{text}"));
     assert!(primary.contains("t-split"), "{primary}");
     assert!(primary.contains(r#""actor_id":"77""#), "captures are shown: {primary}");
     assert!(text.contains("level:       WARN"), "{text}");
@@ -355,7 +359,12 @@ fn explain_with_the_embedded_catalog_names_primary_and_other_matches() {
 fn explain_reads_a_multiline_event_from_stdin() {
     let fx = fixture();
     let ev = lines(&[
-        &rw_line(1, "ERROR", "risingwave_frontend::handler", "failed to handle query error=Not supported: streaming nested loop join"),
+        &rw_line(
+            1,
+            "ERROR",
+            "risingwave_frontend::handler",
+            "failed to handle query error=Not supported: streaming nested loop join",
+        ),
         "HINT: The non-equal join in the query requires a nested-loop join executor",
     ]);
     let out = run(&["explain", "-c", &path_str(&fx.catalog), "-"], ev.as_bytes());

@@ -138,10 +138,20 @@ fn kubectl_prefix_and_timestamps_give_pod_and_container_on_every_line() {
     let p = "[pod/risingwave-meta-0/meta] ";
     let input = lines(&[
         &format!("{p}2026-03-02T08:00:30.868199738Z {}", info_line(29, "before")),
-        &format!("{p}2026-03-02T08:00:30.968199738Z {}", rw_line(30, "WARN", "risingwave_meta::stream::stream_manager", "failed to notify cancellation result: s3 delete error")),
+        &format!(
+            "{p}2026-03-02T08:00:30.968199738Z {}",
+            rw_line(
+                30,
+                "WARN",
+                "risingwave_meta::stream::stream_manager",
+                "failed to notify cancellation result: s3 delete error"
+            )
+        ),
         &format!("{p}2026-03-02T08:00:30.968199739Z "),
         &format!("{p}2026-03-02T08:00:30.968199740Z Caused by:"),
-        &format!("{p}2026-03-02T08:00:30.968199741Z     error returned from database: duplicate key value violates unique constraint \"object_pkey\""),
+        &format!(
+            "{p}2026-03-02T08:00:30.968199741Z     error returned from database: duplicate key value violates unique constraint \"object_pkey\""
+        ),
         &format!("{p}2026-03-02T08:00:31.868199738Z {}", split_line(31, 8)),
     ]);
     let evs = all(&fx, &input);
@@ -168,7 +178,15 @@ fn kubectl_prefix_and_timestamps_give_pod_and_container_on_every_line() {
 fn kubectl_timestamps_alone_are_removed_from_continuation_lines() {
     let fx = fixture();
     let input = lines(&[
-        &format!("2026-03-02T08:00:30.868199738Z {}", rw_line(30, "ERROR", "risingwave_frontend::handler", "failed to handle query error=Not supported: streaming nested loop join")),
+        &format!(
+            "2026-03-02T08:00:30.868199738Z {}",
+            rw_line(
+                30,
+                "ERROR",
+                "risingwave_frontend::handler",
+                "failed to handle query error=Not supported: streaming nested loop join"
+            )
+        ),
         "2026-03-02T08:00:30.868199739Z HINT: The non-equal join in the query requires a nested-loop join executor",
         &format!("2026-03-02T08:00:31.868199738Z {}", info_line(31, "after")),
     ]);
@@ -187,7 +205,8 @@ fn kubectl_timestamps_alone_are_removed_from_continuation_lines() {
 
 const CRI_P: &str = "2026-03-02T08:00:30.868199738Z stdout P 2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::barrier::rpc: collect failed error=barrier collection fai";
 const CRI_F: &str = "2026-03-02T08:00:30.868199739Z stdout F led for actor 4242 epoch=1";
-const CRI_NEXT: &str = "2026-03-02T08:00:31.868199738Z stdout F 2026-03-02T08:00:31.867644121Z  INFO risingwave_meta::x: fine";
+const CRI_NEXT: &str =
+    "2026-03-02T08:00:31.868199738Z stdout F 2026-03-02T08:00:31.867644121Z  INFO risingwave_meta::x: fine";
 
 #[test]
 fn cri_partial_record_is_joined_with_the_following_full_record() {
@@ -255,7 +274,10 @@ fn cri_file_name_gives_pod_namespace_and_container() {
     let out = run(&["-c".to_owned(), path_str(&fx.catalog), path_str(&log)], b"");
     let evs = ok_events(&out);
     assert_eq!(evs.len(), 1);
-    assert_eq!(evs[0]["log"]["kubernetes"], json!({"pod": "risingwave-meta-0", "namespace": "rw-prod", "container": "meta"}));
+    assert_eq!(
+        evs[0]["log"]["kubernetes"],
+        json!({"pod": "risingwave-meta-0", "namespace": "rw-prod", "container": "meta"})
+    );
     assert_eq!(evs[0]["source"]["path"], path_str(&log));
     assert_eq!(match_id(&evs[0]), Some("t-split"));
 }
@@ -283,7 +305,10 @@ fn ansi_colour_codes_are_removed_before_parsing_and_matching() {
         .map(|m| m["id"].as_str().unwrap())
         .collect();
     assert!(ids.contains(&"t-split") && ids.contains(&"t-quote"), "{e}");
-    let split = std::iter::once(&e["match"]).chain(e["also_matched"].as_array().unwrap()).find(|m| m["id"] == "t-split").unwrap();
+    let split = std::iter::once(&e["match"])
+        .chain(e["also_matched"].as_array().unwrap())
+        .find(|m| m["id"] == "t-split")
+        .unwrap();
     assert_eq!(split["captures"]["actor_id"], "77");
 }
 
@@ -321,7 +346,12 @@ fn panic_block_is_one_event_matched_on_its_message_line() {
 #[test]
 fn caused_by_report_is_one_event_and_matched_as_a_whole() {
     let fx = fixture();
-    let first = rw_line(30, "WARN", "risingwave_meta::stream::stream_manager", "failed to notify cancellation result: s3 delete error");
+    let first = rw_line(
+        30,
+        "WARN",
+        "risingwave_meta::stream::stream_manager",
+        "failed to notify cancellation result: s3 delete error",
+    );
     let input = lines(&[
         &info_line(29, "before"),
         &first,
@@ -329,7 +359,12 @@ fn caused_by_report_is_one_event_and_matched_as_a_whole() {
         "Caused by:",
         "    error returned from database: duplicate key value violates unique constraint \"object_pkey\"",
         " database_id=7",
-        &rw_line(31, "ERROR", "risingwave_meta::manager::diagnose", "unspecified table type: failed to parse external table config"),
+        &rw_line(
+            31,
+            "ERROR",
+            "risingwave_meta::manager::diagnose",
+            "unspecified table type: failed to parse external table config",
+        ),
         "",
         "Caused by these errors (recent errors listed first):",
         "  1: barrier collection failed for actor 17",
@@ -360,7 +395,12 @@ fn caused_by_report_is_one_event_and_matched_as_a_whole() {
 fn record_message_spanning_two_lines_matches_across_the_line_break() {
     let fx = fixture();
     let input = lines(&[
-        &rw_line(31, "ERROR", "risingwave_frontend::handler", "failed to handle query error=Not supported: streaming nested loop join"),
+        &rw_line(
+            31,
+            "ERROR",
+            "risingwave_frontend::handler",
+            "failed to handle query error=Not supported: streaming nested loop join",
+        ),
         "HINT: The non-equal join in the query requires a nested-loop join executor",
         &info_line(32, "after"),
     ]);

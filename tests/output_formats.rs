@@ -102,7 +102,10 @@ fn check_pretty(text: &str, input: &str) {
         assert!(i < out.len(), "input line {} is echoed in order:\n{text}", n + 1);
         if n == 1 {
             let ann = out.get(i + 1).copied().unwrap_or("");
-            assert!(ann.contains("t-split") && ann.contains("barrier-collect"), "annotation under the error line: {ann:?}\n{text}");
+            assert!(
+                ann.contains("t-split") && ann.contains("barrier-collect"),
+                "annotation under the error line: {ann:?}\n{text}"
+            );
             assert!(ann.contains("WARNING"), "severity: {ann:?}");
             assert!(out[i + 2..].iter().take(4).any(|l| l.contains("actor_id = 77")), "captures follow:\n{text}");
             assert!(text.contains("fix: restart the actor"), "solutions are shown:\n{text}");

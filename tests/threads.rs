@@ -57,8 +57,10 @@ fn threads_give_the_output_of_one_thread() {
         }
         if extra.is_empty() {
             // The multi-line reports are whole in both: every one spans its 8 lines.
-            let reports: Vec<&Value> =
-                b.iter().filter(|e| e["message"].as_str().is_some_and(|m| m.contains("for source 7: Don't support"))).collect();
+            let reports: Vec<&Value> = b
+                .iter()
+                .filter(|e| e["message"].as_str().is_some_and(|m| m.contains("for source 7: Don't support")))
+                .collect();
             assert!(!reports.is_empty());
             assert!(reports.iter().all(|e| src_lines(e) == 8), "a report was split");
         } else {

@@ -31,18 +31,9 @@ use serde_json::{Map, Value};
 /// The catalog compiled into the binary: the user's two seed records and the 4,350 records
 /// extracted from RisingWave's sources (`config/catalog/`).
 pub const EMBEDDED: &[(&str, &str)] = &[
-    (
-        "<embedded>/seeds/000_41331c9454529832.txt",
-        include_str!("../../config/catalog/seeds/000_41331c9454529832.txt"),
-    ),
-    (
-        "<embedded>/seeds/003_99cffc1ed49ea8b2.txt",
-        include_str!("../../config/catalog/seeds/003_99cffc1ed49ea8b2.txt"),
-    ),
-    (
-        "<embedded>/risingwave-extracted.jsonl",
-        include_str!("../../config/catalog/risingwave-extracted.jsonl"),
-    ),
+    ("<embedded>/seeds/000_41331c9454529832.txt", include_str!("../../config/catalog/seeds/000_41331c9454529832.txt")),
+    ("<embedded>/seeds/003_99cffc1ed49ea8b2.txt", include_str!("../../config/catalog/seeds/003_99cffc1ed49ea8b2.txt")),
+    ("<embedded>/risingwave-extracted.jsonl", include_str!("../../config/catalog/risingwave-extracted.jsonl")),
 ];
 
 /// Where a record came from: file and 1-based line.
@@ -459,7 +450,8 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
         if let Some(&i) = by_id.get(&rec.id) {
             let old = kept[i].as_ref().expect("kept by id");
             let differs = old.raw.get() != rec.raw.get()
-                && serde_json::from_str::<Value>(old.raw.get()).ok() != serde_json::from_str::<Value>(rec.raw.get()).ok();
+                && serde_json::from_str::<Value>(old.raw.get()).ok()
+                    != serde_json::from_str::<Value>(rec.raw.get()).ok();
             if old.source_index == rec.source_index && differs {
                 problems.push(Problem::new(
                     Level::Warning,
@@ -485,9 +477,7 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
     }
     let dropped: Vec<bool> = records
         .iter()
-        .map(|r| {
-            r.message_key().is_some_and(|k| documented.get(k) == Some(&true)) && !r.has_docs_and_solutions()
-        })
+        .map(|r| r.message_key().is_some_and(|k| documented.get(k) == Some(&true)) && !r.has_docs_and_solutions())
         .collect();
     std::mem::drop(documented);
     let mut i = 0;
@@ -542,7 +532,13 @@ mod tests {
         let mut p = Vec::new();
         parse_text("a", r#"{"id": "1", "errorMessage": "m", "severity": "warning"}"#, 0, &mut raw, &mut p);
         parse_text("b", r#"{"id": "1", "errorMessage": "m", "severity": "error"}"#, 1, &mut raw, &mut p);
-        parse_text("b", r#"{"id": "2", "errorMessage": "m", "documentation": "d", "solutions": ["s"]}"#, 1, &mut raw, &mut p);
+        parse_text(
+            "b",
+            r#"{"id": "2", "errorMessage": "m", "documentation": "d", "solutions": ["s"]}"#,
+            1,
+            &mut raw,
+            &mut p,
+        );
         let c = merge(raw, p);
         assert_eq!(c.records.len(), 1);
         assert_eq!(c.records[0].id, "2");
@@ -553,7 +549,13 @@ mod tests {
     fn duplicate_id_inside_one_catalog_is_reported() {
         let mut raw = Vec::new();
         let mut p = Vec::new();
-        parse_text("a", "{\"id\": \"1\", \"errorMessage\": \"m\"}\n{\"id\": \"1\", \"errorMessage\": \"n\"}", 0, &mut raw, &mut p);
+        parse_text(
+            "a",
+            "{\"id\": \"1\", \"errorMessage\": \"m\"}\n{\"id\": \"1\", \"errorMessage\": \"n\"}",
+            0,
+            &mut raw,
+            &mut p,
+        );
         let c = merge(raw, p);
         assert_eq!(c.records.len(), 1);
         assert_eq!(c.problems[0].kind, ProblemKind::DuplicateId);

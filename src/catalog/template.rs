@@ -15,7 +15,10 @@
 pub enum Part {
     Lit(String),
     /// The placeholder's capture name (`job_id` or `_N`) and its raw spec (`job_id:?`).
-    Ph { name: String, spec: String },
+    Ph {
+        name: String,
+        spec: String,
+    },
 }
 
 /// Split a Rust format string into literal text and placeholders.

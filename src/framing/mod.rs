@@ -241,10 +241,11 @@ impl<'m> Framer<'m> {
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
         // escapes the prefilter does not know, and no record that must see every event.
-        let first_cri = parse::classify(&block[..memchr::memchr(b'\n', block).unwrap_or(block.len())], &mut self.state.clone())
-            .0
-            .cri
-            .is_some();
+        let first_cri =
+            parse::classify(&block[..memchr::memchr(b'\n', block).unwrap_or(block.len())], &mut self.state.clone())
+                .0
+                .cri
+                .is_some();
         self.cri_seen |= first_cri;
         let dense = self.every_event
             || first_truncated

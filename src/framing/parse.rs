@@ -55,9 +55,25 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
         return None;
     }
     let d = |i: usize| s[i].is_ascii_digit();
-    let ok = d(0) && d(1) && d(2) && d(3) && s[4] == b'-' && d(5) && d(6) && s[7] == b'-' && d(8) && d(9)
+    let ok = d(0)
+        && d(1)
+        && d(2)
+        && d(3)
+        && s[4] == b'-'
+        && d(5)
+        && d(6)
+        && s[7] == b'-'
+        && d(8)
+        && d(9)
         && (s[10] == b'T' || s[10] == b't' || s[10] == b' ')
-        && d(11) && d(12) && s[13] == b':' && d(14) && d(15) && s[16] == b':' && d(17) && d(18);
+        && d(11)
+        && d(12)
+        && s[13] == b':'
+        && d(14)
+        && d(15)
+        && s[16] == b':'
+        && d(17)
+        && d(18);
     if !ok {
         return None;
     }
@@ -78,9 +94,7 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
 }
 
 fn level_at(s: &[u8]) -> bool {
-    s.len() >= 6
-        && matches!(&s[..5], b"TRACE" | b"DEBUG" | b" INFO" | b" WARN" | b"ERROR")
-        && (s[5] == b' ')
+    s.len() >= 6 && matches!(&s[..5], b"TRACE" | b"DEBUG" | b" INFO" | b" WARN" | b"ERROR") && (s[5] == b' ')
 }
 
 /// Does `s` start with a RisingWave text header (`<ts> <LEVEL> `)?

@@ -55,9 +55,7 @@ fn literal_of(h: &Hir) -> Option<&[u8]> {
 /// logs (`rarity`: lower is rarer), so that common words (`connector`, ` not found`) do not send
 /// every line that mentions them to confirmation; then the longest.
 pub fn best(lits: &[Vec<u8>], rarity: impl Fn(&[u8]) -> u32) -> Option<&[u8]> {
-    lits.iter()
-        .min_by_key(|l| (l.len() < 8, rarity(l), std::cmp::Reverse(l.len())))
-        .map(|l| l.as_slice())
+    lits.iter().min_by_key(|l| (l.len() < 8, rarity(l), std::cmp::Reverse(l.len()))).map(|l| l.as_slice())
 }
 
 #[cfg(test)]

@@ -284,9 +284,9 @@ impl Matcher {
             // A literal that JSON escapes (`"`, `\\`, control characters) looks different in a raw
             // JSON line: it is given the benefit of the doubt.
             e.forms.absent.is_some()
-                || e.literal_finders().iter().all(|f| {
-                    f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some()
-                })
+                || e.literal_finders()
+                    .iter()
+                    .all(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some())
         })
     }
 
@@ -411,10 +411,7 @@ impl Matcher {
         let inside = |x: &Found, y: &Found| {
             x.hay == y.hay
                 && (x.start, x.end) != (y.start, y.end)
-                && caps[y.caps.0 as usize..y.caps.1 as usize]
-                    .iter()
-                    .flatten()
-                    .any(|&(s, e)| s <= x.start && x.end <= e)
+                && caps[y.caps.0 as usize..y.caps.1 as usize].iter().flatten().any(|&(s, e)| s <= x.start && x.end <= e)
         };
         let n = found.len();
         let demoted: Vec<bool> = (0..n)
@@ -429,9 +426,7 @@ impl Matcher {
                     && (0..n).any(|j| {
                         let g = &found[j];
                         let ge = &self.entries[g.entry as usize];
-                        j != i
-                            && ge.class == Class::Error
-                            && (inside(g, f) || (g.hay, g.start) >= (f.hay, f.end))
+                        j != i && ge.class == Class::Error && (inside(g, f) || (g.hay, g.start) >= (f.hay, f.end))
                     });
                 wrapped || host
             })
@@ -571,7 +566,9 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
                 &rec.origin,
                 Some(&rec.id),
                 ProblemKind::MatchesAnyLine,
-                format!("pattern has no literal text and matches as few as {min} bytes: it would match almost any line"),
+                format!(
+                    "pattern has no literal text and matches as few as {min} bytes: it would match almost any line"
+                ),
             ));
             return None;
         }
@@ -586,7 +583,9 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let tail_is_error = tail_is_error(parts.as_deref());
     let class = if rec.is_log_event() {
         Class::LogEvent
-    } else if tail_is_error && matches!(parts.as_deref(), Some([Part::Lit(l), Part::Ph { .. }]) if l.trim_end().ends_with(':')) {
+    } else if tail_is_error
+        && matches!(parts.as_deref(), Some([Part::Lit(l), Part::Ph { .. }]) if l.trim_end().ends_with(':'))
+    {
         Class::Wrapper
     } else {
         Class::Error
@@ -630,8 +629,7 @@ fn find_within(e: &Entry, hay: &Hay<'_>, caps: &mut Vec<Option<(usize, usize)>>)
             _ => end,
         };
         let first = hay.walls.partition_point(|&w| w <= s);
-        let crossed =
-            hay.walls[first..].iter().take_while(|&&w| w < checked_end).find(|&&w| !e.allows_wall(text, w));
+        let crossed = hay.walls[first..].iter().take_while(|&&w| w < checked_end).find(|&&w| !e.allows_wall(text, w));
         match crossed {
             None => return Some((s, end)),
             // A match that starts before the wall and crosses it is the leftmost one: the next
@@ -761,8 +759,26 @@ fn multiline_groups(base: &str, parts: Option<&[Part]>) -> String {
 
 /// Placeholder names that hold an error (the generator of RisingWave's messages uses these).
 const ERROR_NAMES: &[&str] = &[
-    "e", "err", "error", "source", "cause", "reason", "err_msg", "error_msg", "inner", "res", "status", "report",
-    "error_message", "err_str", "error_str", "msg", "message", "resp", "why", "details",
+    "e",
+    "err",
+    "error",
+    "source",
+    "cause",
+    "reason",
+    "err_msg",
+    "error_msg",
+    "inner",
+    "res",
+    "status",
+    "report",
+    "error_message",
+    "err_str",
+    "error_str",
+    "msg",
+    "message",
+    "resp",
+    "why",
+    "details",
 ];
 
 fn tail_is_error(parts: Option<&[Part]>) -> bool {

@@ -76,7 +76,10 @@ impl Prefilter {
                 .kind(Some(AhoCorasickKind::ContiguousNFA))
                 .build(&short)
                 .expect("literals are non-empty"),
-            lines: AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&short).expect("literals are non-empty"),
+            lines: AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostFirst)
+                .build(&short)
+                .expect("literals are non-empty"),
         });
         Prefilter { short, skim, owners, literals }
     }

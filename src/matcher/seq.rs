@@ -43,7 +43,9 @@ fn dot_group(h: &Hir, lazy: bool) -> Option<Gap> {
             let r = u.ranges();
             match r {
                 [a] if a.start() == '\0' && a.end() == char::MAX => true,
-                [a, b] if a.start() == '\0' && a.end() == '\x09' && b.start() == '\x0b' && b.end() == char::MAX => false,
+                [a, b] if a.start() == '\0' && a.end() == '\x09' && b.start() == '\x0b' && b.end() == char::MAX => {
+                    false
+                }
                 _ => return None,
             }
         }
@@ -85,7 +87,10 @@ impl Seq {
             if pending_gap.is_some() {
                 return None;
             }
-            if last && !pieces.is_empty() && let Some(g) = dot_group(item, false) {
+            if last
+                && !pieces.is_empty()
+                && let Some(g) = dot_group(item, false)
+            {
                 tail = Some(g);
                 continue;
             }
@@ -162,8 +167,11 @@ impl Seq {
             return Ok(match self.tail {
                 None => Some(pos),
                 Some(g) => {
-                    let end =
-                        if g.dotall { text.len() } else { memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |n| pos + n) };
+                    let end = if g.dotall {
+                        text.len()
+                    } else {
+                        memchr::memchr(b'\n', &text[pos..]).map_or(text.len(), |n| pos + n)
+                    };
                     (end > pos).then(|| {
                         groups.push(Some((pos, end)));
                         end
@@ -217,7 +225,14 @@ mod tests {
 
     #[test]
     fn accepts_only_the_literal_sequence_shape() {
-        for p in ["abc", "a (.+?) b", "(.+?) not found in (.+)", r"x\.y (.+?)\(z\)", "(?s)a\nb (.+?) c", "a ((?s:.+?)) b (.+)"] {
+        for p in [
+            "abc",
+            "a (.+?) b",
+            "(.+?) not found in (.+)",
+            r"x\.y (.+?)\(z\)",
+            "(?s)a\nb (.+?) c",
+            "a ((?s:.+?)) b (.+)",
+        ] {
             assert!(seq(p).is_some(), "{p}");
         }
         for p in ["a|b", "a (.+) b", "a (.*?) b", "a (.+?)(.+?) b", "(.+?)", "a [0-9]+", "^a"] {

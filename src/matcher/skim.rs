@@ -234,8 +234,10 @@ pub struct Skim {
 
 impl Skim {
     pub fn new(literals: &[Vec<u8>]) -> Skim {
-        let grams = |min: usize, max: usize, s: usize| literals.iter().filter(|l| l.len() >= min && l.len() < max).count() * s;
-        let bits = |n: usize| ((n.max(1).next_power_of_two().trailing_zeros()) + BITS_PER_GRAM).clamp(MIN_BITS, MAX_BITS);
+        let grams =
+            |min: usize, max: usize, s: usize| literals.iter().filter(|l| l.len() >= min && l.len() < max).count() * s;
+        let bits =
+            |n: usize| ((n.max(1).next_power_of_two().trailing_zeros()) + BITS_PER_GRAM).clamp(MIN_BITS, MAX_BITS);
         let mut long = Group::new(LONG, bits(grams(LONG.0, usize::MAX, LONG.2)));
         let mut short = Group::new(SHORT, bits(grams(SHORT.0, LONG.0, SHORT.2)));
         let sk_long = Sketch::new(SAMPLE, LONG.1);
@@ -323,11 +325,17 @@ mod tests {
 
     #[test]
     fn finds_every_occurrence_exactly_once() {
-        let lits: Vec<Vec<u8>> =
-            ["snapshot backfill job", "channel closed", "invalid port", "Storage error: ", "aaaaaaaaaaaaaaaaaaaa", "tiny"]
-                .iter()
-                .map(|s| s.as_bytes().to_vec())
-                .collect();
+        let lits: Vec<Vec<u8>> = [
+            "snapshot backfill job",
+            "channel closed",
+            "invalid port",
+            "Storage error: ",
+            "aaaaaaaaaaaaaaaaaaaa",
+            "tiny",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
         let sk = Skim::new(&lits);
         assert_eq!(sk.unindexed, vec![5]);
         for pad in 0..20 {
@@ -340,7 +348,12 @@ mod tests {
                 sk.find(&hay, &mut out);
                 out.sort_unstable();
                 let first = pad + lit.len();
-                assert_eq!(out, vec![(first, id as u32), (hay.len(), id as u32)], "pad {pad} {:?}", String::from_utf8_lossy(lit));
+                assert_eq!(
+                    out,
+                    vec![(first, id as u32), (hay.len(), id as u32)],
+                    "pad {pad} {:?}",
+                    String::from_utf8_lossy(lit)
+                );
             }
         }
         // Overlapping occurrences of a periodic literal.

@@ -43,11 +43,7 @@ fn run(m: &Matcher, input: &str) -> Vec<Value> {
         fr.finish(&mut ann);
     }
     out.flush();
-    String::from_utf8(out.into_inner())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    String::from_utf8(out.into_inner()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 const TS: &str = "2026-03-02T08:00:00.011660911Z";

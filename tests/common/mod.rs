@@ -108,12 +108,8 @@ pub fn run<S: AsRef<std::ffi::OsStr>>(args: &[S], input: &[u8]) -> Output {
 }
 
 pub fn run_cmd(c: &mut Command, input: &[u8]) -> Output {
-    let mut child = c
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn annotail");
+    let mut child =
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn annotail");
     let mut stdin = child.stdin.take().expect("stdin");
     let input = input.to_vec();
     let writer = thread::spawn(move || {
@@ -239,9 +235,12 @@ pub fn one_match<'a>(evs: &'a [Value], id: &str) -> &'a Value {
 
 /// The event that starts at physical line `line`.
 pub fn at_line(evs: &[Value], line: u64) -> &Value {
-    evs.iter()
-        .find(|e| src_line(e) == line)
-        .unwrap_or_else(|| panic!("no event starts at line {line}: {:?}", evs.iter().map(|e| (src_line(e), src_lines(e))).collect::<Vec<_>>()))
+    evs.iter().find(|e| src_line(e) == line).unwrap_or_else(|| {
+        panic!(
+            "no event starts at line {line}: {:?}",
+            evs.iter().map(|e| (src_line(e), src_lines(e))).collect::<Vec<_>>()
+        )
+    })
 }
 
 /// `--all` output covers the input exactly: events follow each other without a gap or an
@@ -296,7 +295,12 @@ pub fn rw_line(sec: u32, level: &str, target: &str, rest: &str) -> String {
 
 /// A `WARN` line whose `error` field is the `t-split` message for `actor`.
 pub fn split_line(sec: u32, actor: u32) -> String {
-    rw_line(sec, "WARN", "risingwave_meta::barrier::rpc", &format!("collect failed error=barrier collection failed for actor {actor}"))
+    rw_line(
+        sec,
+        "WARN",
+        "risingwave_meta::barrier::rpc",
+        &format!("collect failed error=barrier collection failed for actor {actor}"),
+    )
 }
 
 pub fn info_line(sec: u32, msg: &str) -> String {
