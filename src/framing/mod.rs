@@ -275,8 +275,15 @@ impl<'m> Framer<'m> {
             pos = self.lines_from(block, 0, offset, hits, &mut h, false, false, true, sink);
         }
         while h < hits.len() {
-            let hit_line = line_start(block, hits[h].end.saturating_sub(1));
+            let end = hits[h].end.saturating_sub(1);
+            let hit_line = line_start(block, end);
             if hit_line < pos {
+                h += 1;
+                continue;
+            }
+            // A hit whose records cannot match on its line is not worth framing an event for.
+            let line_end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i);
+            if !self.matcher.line_plausible(hits[h].literal, &block[hit_line..line_end]) {
                 h += 1;
                 continue;
             }

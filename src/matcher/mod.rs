@@ -88,6 +88,8 @@ pub struct Entry {
     pub tail_is_error: bool,
     /// The fast path for literal-sequence patterns (nearly all); `None`: the regex is used.
     pub seq: Option<seq::Seq>,
+    /// A match cannot span lines (a literal sequence without line breaks or `(?s)` groups).
+    pub single_line: bool,
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
@@ -116,6 +118,17 @@ impl Entry {
 
     pub fn regex(&self) -> Option<&Regex> {
         self.compiled(&self.regex, &self.forms.regex)
+    }
+
+    /// Are all the pattern's literals in `text`? A literal that JSON escapes (`"`, `\\`, control
+    /// characters) looks different in a raw JSON line: it is given the benefit of the doubt, and
+    /// so is a record that may match without its tail.
+    fn plausible(&self, text: &[u8]) -> bool {
+        self.forms.absent.is_some()
+            || self
+                .literal_finders()
+                .iter()
+                .all(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some())
     }
 
     /// Searchers for the pattern's required literals.
@@ -279,14 +292,16 @@ impl Matcher {
             return false;
         }
         self.candidates(literals.iter().copied(), scratch);
-        scratch.cands.iter().any(|&c| {
+        scratch.cands.iter().any(|&c| self.entries[c as usize].plausible(text))
+    }
+
+    /// Could a record keyed on `literal` match on this physical line (where the literal was
+    /// found)? A record whose match cannot span lines needs all its literals on the line its
+    /// match (and so its key) is on; others are given the benefit.
+    pub fn line_plausible(&self, literal: u32, line: &[u8]) -> bool {
+        self.prefilter.owners(literal).iter().any(|&c| {
             let e = &self.entries[c as usize];
-            // A literal that JSON escapes (`"`, `\\`, control characters) looks different in a raw
-            // JSON line: it is given the benefit of the doubt.
-            e.forms.absent.is_some()
-                || e.literal_finders()
-                    .iter()
-                    .all(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some())
+            !e.single_line || e.plausible(line)
         })
     }
 
@@ -595,7 +610,9 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let shared = seq.as_ref().is_some_and(|q| q.pieces_are(&lits));
     let finders =
         if shared { Vec::new() } else { lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect() };
+    let single_line = seq.as_ref().is_some_and(seq::Seq::single_line);
     Some(Entry {
+        single_line,
         seq,
         finders,
         literals: lits,

@@ -107,6 +107,12 @@ impl Seq {
         &self.finders
     }
 
+    /// Can no match span lines (no line break in a piece, no `(?s)` group)?
+    pub fn single_line(&self) -> bool {
+        let gaps = self.lead.iter().chain(&self.gaps).chain(self.tail.iter());
+        gaps.clone().all(|g| !g.dotall) && self.pieces.iter().all(|p| !p.contains(&b'\n'))
+    }
+
     /// Are the pieces exactly `lits`?
     pub fn pieces_are(&self, lits: &[Vec<u8>]) -> bool {
         self.pieces == lits
