@@ -392,18 +392,16 @@ fn run_file_parallel(
             // Fill the buffer to a segment's size.
             let want = buf.len().max(SEGMENT - 1) + 1;
             while buf.len() < want {
+                // `read_to_end` fills the spare capacity without zeroing it first.
                 let len = buf.len();
-                buf.resize(len + SEGMENT, 0);
-                match file.read(&mut buf[len..]) {
-                    Ok(0) => {
-                        buf.truncate(len);
+                match (&mut file).take(SEGMENT as u64).read_to_end(&mut buf) {
+                    Ok(_) if buf.len() == len => {
                         eof = true;
                         break;
                     }
-                    Ok(n) => buf.truncate(len + n),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        buf.truncate(len);
                         result = Err(ReadFailure::Input(e));
                         eof = true;
                         break;
