@@ -236,23 +236,32 @@ impl Annotator<'_, '_> {
             } else if ev.header == Header::Panic {
                 log.format = "panic";
             }
-            boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts, &mut self.walls);
+            // Value boundaries only matter to confirmation: an event without hits (written
+            // because every event is) skips them.
+            if ev.rescan || !ev.literals.is_empty() || !self.matcher.unkeyed.is_empty() {
+                boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts, &mut self.walls);
+            }
         }
         // A CRI record is format `cri`; the layout of what it carries is `content_format`.
         if pre.stream.is_some() {
             log.content_format = Some(log.format);
             log.format = "cri";
         }
-        let hays: Vec<Hay<'_>> = if json.is_some() {
-            hay_texts.iter().map(|(t, _)| Hay::plain(t)).collect()
+        // A text event has one haystack: no allocation for it.
+        let json_hays: Vec<Hay<'_>>;
+        let text_hay;
+        let hays: &[Hay<'_>] = if json.is_some() {
+            json_hays = hay_texts.iter().map(|(t, _)| Hay::plain(t)).collect();
+            &json_hays
         } else {
-            vec![Hay { text: &text, ends: &self.ends, starts: &self.starts, walls: &self.walls }]
+            text_hay = Hay { text: &text, ends: &self.ends, starts: &self.starts, walls: &self.walls };
+            std::slice::from_ref(&text_hay)
         };
         // Candidates: re-scan when the raw bytes were not the matched text.
         self.lits.clear();
         if ev.rescan {
             let mut hits = std::mem::take(&mut self.scratch.hits);
-            for h in &hays {
+            for h in hays {
                 hits.clear();
                 self.matcher.scan(h.text, &mut hits);
                 self.lits.extend(hits.iter().map(|h| h.literal));
@@ -264,7 +273,7 @@ impl Annotator<'_, '_> {
         self.matcher.candidates(self.lits.iter().copied(), &mut self.scratch);
         self.counters.candidates += self.scratch.cands.len() as u64;
         self.counters.examined += u64::from(!self.scratch.cands.is_empty());
-        self.matcher.confirm(&hays, &mut self.scratch);
+        self.matcher.confirm(hays, &mut self.scratch);
         let found = !self.scratch.found.is_empty();
         if found {
             self.counters.matched += 1;
@@ -275,11 +284,6 @@ impl Annotator<'_, '_> {
             return;
         }
         // Describe the layout for the event.
-        let field_names: Vec<String> = if json.is_some() {
-            hay_texts.iter().map(|(_, n)| n.clone()).collect()
-        } else {
-            vec!["message".to_owned()]
-        };
         let mut message: &[u8] = &text;
         let mut timestamp: Option<Cow<'_, str>> = None;
         if let Some(Value::Object(obj)) = &json {
@@ -310,7 +314,7 @@ impl Annotator<'_, '_> {
             .iter()
             .map(|f| {
                 if json.is_some() {
-                    field_names[f.hay as usize].clone()
+                    hay_texts[f.hay as usize].1.clone()
                 } else {
                     text_field(text_line.as_ref(), &text, f.start)
                 }
@@ -333,14 +337,13 @@ impl Annotator<'_, '_> {
             matcher: self.matcher,
             found: &self.scratch.found,
             caps: &self.scratch.caps,
-            hays: &hays,
+            hays,
             match_fields: &match_fields,
         };
         self.writer.write(&ann);
         self.counters.written += 1;
         // The event's borrows of `text` end here; `text` goes back for reuse.
         drop(log);
-        drop(hays);
         self.text = text;
         self.observed = observed;
     }
