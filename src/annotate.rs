@@ -291,7 +291,7 @@ impl Annotator<'_, '_> {
             timestamp = obj.get("timestamp").and_then(Value::as_str).map(Cow::Borrowed);
             message = hay_texts.first().filter(|(_, n)| n == "fields.message").map_or(&[][..], |(t, _)| t);
         } else if let Some(t) = &text_line {
-            let s = |r: &Range<usize>| String::from_utf8_lossy(&text[r.clone()]);
+            let s = |r: &Range<usize>| crate::event::text(&text[r.clone()]);
             timestamp = Some(s(&t.timestamp));
             log.level = Some(s(&t.level));
             log.thread = t.thread.as_ref().map(s);
@@ -300,7 +300,7 @@ impl Annotator<'_, '_> {
             log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
         }
         let lb = &self.line_buf;
-        let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| String::from_utf8_lossy(&lb[r.clone()]));
+        let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));
         if timestamp.is_none() {
             timestamp = pick(&pre.runtime_ts);
         }

@@ -80,7 +80,7 @@ impl Annotated<'_> {
             if let (Some((s, t)), Some(name)) = (c, e.names.get(i))
                 && !out.iter().any(|(n, _)| n == name)
             {
-                out.push((name.as_str(), String::from_utf8_lossy(&text[*s..*t])));
+                out.push((name.as_str(), self::text(&text[*s..*t])));
             }
         }
         out
@@ -199,6 +199,15 @@ impl<W: Write> Writer for OutWriter<W> {
     }
 }
 
+/// Bytes as text: borrowed when they are valid UTF-8 (checked with the fast validator, which
+/// `String::from_utf8_lossy` does not use), invalid sequences replaced otherwise.
+pub fn text(v: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(v) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(v),
+    }
+}
+
 /// A JSON string. Log text rarely needs escaping: a string without `"`, `\` or control
 /// characters is copied as it is (the check vectorises); others go through serde_json.
 fn s(out: &mut Vec<u8>, v: &str) {
@@ -215,7 +224,7 @@ fn s(out: &mut Vec<u8>, v: &str) {
 }
 
 fn b(out: &mut Vec<u8>, v: &[u8]) {
-    s(out, &String::from_utf8_lossy(v));
+    s(out, &text(v));
 }
 
 fn key(out: &mut Vec<u8>, k: &str) {
@@ -428,7 +437,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
     let mut v = serde_json::Map::new();
     let st = |x: &str| Value::String(x.to_owned());
     v.insert("@timestamp".into(), st(ev.timestamp));
-    v.insert("message".into(), st(&String::from_utf8_lossy(ev.message)));
+    v.insert("message".into(), st(&text(ev.message)));
     let mut event = serde_json::Map::new();
     event.insert("kind".into(), st(if ev.found.is_empty() { "event" } else { "alert" }));
     event.insert("created".into(), st(ev.observed));
@@ -465,7 +474,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
         v.insert("rule".into(), Value::Object(rule));
         let text = ev.hays[f.hay as usize].text;
         let mut err = serde_json::Map::new();
-        err.insert("message".into(), st(&String::from_utf8_lossy(&text[f.start..f.end])));
+        err.insert("message".into(), st(&self::text(&text[f.start..f.end])));
         if let Some(x) = r.str_field("errorClass") {
             err.insert("type".into(), st(x));
         }
