@@ -77,7 +77,7 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
                 Ok(f) => {
                     let meta = SourceMeta::file(&path.display().to_string());
                     if cfg.threads > 1 {
-                        run_file_parallel(matcher, cfg, writer, f, meta, &mut totals)
+                        run_file_parallel(matcher, cfg, writer, f, path, meta, &mut totals)
                     } else {
                         run_file(matcher, cfg, writer, f, meta, &mut totals)
                     }
@@ -244,8 +244,15 @@ const BOUNDARY_LINES: usize = 1000;
 
 struct Segment {
     seq: u64,
-    bytes: Vec<u8>,
     offset: u64,
+    payload: Payload,
+}
+
+/// A segment's bytes: read by the reader (a pipe or other stream), or a range of a regular file
+/// that the worker reads itself, so that reading is spread over the workers too.
+enum Payload {
+    Bytes(Vec<u8>),
+    Range(u64),
 }
 
 /// Buffers handed back and forth between the reader, the workers and the writer, so that 4 MiB
@@ -306,7 +313,12 @@ struct Done {
     seq: u64,
     output: Vec<u8>,
     totals: Totals,
+    error: Option<io::Error>,
 }
+
+/// Bytes read back from a cut target to find the start of an event there: more than
+/// `BOUNDARY_LINES` lines of ordinary log.
+const WINDOW: usize = 256 << 10;
 
 /// Read a file with `cfg.threads` workers: the reader cuts the file into segments that start
 /// with an event (so no multi-line event is split); each worker counts its segment's lines, learns
@@ -317,9 +329,11 @@ fn run_file_parallel(
     cfg: &RunConfig,
     writer: &mut dyn Writer,
     mut file: std::fs::File,
+    path: &std::path::Path,
     meta: SourceMeta,
     totals: &mut Totals,
 ) -> Result<Outcome, ReadFailure> {
+    let regular = file.metadata().is_ok_and(|m| m.is_file());
     let (seg_tx, seg_rx) = mpsc::sync_channel::<Segment>(cfg.threads);
     let seg_rx = std::sync::Mutex::new(seg_rx);
     let pool = &BufferPool::default();
@@ -330,14 +344,48 @@ fn run_file_parallel(
             let (seg_rx, done_tx, meta) = (&seg_rx, done_tx.clone(), meta.clone());
             let bases = &bases;
             scope.spawn(move || {
+                let mut own: Option<std::fs::File> = None;
                 loop {
                     let seg = match seg_rx.lock().expect("reader lock").recv() {
                         Ok(s) => s,
                         Err(_) => break,
                     };
+                    let mut bytes = match seg.payload {
+                        Payload::Bytes(b) => b,
+                        Payload::Range(len) => {
+                            let mut b = pool.take();
+                            let read = (|| -> io::Result<()> {
+                                use std::io::Seek;
+                                let f = match &mut own {
+                                    Some(f) => f,
+                                    None => own.insert(std::fs::File::open(path)?),
+                                };
+                                f.seek(io::SeekFrom::Start(seg.offset))?;
+                                f.take(len).read_to_end(&mut b)?;
+                                Ok(())
+                            })();
+                            if let Err(e) = read {
+                                let d = Done {
+                                    seq: seg.seq,
+                                    output: Vec::new(),
+                                    totals: Totals::default(),
+                                    error: Some(e),
+                                };
+                                let (lock, cvar) = bases;
+                                lock.lock().expect("line bases").set_count(seg.seq as usize, 0);
+                                cvar.notify_all();
+                                if done_tx.send(d).is_err() {
+                                    break;
+                                }
+                                continue;
+                            }
+                            b
+                        }
+                    };
+                    let seg = Segment { payload: Payload::Range(0), ..seg };
                     // Count this segment's lines, then wait for the line it starts at (every
                     // worker counts before it waits, so the chain always completes).
-                    let n = memchr::memchr_iter(b'\n', &seg.bytes).count() as u64;
+                    let n = memchr::memchr_iter(b'\n', &bytes).count() as u64;
                     let first_line = {
                         let (lock, cvar) = bases;
                         let mut b = lock.lock().expect("line bases");
@@ -357,14 +405,14 @@ fn run_file_parallel(
                         framer.start_at(seg.offset, first_line);
                         let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
                         ann.set_observed(SystemTime::now());
-                        framer.feed(&seg.bytes, &mut ann);
+                        framer.feed(&bytes, &mut ann);
                         framer.finish(&mut ann);
                         add_totals(&mut t, &framer, &ann);
                     }
                     Writer::flush(&mut out);
                     let output = std::mem::take(out.inner_mut());
-                    pool.give(seg.bytes);
-                    if done_tx.send(Done { seq: seg.seq, output, totals: t }).is_err() {
+                    pool.give(std::mem::take(&mut bytes));
+                    if done_tx.send(Done { seq: seg.seq, output, totals: t, error: None }).is_err() {
                         break;
                     }
                 }
@@ -373,68 +421,126 @@ fn run_file_parallel(
         drop(done_tx);
         let mut pending = std::collections::BTreeMap::new();
         let mut next_out = 0u64;
+        let read_error: std::cell::RefCell<Option<io::Error>> = std::cell::RefCell::new(None);
         let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>,
                            next_out: &mut u64,
                            writer: &mut dyn Writer,
                            totals: &mut Totals| {
             while let Some(d) = pending.remove(next_out) {
+                if let Some(e) = d.error {
+                    tracing::error!(path = %path.display(), cause = %e, "read error in a segment; its lines are skipped");
+                    read_error.borrow_mut().get_or_insert(e);
+                }
                 writer.rendered(&d.output);
                 pool.give(d.output);
                 add(totals, &d.totals);
                 *next_out += 1;
             }
         };
-        let mut buf: Vec<u8> = Vec::with_capacity(SEGMENT * 2);
-        let (mut offset, mut seq) = (0u64, 0u64);
         let mut result = Ok(Outcome::Done);
-        let mut eof = false;
-        while !eof {
-            // Fill the buffer to a segment's size.
-            let want = buf.len().max(SEGMENT - 1) + 1;
-            while buf.len() < want {
-                // `read_to_end` fills the spare capacity without zeroing it first.
-                let len = buf.len();
-                match (&mut file).take(SEGMENT as u64).read_to_end(&mut buf) {
-                    Ok(_) if buf.len() == len => {
-                        eof = true;
+        let mut seq = 0u64;
+        {
+            // Hand a segment to the workers and write whatever output is ready; false: stop.
+            let mut dispatch = |seg: Segment,
+                                pending: &mut std::collections::BTreeMap<u64, Done>,
+                                result: &mut Result<Outcome, ReadFailure>| {
+                if seg_tx.send(seg).is_err() {
+                    return false;
+                }
+                while let Ok(d) = done_rx.try_recv() {
+                    pending.insert(d.seq, d);
+                }
+                write_ready(pending, &mut next_out, writer, totals);
+                if let Ok(Some(o)) = check_output(writer) {
+                    *result = Ok(o);
+                    return false;
+                }
+                true
+            };
+            if regular {
+                // A regular file: cut it at event starts found in small windows; workers read
+                // their ranges themselves.
+                use std::os::unix::fs::FileExt;
+                let mut window = vec![0u8; WINDOW];
+                let mut pos = 0u64;
+                let mut len = file.metadata().map_or(0, |m| m.len());
+                loop {
+                    if pos >= len {
+                        // Read to the end as it is now, also if the file grew meanwhile.
+                        let now = file.metadata().map_or(len, |m| m.len());
+                        if now > len {
+                            len = now;
+                            continue;
+                        }
                         break;
                     }
-                    Ok(_) => {}
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        result = Err(ReadFailure::Input(e));
-                        eof = true;
+                    let target = pos + SEGMENT as u64;
+                    let cut = if target >= len {
+                        len
+                    } else {
+                        let ws = target.saturating_sub(WINDOW as u64).max(pos);
+                        let w = &mut window[..(target - ws) as usize];
+                        match file.read_exact_at(w, ws) {
+                            Ok(()) => match framing::event_boundary(w, BOUNDARY_LINES) {
+                                Some(c) if ws + c as u64 > pos => ws + c as u64,
+                                _ => target,
+                            },
+                            // Shrunk under us: what is left is the last segment.
+                            Err(_) => file.metadata().map_or(target, |m| m.len().clamp(pos + 1, target)),
+                        }
+                    };
+                    let seg = Segment { seq, offset: pos, payload: Payload::Range(cut - pos) };
+                    pos = cut;
+                    seq += 1;
+                    if !dispatch(seg, &mut pending, &mut result) {
                         break;
                     }
                 }
-            }
-            let cut = match framing::event_boundary(&buf, BOUNDARY_LINES) {
-                _ if eof => buf.len(),
-                Some(c) => c,
-                // No line break yet: read on, up to a bound; a longer line is cut there (it is
-                // far past --max-line-bytes and truncated anyway).
-                None if buf.len() < MAX_SEGMENT => continue,
-                None => buf.len(),
-            };
-            if cut == 0 {
-                break;
-            }
-            let mut rest = pool.take();
-            rest.extend_from_slice(&buf[cut..]);
-            buf.truncate(cut);
-            let seg = Segment { seq, bytes: std::mem::replace(&mut buf, rest), offset };
-            offset += seg.bytes.len() as u64;
-            seq += 1;
-            if seg_tx.send(seg).is_err() {
-                break;
-            }
-            while let Ok(d) = done_rx.try_recv() {
-                pending.insert(d.seq, d);
-            }
-            write_ready(&mut pending, &mut next_out, writer, totals);
-            if let Ok(Some(o)) = check_output(writer) {
-                result = Ok(o);
-                break;
+            } else {
+                let mut buf: Vec<u8> = Vec::with_capacity(SEGMENT * 2);
+                let mut offset = 0u64;
+                let mut eof = false;
+                while !eof {
+                    // Fill the buffer to a segment's size.
+                    let want = buf.len().max(SEGMENT - 1) + 1;
+                    while buf.len() < want {
+                        // `read_to_end` fills the spare capacity without zeroing it first.
+                        let len = buf.len();
+                        match (&mut file).take(SEGMENT as u64).read_to_end(&mut buf) {
+                            Ok(_) if buf.len() == len => {
+                                eof = true;
+                                break;
+                            }
+                            Ok(_) => {}
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            Err(e) => {
+                                result = Err(ReadFailure::Input(e));
+                                eof = true;
+                                break;
+                            }
+                        }
+                    }
+                    let cut = match framing::event_boundary(&buf, BOUNDARY_LINES) {
+                        _ if eof => buf.len(),
+                        Some(c) => c,
+                        // No line break yet: read on, up to a bound; a longer line is cut there (it
+                        // is far past --max-line-bytes and truncated anyway).
+                        None if buf.len() < MAX_SEGMENT => continue,
+                        None => buf.len(),
+                    };
+                    if cut == 0 {
+                        break;
+                    }
+                    let mut rest = pool.take();
+                    rest.extend_from_slice(&buf[cut..]);
+                    buf.truncate(cut);
+                    let seg = Segment { seq, offset, payload: Payload::Bytes(std::mem::replace(&mut buf, rest)) };
+                    offset += cut as u64;
+                    seq += 1;
+                    if !dispatch(seg, &mut pending, &mut result) {
+                        break;
+                    }
+                }
             }
         }
         drop(seg_tx);
@@ -443,6 +549,9 @@ fn run_file_parallel(
             write_ready(&mut pending, &mut next_out, writer, totals);
         }
         writer.flush();
+        if let Some(e) = read_error.into_inner() {
+            return Err(ReadFailure::Input(e));
+        }
         match check_output(writer)? {
             Some(o) => Ok(o),
             None => result,

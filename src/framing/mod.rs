@@ -307,8 +307,9 @@ impl<'m> Framer<'m> {
         }
     }
 
-    /// Where the event that holds the line at `line` starts: the nearest line above it (not
-    /// before `floor`) with a header, or one that could not continue the event above it.
+    /// Where to start framing so that the event holding the line at `line` comes out as dense
+    /// framing would make it: the nearest line above it with a header (a header always starts an
+    /// event), or `floor` (a line known to start an event) when there is none close enough.
     fn event_start(&mut self, block: &[u8], floor: usize, line: usize) -> usize {
         let mut cur = line;
         for _ in 0..self.limits.max_event_lines {
@@ -319,7 +320,9 @@ impl<'m> Framer<'m> {
             }
             cur = line_start(block, cur - 1);
         }
-        cur.max(floor)
+        // No header within an event's length: where events begin here depends on every line
+        // since `floor` (plain lines, the event-length cap), so frame from there.
+        floor
     }
 
     /// Frame lines from `from` (a line start) one by one. With `stop_when_clear`, stop before the

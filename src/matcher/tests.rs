@@ -314,7 +314,7 @@ fn annotated(m: &Matcher, input: &[u8], every_event: bool, chunk: usize) -> Vec<
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     /// Sparse framing (lines far from plausible hits only counted) gives exactly the known-error
     /// events that dense framing (every line framed) gives, whatever the chunking.
@@ -343,5 +343,20 @@ proptest! {
         let dense = annotated(m, input.as_bytes(), true, chunk);
         let sparse = annotated(m, input.as_bytes(), false, chunk);
         prop_assert_eq!(sparse, dense);
+    }
+}
+
+/// Regression (found by `sparse_framing_equals_dense_framing`): a run of header-less lines longer
+/// than an event was framed sparsely from the walk-back limit, which split it differently from
+/// dense framing.
+#[test]
+fn regression_headerless_run_longer_than_an_event_frames_as_dense() {
+    let m = embedded();
+    let mut input = "Caused by:\n    failed to collect barrier\n".repeat(4);
+    input.push_str(" 1: The signature verification function must be SECURE_COMPARE()\n");
+    for chunk in [7, 1000] {
+        let dense = annotated(m, input.as_bytes(), true, chunk);
+        assert!(!dense.is_empty());
+        assert_eq!(annotated(m, input.as_bytes(), false, chunk), dense);
     }
 }
