@@ -262,16 +262,6 @@ fn block_scan_maps_hits_to_their_events() {
     }
 }
 
-#[test]
-#[ignore = "prints the key-length distribution of the embedded catalog"]
-fn key_lengths() {
-    let m = embedded();
-    let mut h = std::collections::BTreeMap::new();
-    for e in &m.entries {
-        *h.entry(e.key.as_ref().map_or(0, |k| k.len()).min(40)).or_insert(0) += 1;
-    }
-    println!("{h:?} literals={} unkeyed={}", m.prefilter.len(), m.unkeyed.len());
-}
 
 /// Regression: one regex parser was shared by all records, and a `(?s)` set by a record whose
 /// message has a line break leaked into the records after it, whose `.` then matched line breaks.
