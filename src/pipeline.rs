@@ -1,9 +1,11 @@
 //! The pipeline for reading inputs to their end: source → framing → annotate → writer.
 //!
 //! Owns the read loop, the idle timeout and flushing. Standard input is read on a thread of its
-//! own so that the idle timeout can complete a pending multi-line event while no input arrives;
-//! files are read in large blocks on the calling thread. Output is flushed after every read from
-//! standard input, so `kubectl logs -f | annotail` sees each event as soon as it is complete.
+//! own so that the idle timeout can complete a pending multi-line event while no input arrives.
+//! A file is read in large blocks on the calling thread, or, with `--threads` above one, cut into
+//! segments that start with an event and matched by workers, the output written in input order.
+//! Output is flushed after every read from standard input, so `kubectl logs -f | annotail` sees
+//! each event as soon as it is complete.
 //!
 //! Contract: a closed output (`| head`) ends the run quietly with [`Outcome::OutputClosed`]; an
 //! unreadable input is reported and the other inputs are still read.

@@ -10,9 +10,11 @@
 //!   line or of a JSON string), not one character as the catalog's lazy `(.+?)` would.
 //! - [`Matcher::rank`] orders the confirmed records: the first is the primary.
 //!
-//! Everything here is synchronous and works on bytes. Regexes are compiled on a record's first
-//! candidate, not at start-up, with size limits so that a hostile catalog cannot exhaust memory.
-//! Per-event work reuses the buffers of a [`Scratch`]; only confirmed matches allocate.
+//! Everything here is synchronous and works on bytes. Patterns of the catalog's usual shape
+//! (literal pieces with `(.+?)` groups between them) are confirmed by [`seq::Seq`] with no regex
+//! at all; the others are compiled on their record's first candidate, not at start-up, with size
+//! limits so that a hostile catalog cannot exhaust memory. Per-event work reuses the buffers of a
+//! [`Scratch`]; only confirmed matches allocate.
 
 pub mod literals;
 pub mod prefilter;
