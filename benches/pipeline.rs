@@ -91,7 +91,7 @@ fn benches(c: &mut Criterion) {
             let mut n = 0;
             for l in &lines {
                 hits.clear();
-                full.scan(l.as_bytes(), &mut hits);
+                full.scan(l.as_bytes(), &mut hits, &mut scratch);
                 full.candidates(hits.iter().map(|h| h.literal), &mut scratch);
                 full.confirm(&[Hay::plain(l.as_bytes())], &mut scratch);
                 n += scratch.found.len();

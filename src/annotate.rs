@@ -263,7 +263,7 @@ impl Annotator<'_, '_> {
             let mut hits = std::mem::take(&mut self.scratch.hits);
             for h in hays {
                 hits.clear();
-                self.matcher.scan(h.text, &mut hits);
+                self.matcher.scan(h.text, &mut hits, &mut self.scratch);
                 self.lits.extend(hits.iter().map(|h| h.literal));
             }
             self.scratch.hits = hits;

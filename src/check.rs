@@ -107,7 +107,8 @@ pub fn explain(m: &Matcher, line: &str) -> String {
         }
     }
     let mut hits = Vec::new();
-    m.scan(&text, &mut hits);
+    let mut scratch = Scratch::default();
+    m.scan(&text, &mut hits, &mut scratch);
     let _ = writeln!(o, "literals:    {} hit(s)", hits.len());
     for h in &hits {
         let owners: Vec<&str> =
@@ -120,7 +121,6 @@ pub fn explain(m: &Matcher, line: &str) -> String {
             owners.join(", ")
         );
     }
-    let mut scratch = Scratch::default();
     m.candidates(hits.iter().map(|h| h.literal), &mut scratch);
     let cands = scratch.cands.clone();
     // Run the real pipeline on the event for the ranked, captured result.

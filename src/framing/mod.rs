@@ -103,6 +103,7 @@ pub struct Framer<'m> {
     spare: Vec<u8>,
     state: StreamState,
     hits: Vec<Hit>,
+    scratch: crate::matcher::Scratch,
     clean: Vec<u8>,
     /// CRI partial records per stream (stdout, stderr): joined text, first line, offset.
     cri_partial: [Option<Partial>; 2],
@@ -147,6 +148,7 @@ impl<'m> Framer<'m> {
             spare: Vec::new(),
             state: StreamState::default(),
             hits: Vec::new(),
+            scratch: crate::matcher::Scratch::default(),
             clean: Vec::new(),
             cri_partial: [None, None],
             stats: Stats::default(),
@@ -236,7 +238,7 @@ impl<'m> Framer<'m> {
     fn block(&mut self, block: &[u8], offset: u64, first_truncated: bool, sink: &mut dyn EventSink) {
         let mut hits = std::mem::take(&mut self.hits);
         hits.clear();
-        self.matcher.scan(block, &mut hits);
+        self.matcher.scan(block, &mut hits, &mut self.scratch);
         let has_esc = memchr::memchr(0x1b, block).is_some();
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON

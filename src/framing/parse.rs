@@ -54,26 +54,13 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
     if s.len() < 20 {
         return None;
     }
-    let d = |i: usize| s[i].is_ascii_digit();
-    let ok = d(0)
-        && d(1)
-        && d(2)
-        && d(3)
-        && s[4] == b'-'
-        && d(5)
-        && d(6)
-        && s[7] == b'-'
-        && d(8)
-        && d(9)
-        && (s[10] == b'T' || s[10] == b't' || s[10] == b' ')
-        && d(11)
-        && d(12)
-        && s[13] == b':'
-        && d(14)
-        && d(15)
-        && s[16] == b':'
-        && d(17)
-        && d(18);
+    // `0` stands for a digit; `T` for the date-time separator (`T`, `t` or a space).
+    const SHAPE: &[u8; 19] = b"0000-00-00T00:00:00";
+    let ok = s[..19].iter().zip(SHAPE).all(|(&c, &want)| match want {
+        b'0' => c.is_ascii_digit(),
+        b'T' => matches!(c, b'T' | b't' | b' '),
+        _ => c == want,
+    });
     if !ok {
         return None;
     }

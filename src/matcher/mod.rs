@@ -221,6 +221,8 @@ pub struct Found {
 #[derive(Default)]
 pub struct Scratch {
     pub hits: Vec<Hit>,
+    /// The prefilter's working buffer.
+    found_literals: Vec<(usize, u32)>,
     pub cands: Vec<u32>,
     mark: Vec<u32>,
     generation: u32,
@@ -266,8 +268,8 @@ impl Matcher {
     }
 
     /// Scan `text` with the prefilter, appending hits to `hits`.
-    pub fn scan(&self, text: &[u8], hits: &mut Vec<Hit>) {
-        self.prefilter.scan(text, hits);
+    pub fn scan(&self, text: &[u8], hits: &mut Vec<Hit>, scratch: &mut Scratch) {
+        self.prefilter.scan_with(text, hits, &mut scratch.found_literals);
     }
 
     /// Turn literal ids into distinct candidate records (into `scratch.cands`), adding the

@@ -84,13 +84,8 @@ impl Prefilter {
         Prefilter { short, skim, owners, literals }
     }
 
-    /// Append every literal occurrence in `hay` to `hits`, in order of their end.
-    pub fn scan(&self, hay: &[u8], hits: &mut Vec<Hit>) {
-        let mut found = Vec::new();
-        self.scan_with(hay, hits, &mut found);
-    }
-
-    /// [`Prefilter::scan`] with a reusable buffer.
+    /// Append every literal occurrence in `hay` to `hits`, in order of their end; `found` is a
+    /// buffer the caller keeps for reuse.
     pub fn scan_with(&self, hay: &[u8], hits: &mut Vec<Hit>, found: &mut Vec<(usize, u32)>) {
         found.clear();
         self.skim.find(hay, found);

@@ -224,7 +224,7 @@ proptest! {
         }
         let mut scratch = Scratch::default();
         let mut hits = Vec::new();
-        m.scan(text.as_bytes(), &mut hits);
+        m.scan(text.as_bytes(), &mut hits, &mut scratch);
         m.candidates(hits.iter().map(|h| h.literal), &mut scratch);
         let cands: BTreeSet<u32> = scratch.cands.iter().copied().collect();
         let truth = brute_force(m, text.as_bytes());
@@ -256,12 +256,11 @@ fn block_scan_maps_hits_to_their_events() {
     assert_eq!(sink.1.iter().map(|(t, _)| t.matches('\n').count() + 1).sum::<usize>(), log.lines().count());
     for (text, lits) in &sink.1 {
         let mut hits = Vec::new();
-        m.scan(text.as_bytes(), &mut hits);
+        m.scan(text.as_bytes(), &mut hits, &mut Scratch::default());
         let want: BTreeSet<u32> = hits.iter().map(|h| h.literal).collect();
         assert_eq!(lits, &want, "{text}");
     }
 }
-
 
 /// Regression: one regex parser was shared by all records, and a `(?s)` set by a record whose
 /// message has a line break leaked into the records after it, whose `.` then matched line breaks.
