@@ -38,6 +38,8 @@ pub struct SourceMeta {
     pub pod: Option<String>,
     pub namespace: Option<String>,
     pub container: Option<String>,
+    /// A followed file's fingerprint: events get an `event_id`.
+    pub fingerprint: Option<u64>,
 }
 
 impl SourceMeta {
@@ -76,10 +78,10 @@ pub struct Counters {
     pub internal_errors: u64,
 }
 
-pub struct Annotator<'m, 'w> {
+pub struct Annotator<'m, W> {
     matcher: &'m Matcher,
     emit: Emit,
-    writer: &'w mut dyn Writer,
+    writer: W,
     pub meta: SourceMeta,
     scratch: Scratch,
     text: Vec<u8>,
@@ -93,8 +95,8 @@ pub struct Annotator<'m, 'w> {
     observed: String,
 }
 
-impl<'m, 'w> Annotator<'m, 'w> {
-    pub fn new(matcher: &'m Matcher, emit: Emit, writer: &'w mut dyn Writer, meta: SourceMeta) -> Self {
+impl<'m, W: Writer> Annotator<'m, W> {
+    pub fn new(matcher: &'m Matcher, emit: Emit, writer: W, meta: SourceMeta) -> Self {
         Annotator {
             matcher,
             emit,
@@ -113,8 +115,8 @@ impl<'m, 'w> Annotator<'m, 'w> {
         }
     }
 
-    pub fn writer(&mut self) -> &mut dyn Writer {
-        self.writer
+    pub fn writer(&mut self) -> &mut W {
+        &mut self.writer
     }
 
     /// Set the time the current input was read (RFC 3339).
@@ -131,7 +133,7 @@ impl<'m, 'w> Annotator<'m, 'w> {
     }
 }
 
-impl EventSink for Annotator<'_, '_> {
+impl<W: Writer> EventSink for Annotator<'_, W> {
     fn event(&mut self, ev: RawEvent<'_>) {
         self.counters.events += 1;
         let all = self.emit == Emit::All || self.writer.format() == Format::Pretty;
@@ -166,7 +168,7 @@ struct Prefixes {
     stream: Option<Range<usize>>,
 }
 
-impl Annotator<'_, '_> {
+impl<W: Writer> Annotator<'_, W> {
     /// Clean the event's lines into `self.text`; the first line's prefixes are returned with
     /// ranges into `self.line_buf` (a copy of the first raw line without ANSI codes).
     fn clean(&mut self, bytes: &[u8]) -> Prefixes {
@@ -322,6 +324,7 @@ impl Annotator<'_, '_> {
             .collect();
         let ann = Annotated {
             schema: "annotail/1",
+            event_id: self.meta.fingerprint.map(|fp| crate::event::event_id(fp, ev.offset)),
             timestamp: timestamp.as_deref().unwrap_or(&observed),
             observed: &observed,
             source: Source {

@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use crate::matcher::{Found, Hay, Matcher};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// One `annotail/1` JSON object per line.
     Json,
@@ -57,6 +58,8 @@ pub struct Source<'a> {
 /// One event ready to write.
 pub struct Annotated<'a> {
     pub schema: &'static str,
+    /// Stable id of a followed file's event (see [`event_id`]); `None` for other inputs.
+    pub event_id: Option<u64>,
     pub timestamp: &'a str,
     pub observed: &'a str,
     pub source: Source<'a>,
@@ -87,6 +90,16 @@ impl Annotated<'_> {
     }
 }
 
+/// The id of the event at byte `offset` of the file with fingerprint `fingerprint`: the same
+/// event read again (after a restart) gets the same id, so a downstream can drop duplicates.
+/// XXH3-64 of both numbers in little-endian order; rendered as 16 hex digits.
+pub fn event_id(fingerprint: u64, offset: u64) -> u64 {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&fingerprint.to_le_bytes());
+    b[8..].copy_from_slice(&offset.to_le_bytes());
+    xxhash_rust::xxh3::xxh3_64(&b)
+}
+
 pub trait Writer {
     fn format(&self) -> Format;
     fn write(&mut self, ev: &Annotated<'_>);
@@ -97,6 +110,27 @@ pub trait Writer {
     fn flush(&mut self);
     /// The first write error, after which nothing more is written.
     fn error(&self) -> Option<&io::Error>;
+}
+
+impl<T: Writer + ?Sized> Writer for &mut T {
+    fn format(&self) -> Format {
+        (**self).format()
+    }
+    fn write(&mut self, ev: &Annotated<'_>) {
+        (**self).write(ev)
+    }
+    fn raw(&mut self, bytes: &[u8]) {
+        (**self).raw(bytes)
+    }
+    fn rendered(&mut self, bytes: &[u8]) {
+        (**self).rendered(bytes)
+    }
+    fn flush(&mut self) {
+        (**self).flush()
+    }
+    fn error(&self) -> Option<&io::Error> {
+        (**self).error()
+    }
 }
 
 /// Buffers bytes for a [`Write`] and keeps the first error.
@@ -329,6 +363,9 @@ fn span(out: &mut Vec<u8>, f: &Found) {
 pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<String>>) {
     out.extend_from_slice(b"{\"schema\":");
     s(out, ev.schema);
+    if let Some(id) = ev.event_id {
+        out.extend_from_slice(format!(",\"event_id\":\"{id:016x}\"").as_bytes());
+    }
     out.extend_from_slice(b",\"@timestamp\":");
     s(out, ev.timestamp);
     out.extend_from_slice(b",\"observed\":");
@@ -442,6 +479,9 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
     event.insert("kind".into(), st(if ev.found.is_empty() { "event" } else { "alert" }));
     event.insert("created".into(), st(ev.observed));
     event.insert("module".into(), st("annotail"));
+    if let Some(id) = ev.event_id {
+        event.insert("id".into(), st(&format!("{id:016x}")));
+    }
     let mut log = serde_json::Map::new();
     if let Some(l) = &ev.log.level {
         log.insert("level".into(), st(&l.to_ascii_lowercase()));

@@ -29,7 +29,9 @@
 pub mod annotate;
 pub mod catalog;
 pub mod check;
+pub mod config;
 pub mod event;
 pub mod framing;
 pub mod matcher;
+pub mod follow;
 pub mod pipeline;

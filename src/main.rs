@@ -13,7 +13,8 @@ use annotail::annotate::Emit;
 use annotail::catalog::{self, Level};
 use annotail::event::{Format, OutWriter};
 use annotail::matcher::{Limits, Matcher};
-use annotail::{check, framing, pipeline};
+use annotail::config::{Config, LogFormat, StartAt, WatchMode};
+use annotail::{check, follow, framing, pipeline};
 
 /// Annotate known RisingWave errors in log streams.
 ///
@@ -26,8 +27,21 @@ struct Opts {
     #[command(subcommand)]
     command: Option<Command>,
 
-    /// Log files to read; '-' is standard input (the default).
+    /// Log files to read; '-' is standard input (the default). With --follow: files or globs
+    /// to follow.
     paths: Vec<PathBuf>,
+
+    /// Follow PATHs (files or quoted globs) as a daemon: across rotation, with checkpoints.
+    /// Implied by a config file with [[sources]] when no PATH is given.
+    #[arg(long)]
+    follow: bool,
+
+    /// Config file (TOML; see config/annotail.toml). Command-line options override it.
+    #[arg(long, value_name = "FILE", global = true)]
+    config: Option<PathBuf>,
+
+    #[command(flatten)]
+    follow_opts: FollowArgs,
 
     #[command(flatten)]
     catalog: CatalogArgs,
@@ -41,17 +55,18 @@ struct Opts {
     all: bool,
 
     /// Complete a pending multi-line event after this many milliseconds without input
-    /// (standard input). 0: an event is complete whenever the input pauses.
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    idle_timeout: u64,
+    /// (standard input, followed files). 0: an event is complete whenever the input pauses
+    /// [default: 100].
+    #[arg(long, value_name = "MS")]
+    idle_timeout: Option<u64>,
 
-    /// Cut lines longer than this many bytes; the event is marked truncated.
-    #[arg(long, value_name = "BYTES", default_value_t = framing::Limits::default().max_line_bytes)]
-    max_line_bytes: usize,
+    /// Cut lines longer than this many bytes; the event is marked truncated [default: 1048576].
+    #[arg(long, value_name = "BYTES")]
+    max_line_bytes: Option<usize>,
 
-    /// Close a multi-line event after this many physical lines.
-    #[arg(long, value_name = "N", default_value_t = framing::Limits::default().max_event_lines)]
-    max_event_lines: u32,
+    /// Close a multi-line event after this many physical lines [default: 1000].
+    #[arg(long, value_name = "N")]
+    max_event_lines: Option<u32>,
 
     /// Threads for file input [default: the cores available]. Output stays in input order.
     /// Standard input is always read by one thread.
@@ -76,9 +91,53 @@ struct CatalogArgs {
 
 #[derive(Args, Debug, Clone)]
 struct DiagArgs {
-    /// Level of annotail's own diagnostics on standard error (overrides RUST_LOG).
+    /// Level of annotail's own diagnostics on standard error (overrides RUST_LOG and the config)
+    /// [default: info with --follow, warn otherwise].
     #[arg(long, value_name = "LEVEL", global = true)]
     log_level: Option<String>,
+
+    /// Format of annotail's own diagnostics on standard error [default: text].
+    #[arg(long, value_enum, value_name = "FORMAT", global = true)]
+    log_format: Option<LogFormat>,
+}
+
+/// Follow mode options; each overrides the config file's key of the same name.
+#[derive(Args, Debug, Clone, Default)]
+struct FollowArgs {
+    /// Directory for checkpoints [default: $STATE_DIRECTORY (systemd), else /var/lib/annotail].
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+
+    /// Where a file found at start without a checkpoint is read from; files that appear later
+    /// are always read from their beginning [default: beginning].
+    #[arg(long, value_enum, value_name = "WHERE")]
+    start_at: Option<StartAt>,
+
+    /// How changes are noticed [default: auto].
+    #[arg(long, value_enum, value_name = "MODE")]
+    watch: Option<WatchMode>,
+
+    /// Poll interval: how often globs are expanded and files checked without events
+    /// [default: 250ms].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    poll_interval: Option<Duration>,
+
+    /// A last line without its line break is held this long for the rest [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    line_timeout: Option<Duration>,
+
+    /// A rotated or deleted file is read until it has been quiet this long [default: 5s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    rotate_wait: Option<Duration>,
+
+    /// How often checkpoints are written; bounds the events repeated after a crash
+    /// [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    checkpoint_interval: Option<Duration>,
+
+    /// On SIGTERM/SIGINT, how long to wait for the output to take what was read [default: 10s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    shutdown_timeout: Option<Duration>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -87,6 +146,7 @@ enum Command {
     Check {
         #[command(flatten)]
         catalog: CatalogArgs,
+
         /// Report format.
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
@@ -116,8 +176,19 @@ enum Color {
 
 fn main() -> ExitCode {
     let opts = Opts::parse();
-    init_tracing(&opts.diag);
-    match real_main(opts) {
+    let config = match &opts.config {
+        None => Config::default(),
+        Some(path) => match Config::load(path) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("annotail: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let following = opts.command.is_none() && is_follow(&opts, &config);
+    init_tracing(&opts.diag, &config, following);
+    match real_main(opts, config) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("annotail: {e:#}");
@@ -126,18 +197,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_tracing(d: &DiagArgs) {
-    let filter = match &d.log_level {
-        Some(l) => tracing_subscriber::EnvFilter::new(l),
-        None => tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+fn is_follow(opts: &Opts, config: &Config) -> bool {
+    opts.follow || (opts.paths.is_empty() && !config.sources.is_empty())
+}
+
+fn init_tracing(d: &DiagArgs, config: &Config, following: bool) {
+    let default = if following { "info" } else { "warn" };
+    let filter = match (&d.log_level, &config.log.level) {
+        (Some(l), _) => tracing_subscriber::EnvFilter::new(l),
+        (None, cfg) => tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(cfg.as_deref().unwrap_or(default))),
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_target(false)
-        .init();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false);
+    match d.log_format.or(config.log.format).unwrap_or(LogFormat::Text) {
+        LogFormat::Json => builder.json().with_current_span(false).init(),
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+    }
 }
 
 /// Load and compile the catalog, reporting problems on standard error.
@@ -148,11 +223,181 @@ fn load(paths: &[PathBuf]) -> (Matcher, Vec<catalog::Problem>, usize) {
     (m, problems, read)
 }
 
-fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
+/// The catalog paths: the command line's, else the config file's (else the embedded one).
+fn catalog_paths(cli: &[PathBuf], config: &Config) -> Vec<PathBuf> {
+    if cli.is_empty() { config.catalog.clone() } else { cli.to_vec() }
+}
+
+/// Load the catalog for a run; `Err` holds the report when nothing usable is left.
+fn load_for_run(paths: &[PathBuf]) -> Result<Matcher, String> {
+    let (m, problems, _) = load(paths);
+    let errors = problems.iter().filter(|p| p.level == Level::Error).count();
+    let fatal = problems.iter().any(|p| p.line == 0 && p.level == Level::Error);
+    if fatal || m.entries.is_empty() {
+        let mut report: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        report.push("annotail: the catalog could not be loaded".into());
+        return Err(report.join("\n"));
+    }
+    if !problems.is_empty() {
+        for p in problems.iter().take(5) {
+            tracing::warn!(problem = %p, "catalog problem");
+        }
+        tracing::warn!(
+            problems = problems.len(),
+            errors,
+            records = m.entries.len(),
+            "catalog loaded with problems; records with errors are left out (run `annotail check`)"
+        );
+    }
+    Ok(m)
+}
+
+/// Output and framing choices shared by both modes.
+struct Common {
+    format: Format,
+    color: bool,
+    width: usize,
+    emit: Emit,
+    every_event: bool,
+    idle: Duration,
+    framing: framing::Limits,
+}
+
+fn common(opts: &Opts, config: &Config) -> Common {
+    let tty = std::io::stdout().is_terminal();
+    let format = opts.format.or(config.output.format).unwrap_or(if tty { Format::Pretty } else { Format::Json });
+    let color = match opts.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let all = opts.all || config.output.all.unwrap_or(false);
+    let input = &config.input;
+    let d = framing::Limits::default();
+    Common {
+        format,
+        color,
+        width: std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100),
+        emit: if all { Emit::All } else { Emit::Matches },
+        every_event: all || format == Format::Pretty,
+        idle: opts
+            .idle_timeout
+            .map(Duration::from_millis)
+            .or(input.idle_timeout.map(|d| d.0))
+            .unwrap_or(Duration::from_millis(100)),
+        framing: framing::Limits {
+            max_line_bytes: opts.max_line_bytes.or(input.max_line_bytes).unwrap_or(d.max_line_bytes).max(1),
+            max_event_lines: opts.max_event_lines.or(input.max_event_lines).unwrap_or(d.max_event_lines).max(1),
+            ..d
+        },
+    }
+}
+
+fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
+    let c = common(opts, config);
+    let (f, input, state) = (&opts.follow_opts, &config.input, &config.state);
+    let start_at = f.start_at.or(input.start_at).unwrap_or(StartAt::Beginning);
+    let sources = if opts.follow && !opts.paths.is_empty() {
+        opts.paths
+            .iter()
+            .map(|p| follow::SourceSpec { pattern: absolute(p), start_at })
+            .collect()
+    } else {
+        config
+            .sources
+            .iter()
+            .flat_map(|s| {
+                let start_at = f.start_at.or(s.start_at).unwrap_or(start_at);
+                s.paths.iter().map(move |p| follow::SourceSpec { pattern: p.clone(), start_at })
+            })
+            .collect()
+    };
+    let dur = |cli: Option<Duration>, cfg: Option<annotail::config::Dur>, default: Duration| {
+        cli.or(cfg.map(|d| d.0)).unwrap_or(default)
+    };
+    follow::Settings {
+        sources,
+        watch: f.watch.or(input.watch).unwrap_or(WatchMode::Auto),
+        poll_interval: dur(f.poll_interval, input.poll_interval, Duration::from_millis(250)).max(Duration::from_millis(1)),
+        idle: c.idle,
+        line_timeout: dur(f.line_timeout, input.line_timeout, Duration::from_secs(1)),
+        rotate_wait: dur(f.rotate_wait, input.rotate_wait, Duration::from_secs(5)),
+        checkpoint_interval: dur(f.checkpoint_interval, state.checkpoint_interval, Duration::from_secs(1))
+            .max(Duration::from_millis(1)),
+        shutdown_timeout: dur(f.shutdown_timeout, state.shutdown_timeout, Duration::from_secs(10)),
+        state_dir: f
+            .state_dir
+            .clone()
+            .or_else(|| state.dir.clone())
+            .or_else(|| std::env::var_os("STATE_DIRECTORY").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/var/lib/annotail")),
+        framing: c.framing,
+        emit: c.emit,
+        every_event: c.every_event,
+        format: c.format,
+        color: c.color,
+        width: c.width,
+    }
+}
+
+/// Globs are matched as absolute paths (a daemon's working directory is not the user's).
+fn absolute(p: &std::path::Path) -> String {
+    let abs = if p.is_absolute() { p.to_owned() } else { std::env::current_dir().unwrap_or_default().join(p) };
+    abs.to_string_lossy().into_owned()
+}
+
+fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
+    let settings = follow_settings(&opts, &config);
+    if settings.sources.is_empty() {
+        eprintln!("annotail: --follow needs at least one PATH (or [[sources]] in the config file)");
+        return Ok(ExitCode::from(2));
+    }
+    for s in &settings.sources {
+        if let Err(e) = glob::Pattern::new(&s.pattern) {
+            eprintln!("annotail: {:?} is not a valid glob: {e}", s.pattern);
+            return Ok(ExitCode::from(2));
+        }
+    }
+    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
+        Ok(m) => std::sync::Arc::new(m),
+        Err(report) => {
+            eprintln!("{report}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    tracing::info!(records = m.entries.len(), sources = settings.sources.len(), "following");
+    let reload: follow::Reloader = Box::new(move || {
+        let config = match &opts.config {
+            Some(path) => Config::load(path).map_err(|e| e.to_string())?,
+            None => Config::default(),
+        };
+        let settings = follow_settings(&opts, &config);
+        let m = load_for_run(&catalog_paths(&opts.catalog.catalog, &config))?;
+        Ok((std::sync::Arc::new(m), settings))
+    });
+    match follow::run(m, settings, reload) {
+        Ok(outcome) => {
+            tracing::info!(?outcome, "stopped");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(follow::FollowError::State(e)) => {
+            eprintln!("annotail: {e}");
+            Ok(ExitCode::from(2))
+        }
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     match opts.command {
-        Some(Command::Check { catalog, format }) => return Ok(run_check(&catalog.catalog, format)),
+        Some(Command::Check { catalog, format }) => {
+            return Ok(run_check(&catalog_paths(&catalog.catalog, &config), format));
+        }
         Some(Command::Explain { catalog, line }) => {
-            let (m, problems, _) = load(&catalog.catalog);
+            let (m, problems, _) = load(&catalog_paths(&catalog.catalog, &config));
             if m.entries.is_empty() {
                 for p in &problems {
                     eprintln!("{p}");
@@ -173,52 +418,29 @@ fn real_main(opts: Opts) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
-    let (m, problems, _) = load(&opts.catalog.catalog);
-    let errors = problems.iter().filter(|p| p.level == Level::Error).count();
-    let fatal = problems.iter().any(|p| p.line == 0 && p.level == Level::Error);
-    if fatal || m.entries.is_empty() {
-        for p in &problems {
-            eprintln!("{p}");
-        }
-        eprintln!("annotail: the catalog could not be loaded");
-        return Ok(ExitCode::from(2));
+    if is_follow(&opts, &config) {
+        return run_follow(opts, config);
     }
-    if !problems.is_empty() {
-        for p in problems.iter().take(5) {
-            tracing::warn!(problem = %p, "catalog problem");
+    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
+        Ok(m) => m,
+        Err(report) => {
+            eprintln!("{report}");
+            return Ok(ExitCode::from(2));
         }
-        tracing::warn!(
-            problems = problems.len(),
-            errors,
-            records = m.entries.len(),
-            "catalog loaded with problems; records with errors are left out (run `annotail check`)"
-        );
-    }
-    let stdout = std::io::stdout();
-    let tty = stdout.is_terminal();
-    let format = opts.format.unwrap_or(if tty { Format::Pretty } else { Format::Json });
-    let color = match opts.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
-    let mut writer = OutWriter::new(stdout.lock(), format, color, width);
+    let c = common(&opts, &config);
+    let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let cfg = pipeline::RunConfig {
         threads,
-        format,
-        color,
-        width,
+        format: c.format,
+        color: c.color,
+        width: c.width,
         paths: opts.paths,
-        emit: if opts.all { Emit::All } else { Emit::Matches },
-        every_event: opts.all || format == Format::Pretty,
-        idle: Duration::from_millis(opts.idle_timeout),
-        framing: framing::Limits {
-            max_line_bytes: opts.max_line_bytes.max(1),
-            max_event_lines: opts.max_event_lines.max(1),
-            ..framing::Limits::default()
-        },
+        emit: c.emit,
+        every_event: c.every_event,
+        idle: c.idle,
+        framing: c.framing,
     };
     let result = pipeline::run(&m, &cfg, &mut writer);
     drop(writer);

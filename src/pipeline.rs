@@ -121,7 +121,7 @@ fn check_output(writer: &dyn Writer) -> Result<Option<Outcome>, ReadFailure> {
     }
 }
 
-fn add_totals(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, '_>) {
+fn add_totals<W: Writer>(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, W>) {
     let t = Totals {
         lines: framer.stats.lines,
         bytes: framer.stats.bytes,
@@ -134,7 +134,7 @@ fn add_totals(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, '_>)
 /// End of one input: complete its last event, flush, count; a closed output decides the outcome.
 fn finish_source(
     mut framer: Framer<'_>,
-    mut ann: Annotator<'_, '_>,
+    mut ann: Annotator<'_, &mut dyn Writer>,
     totals: &mut Totals,
     result: Result<Outcome, ReadFailure>,
 ) -> Result<Outcome, ReadFailure> {

@@ -217,6 +217,47 @@ impl<'m> Framer<'m> {
         self.emit(&[], sink);
     }
 
+    /// Where the bytes not yet handed to the sink begin: the stream offset and the number of
+    /// lines before it. Every event before this point has been emitted (or, framed sparsely,
+    /// decided to hold no hit); reading again from here loses and repeats nothing.
+    pub fn pending(&self) -> (u64, u64) {
+        let mut at = (self.offset, self.lines);
+        if let Some(a) = &self.acc {
+            at = at.min((a.offset, a.first_line - 1));
+        }
+        if !self.carry.is_empty() || self.carry_truncated {
+            at = at.min((self.carry_start, self.lines));
+        }
+        for p in self.cri_partial.iter().flatten() {
+            at = at.min((p.offset, p.first_line - 1));
+        }
+        at
+    }
+
+    /// An event is open (waiting for its next line or an idle timeout).
+    pub fn has_open_event(&self) -> bool {
+        self.acc.is_some()
+    }
+
+    /// Bytes of a line without its line break are held.
+    pub fn has_partial_line(&self) -> bool {
+        !self.carry.is_empty() || self.carry_truncated
+    }
+
+    /// The held partial line waited long enough: it is a line of its own (bytes that follow
+    /// start a new line). The event it belongs to stays open.
+    pub fn end_partial_line(&mut self, sink: &mut dyn EventSink) {
+        if self.has_partial_line() {
+            let mut line = std::mem::take(&mut self.carry);
+            let truncated = std::mem::replace(&mut self.carry_truncated, false);
+            let start = self.carry_start;
+            line.push(b'\n');
+            self.block(&line, start, truncated, sink);
+            line.clear();
+            self.carry = line;
+        }
+    }
+
     /// End of input: the unfinished last line is a line; complete everything.
     pub fn finish(&mut self, sink: &mut dyn EventSink) {
         if !self.carry.is_empty() || self.carry_truncated {

@@ -1,0 +1,873 @@
+//! Follow mode: the daemon that tails files across rotation and restarts without losing a line.
+//!
+//! Owns the life of followed files and the delivery loop. One reader thread (synchronous, no
+//! tokio) expands the globs, reads each file from where it stopped, frames and annotates the bytes
+//! with the core ([`Framer`], [`Annotator`]) and hands batches of rendered events, each with the
+//! positions it completes (*marks*), to the sink task over a bounded channel: when the sink is
+//! slow the reader blocks, and the files are the buffer. The sink task (tokio) writes a batch,
+//! then applies its marks to the checkpoint store; a saver task writes the store every
+//! `checkpoint_interval`. Signals are handled on the tokio side and reach the reader as [`Wake`]s.
+//!
+//! Files are known by fingerprint ([`fingerprint`]), not by path. Rotation:
+//! - rename + create: the renamed file is still the same fingerprint (read to its end through
+//!   the open descriptor, then dropped once quiet for `rotate_wait`); the new file is new;
+//! - copytruncate: a file shorter than what was read, or whose head changed, is finished and read
+//!   again from its start as a new file; a copy whose head is a followed file's is read from where
+//!   that file had got to (so `*.log*` globs do not read rotated copies twice);
+//! - delete + recreate, replacement by another file of the same name: a new inode, a new file.
+//!
+//! Contract (at-least-once): a mark says "every event before this offset is in this batch or an
+//! earlier one", and the pending position of a file ([`Framer::pending`]) never passes an event
+//! still open or a line still partial. So a checkpoint never passes an undelivered event; after
+//! `kill -9` the events since the last saved checkpoint are delivered again, with the same
+//! `event_id`. A reload swaps the matcher between events: each file's framer is rebuilt at its
+//! pending position, so nothing is lost or repeated.
+
+pub mod checkpoint;
+pub mod fingerprint;
+pub mod watch;
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::annotate::{Annotator, Emit, SourceMeta};
+use crate::config::{StartAt, WatchMode};
+use crate::event::{Format, OutWriter, Writer};
+use crate::framing::{self, Framer};
+use crate::matcher::Matcher;
+use checkpoint::{Mark, Saved, StateError, Store};
+use fingerprint::Head;
+use watch::Wake;
+
+/// What to follow and how; built by `main` from the command line and the config file.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub sources: Vec<SourceSpec>,
+    pub watch: WatchMode,
+    pub poll_interval: Duration,
+    pub idle: Duration,
+    pub line_timeout: Duration,
+    pub rotate_wait: Duration,
+    pub checkpoint_interval: Duration,
+    pub shutdown_timeout: Duration,
+    pub state_dir: PathBuf,
+    pub framing: framing::Limits,
+    pub emit: Emit,
+    pub every_event: bool,
+    pub format: Format,
+    pub color: bool,
+    pub width: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct SourceSpec {
+    pub pattern: String,
+    pub start_at: StartAt,
+}
+
+/// A new catalog and settings, or why they could not be loaded (SIGHUP).
+pub type Reloader = Box<dyn FnMut() -> Result<(Arc<Matcher>, Settings), String> + Send>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FollowError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("cannot start: {0}")]
+    Start(std::io::Error),
+    #[error("cannot write output: {0}")]
+    Output(std::io::Error),
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Stopped by a signal; everything read was delivered and checkpointed.
+    Stopped,
+    /// The shutdown deadline passed with batches undelivered; they stay unacknowledged and are
+    /// read again by the next run.
+    Deadline,
+    /// Standard output was closed.
+    OutputClosed,
+}
+
+/// Bytes read from one file before the reader moves to the next: keeps one busy file from
+/// starving the others (and bounds the latency it adds to them).
+const ROUND_BYTES: usize = 1 << 20;
+/// Read size.
+const READ_BLOCK: usize = 256 << 10;
+/// Rendered bytes after which a batch is sent without waiting for the round to end.
+const BATCH_BYTES: usize = 256 << 10;
+/// Batches in flight between reader and sink. With [`BATCH_BYTES`] this bounds what is buffered
+/// (a batch can exceed it by one read's events: a 256 KiB read rendered with `--all`).
+const QUEUE: usize = 8;
+/// With `watch = "notify"`, globs are still expanded this often, in case an event was lost.
+const SAFETY_POLL: Duration = Duration::from_secs(10);
+
+/// Rendered events and the positions they complete.
+#[derive(Default)]
+pub struct Batch {
+    pub bytes: Vec<u8>,
+    pub marks: Vec<Mark>,
+}
+
+/// Follow until a signal stops it. `matcher` and `settings` are the initial ones; `reload` is
+/// called on SIGHUP.
+pub fn run(matcher: Arc<Matcher>, settings: Settings, reload: Reloader) -> Result<Outcome, FollowError> {
+    let store = Store::open(&settings.state_dir)?;
+    let loaded = store.entries.clone();
+    tracing::info!(dir = %settings.state_dir.display(), files = loaded.len(), "state directory opened");
+    let store = Arc::new(Mutex::new(store));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("annotail-io")
+        .enable_all()
+        .build()
+        .map_err(FollowError::Start)?;
+    let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
+    let (batch_tx, batch_rx) = tokio::sync::mpsc::channel::<Batch>(QUEUE);
+    let reader = {
+        let (settings, wake_tx) = (settings.clone(), wake_tx.clone());
+        std::thread::Builder::new()
+            .name("annotail-reader".into())
+            .spawn(move || Reader::new(settings, loaded, wake_rx, wake_tx, batch_tx).run(matcher, reload))
+            .map_err(FollowError::Start)?
+    };
+    let outcome = rt.block_on(supervise(settings.clone(), store.clone(), batch_rx, wake_tx))?;
+    let mut s = store.lock().expect("store lock");
+    if let Err(e) = s.save() {
+        tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last");
+    }
+    drop(s);
+    if outcome != Outcome::Deadline {
+        let _ = reader.join();
+    }
+    // A reader blocked on a stuck output is left behind: the process exits.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    Ok(outcome)
+}
+
+/// The tokio side: signals, the sink, the checkpoint saver, the shutdown deadline.
+async fn supervise(
+    settings: Settings,
+    store: Arc<Mutex<Store>>,
+    batch_rx: tokio::sync::mpsc::Receiver<Batch>,
+    wake: Sender<Wake>,
+) -> Result<Outcome, FollowError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).map_err(FollowError::Start)?;
+    let mut int = signal(SignalKind::interrupt()).map_err(FollowError::Start)?;
+    let mut hup = signal(SignalKind::hangup()).map_err(FollowError::Start)?;
+    let mut sink = tokio::spawn(deliver(batch_rx, store.clone()));
+    let saver = tokio::spawn(save_every(store.clone(), settings.checkpoint_interval));
+    let stopping = loop {
+        tokio::select! {
+            _ = term.recv() => break true,
+            _ = int.recv() => break true,
+            _ = hup.recv() => {
+                tracing::info!("SIGHUP: reloading catalog and config");
+                let _ = wake.send(Wake::Reload);
+            }
+            r = &mut sink => {
+                saver.abort();
+                let _ = wake.send(Wake::Stop);
+                return match r.expect("sink task") {
+                    Ok(()) => Ok(Outcome::Stopped),
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Outcome::OutputClosed),
+                    Err(e) => Err(FollowError::Output(e)),
+                };
+            }
+        }
+    };
+    debug_assert!(stopping);
+    tracing::info!(deadline = ?settings.shutdown_timeout, "stopping: draining what was read");
+    let _ = wake.send(Wake::Stop);
+    let outcome = match tokio::time::timeout(settings.shutdown_timeout, &mut sink).await {
+        Ok(Ok(Ok(()))) => Outcome::Stopped,
+        Ok(Ok(Err(e))) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::OutputClosed,
+        Ok(Ok(Err(e))) => return Err(FollowError::Output(e)),
+        Ok(Err(join)) => panic!("sink task: {join}"),
+        Err(_) => {
+            tracing::warn!("shutdown deadline passed; undelivered events stay unacknowledged for the next run");
+            sink.abort();
+            Outcome::Deadline
+        }
+    };
+    saver.abort();
+    Ok(outcome)
+}
+
+/// The sink: write each batch, flush, then let its marks into the checkpoints.
+async fn deliver(mut rx: tokio::sync::mpsc::Receiver<Batch>, store: Arc<Mutex<Store>>) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let mut out = tokio::io::stdout();
+    while let Some(b) = rx.recv().await {
+        if !b.bytes.is_empty() {
+            out.write_all(&b.bytes).await?;
+            out.flush().await?;
+        }
+        if !b.marks.is_empty() {
+            store.lock().expect("store lock").apply(&b.marks);
+        }
+    }
+    Ok(())
+}
+
+/// Write the checkpoints every `every` when they changed; the write (with its fsyncs) runs on
+/// the blocking pool so that delivery never waits for a disk.
+async fn save_every(store: Arc<Mutex<Store>>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(snap) = store.lock().expect("store lock").snapshot() else { continue };
+        match tokio::task::spawn_blocking(move || snap.write()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::error!(cause = %e, "checkpoint not written; retrying at the next interval");
+                store.lock().expect("store lock").mark_dirty();
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// A followed file.
+struct Tracked {
+    key: u64,
+    dev: u64,
+    ino: u64,
+    head: Head,
+    file: File,
+    path: PathBuf,
+    /// Next byte to read.
+    read_pos: u64,
+    /// Where the current framer starts (offset, lines before it).
+    start: (u64, u64),
+    last_data: Instant,
+    at_eof: bool,
+    /// Not at any followed path since then (renamed away or deleted).
+    orphan_since: Option<Instant>,
+    meta: SourceMeta,
+    /// Last position marked.
+    marked: (u64, u64),
+}
+
+/// A file seen but not yet fingerprinted (its first line is incomplete).
+struct Waiting {
+    file: File,
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+    start_at: StartAt,
+    first_seen: Instant,
+    /// Seen by the first expansion (a file the daemon found, not one created since).
+    initial: bool,
+}
+
+/// A file's framer and annotator for the current matcher.
+struct Live<'m> {
+    framer: Framer<'m>,
+    ann: Annotator<'m, OutWriter<Vec<u8>>>,
+}
+
+enum Exit {
+    Stop,
+    Reload(Arc<Matcher>, Settings),
+}
+
+struct Reader {
+    settings: Settings,
+    /// Checkpoints read at start, not yet matched to a file.
+    loaded: HashMap<u64, Saved>,
+    files: HashMap<u64, Tracked>,
+    by_inode: HashMap<(u64, u64), u64>,
+    waiting: HashMap<(u64, u64), Waiting>,
+    /// Paths reported as unreadable (reported once until they change).
+    reported: HashMap<PathBuf, String>,
+    wake_rx: Receiver<Wake>,
+    watcher: watch::Watcher,
+    tx: tokio::sync::mpsc::Sender<Batch>,
+    batch: Batch,
+    buf: Vec<u8>,
+    first_expansion: bool,
+    stop: bool,
+    names: bool,
+    reload: bool,
+}
+
+impl Reader {
+    fn new(
+        settings: Settings,
+        loaded: HashMap<u64, Saved>,
+        wake_rx: Receiver<Wake>,
+        wake_tx: Sender<Wake>,
+        tx: tokio::sync::mpsc::Sender<Batch>,
+    ) -> Reader {
+        let watcher = watch::Watcher::new(settings.watch != WatchMode::Poll, wake_tx);
+        if settings.watch == WatchMode::Notify && !watcher.active() {
+            tracing::warn!("watch = notify but notification is unavailable: polling every {:?}", SAFETY_POLL);
+        }
+        Reader {
+            settings,
+            loaded,
+            files: HashMap::new(),
+            by_inode: HashMap::new(),
+            waiting: HashMap::new(),
+            reported: HashMap::new(),
+            wake_rx,
+            watcher,
+            tx,
+            batch: Batch::default(),
+            buf: vec![0; READ_BLOCK],
+            first_expansion: true,
+            stop: false,
+            names: true,
+            reload: false,
+        }
+    }
+
+    fn run(mut self, mut matcher: Arc<Matcher>, mut reload: Reloader) {
+        loop {
+            match self.generation(&matcher, &mut reload) {
+                Exit::Stop => return,
+                Exit::Reload(m, settings) => {
+                    matcher = m;
+                    self.settings = settings;
+                    // New globs are expanded at once.
+                    self.expand();
+                }
+            }
+        }
+    }
+
+    /// Follow with one matcher until stopped or reloaded.
+    fn generation<'m>(&mut self, matcher: &'m Matcher, reload: &mut Reloader) -> Exit {
+        let mut live: HashMap<u64, Live<'m>> = HashMap::new();
+        let mut next_poll = Instant::now();
+        loop {
+            let now = Instant::now();
+            if self.names || now >= next_poll {
+                if now >= next_poll {
+                    self.check_rewritten(&mut live);
+                    let every = match (self.settings.watch, self.watcher.active()) {
+                        (WatchMode::Notify, true) => SAFETY_POLL,
+                        _ => self.settings.poll_interval,
+                    };
+                    next_poll = now + every;
+                }
+                self.expand();
+                self.promote(&mut live);
+                self.names = false;
+            } else if !self.waiting.is_empty() {
+                self.promote(&mut live);
+            }
+            self.read_all(matcher, &mut live);
+            self.timers(&mut live);
+            if !self.send() {
+                return Exit::Stop;
+            }
+            // Wait for a change, a timer, or a signal.
+            let deadline = self.deadline(&live).min(next_poll);
+            let timeout = deadline.saturating_duration_since(Instant::now());
+            let first = match self.wake_rx.recv_timeout(timeout) {
+                Ok(w) => Some(w),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => Some(Wake::Stop),
+            };
+            if let Some(w) = first {
+                self.absorb(w);
+            }
+            while let Ok(w) = self.wake_rx.try_recv() {
+                self.absorb(w);
+            }
+            if self.stop {
+                return Exit::Stop;
+            }
+            if std::mem::take(&mut self.reload) {
+                match reload() {
+                    Ok((m, settings)) => {
+                        // Every file starts again where its undelivered bytes begin, with the new
+                        // matcher: nothing is lost, nothing repeated.
+                        for (key, l) in live.drain() {
+                            let t = self.files.get_mut(&key).expect("live files are tracked");
+                            let pending = l.framer.pending();
+                            t.read_pos = pending.0;
+                            t.start = pending;
+                        }
+                        tracing::info!(records = m.entries.len(), "reloaded");
+                        return Exit::Reload(m, settings);
+                    }
+                    Err(e) => tracing::error!(cause = %e, "reload failed; the running catalog and config are kept"),
+                }
+            }
+        }
+    }
+
+    /// Expand the globs: new files wait for a fingerprint, followed files update their path,
+    /// files no longer at a followed path become orphans.
+    fn expand(&mut self) {
+        let patterns: Vec<String> = self.settings.sources.iter().map(|s| s.pattern.clone()).collect();
+        for p in &patterns {
+            let (root, mode) = watch::watch_root(p);
+            self.watcher.watch_dir(&root, mode);
+        }
+        let (mut found, mut skipped) = (Vec::new(), Vec::new());
+        watch::expand(&patterns, &mut found, &mut skipped);
+        for s in skipped {
+            self.report(&s.path, &s.why);
+        }
+        let now = Instant::now();
+        let mut present = HashSet::new();
+        for f in found {
+            present.insert((f.dev, f.ino));
+            if let Some(key) = self.by_inode.get(&(f.dev, f.ino)) {
+                let t = self.files.get_mut(key).expect("indexed");
+                if t.path != f.path {
+                    tracing::info!(from = %t.path.display(), to = %f.path.display(), "file renamed");
+                    t.path = f.path;
+                }
+                t.orphan_since = None;
+                continue;
+            }
+            if let Some(w) = self.waiting.get_mut(&(f.dev, f.ino)) {
+                w.path = f.path;
+                continue;
+            }
+            match File::open(&f.path) {
+                Ok(file) => {
+                    self.reported.remove(&f.path);
+                    if let Some(dir) = std::fs::canonicalize(&f.path).ok().and_then(|c| c.parent().map(Path::to_owned)) {
+                        self.watcher.watch_dir(&dir, notify::RecursiveMode::NonRecursive);
+                    }
+                    let start_at = self.settings.sources[f.source].start_at;
+                    self.waiting.insert(
+                        (f.dev, f.ino),
+                        Waiting { file, path: f.path, dev: f.dev, ino: f.ino, start_at, first_seen: now, initial: self.first_expansion },
+                    );
+                }
+                Err(e) => self.report(&f.path, &format!("cannot open: {e}")),
+            }
+        }
+        for t in self.files.values_mut() {
+            if !present.contains(&(t.dev, t.ino)) && t.orphan_since.is_none() {
+                tracing::info!(path = %t.path.display(), "file no longer at a followed path; reading it to its end");
+                t.orphan_since = Some(now);
+            }
+        }
+        self.waiting.retain(|id, w| {
+            let keep = present.contains(id) || w.file.metadata().is_ok_and(|m| m.len() > 0);
+            if !keep {
+                tracing::debug!(path = %w.path.display(), "empty file vanished");
+            }
+            keep
+        });
+        if self.first_expansion {
+            self.first_expansion = false;
+            self.resume_renamed(&present);
+        }
+    }
+
+    /// Checkpointed files not found at a followed path: renamed while the daemon was down
+    /// (rotation). Look for them next to their old path and read them to their end.
+    fn resume_renamed(&mut self, present: &HashSet<(u64, u64)>) {
+        let mut gone = Vec::new();
+        for (key, s) in &self.loaded {
+            if present.contains(&(s.dev, s.ino)) {
+                continue;
+            }
+            let dir = Path::new(&s.path).parent().unwrap_or(Path::new("/"));
+            let found = std::fs::read_dir(dir).into_iter().flatten().flatten().find_map(|e| {
+                let m = std::fs::metadata(e.path()).ok()?;
+                (m.is_file() && m.dev() == s.dev && m.ino() == s.ino).then(|| e.path())
+            });
+            match found.and_then(|p| File::open(&p).ok().map(|f| (p, f))) {
+                Some((path, file)) => {
+                    let head = Head { len: s.head_len, hash: s.head_hash, complete: true };
+                    if head.matches(&file).unwrap_or(false) {
+                        tracing::info!(from = %s.path, to = %path.display(), "checkpointed file was renamed; reading it to its end");
+                        self.waiting.insert(
+                            (s.dev, s.ino),
+                            Waiting { file, path, dev: s.dev, ino: s.ino, start_at: StartAt::Beginning, first_seen: Instant::now(), initial: true },
+                        );
+                        continue;
+                    }
+                    gone.push(*key);
+                }
+                None => gone.push(*key),
+            }
+        }
+        for key in gone {
+            let s = self.loaded.remove(&key).expect("listed");
+            tracing::info!(path = %s.path, "checkpointed file is gone; forgetting it");
+            self.batch.marks.push(Mark::Drop { key });
+        }
+    }
+
+    fn report(&mut self, path: &Path, why: &str) {
+        if self.reported.get(path).is_none_or(|w| w != why) {
+            tracing::error!(path = %path.display(), cause = why, "cannot follow this file; other files continue");
+            self.reported.insert(path.to_owned(), why.to_owned());
+        }
+    }
+
+    /// Fingerprint waiting files whose first line is complete (or has waited `line_timeout`),
+    /// decide where each starts, and follow it.
+    fn promote(&mut self, live: &mut HashMap<u64, Live<'_>>) {
+        let now = Instant::now();
+        let ids: Vec<(u64, u64)> = self.waiting.keys().copied().collect();
+        for id in ids {
+            let w = &self.waiting[&id];
+            let head = match Head::read(&w.file) {
+                Ok(h) => h,
+                Err(e) => {
+                    let (path, why) = (w.path.clone(), format!("cannot read: {e}"));
+                    self.waiting.remove(&id);
+                    self.report(&path, &why);
+                    continue;
+                }
+            };
+            let ripe = head.complete || (head.len > 0 && now.duration_since(w.first_seen) >= self.settings.line_timeout);
+            if !ripe {
+                continue;
+            }
+            let w = self.waiting.remove(&id).expect("listed");
+            self.track(w, head, live);
+        }
+    }
+
+    fn track(&mut self, w: Waiting, head: Head, live: &mut HashMap<u64, Live<'_>>) {
+        let size = w.file.metadata().map_or(0, |m| m.len());
+        let mut key = fingerprint::key(w.dev, w.ino, &head);
+        let mut head_used = head;
+        // 1. A checkpoint of this same file (device, inode and head).
+        let resumed = self
+            .loaded
+            .iter()
+            .find(|(_, s)| {
+                s.dev == w.dev
+                    && s.ino == w.ino
+                    && Head { len: s.head_len, hash: s.head_hash, complete: true }.matches(&w.file).unwrap_or(false)
+            })
+            .map(|(k, s)| (*k, s.clone()));
+        let (offset, line, why) = if let Some((k, s)) = resumed {
+            self.loaded.remove(&k);
+            key = k;
+            head_used = Head { len: s.head_len, hash: s.head_hash, complete: true };
+            if size < s.offset {
+                (0, 0, "checkpoint past the end (truncated while stopped): from the start")
+            } else {
+                (s.offset, s.line, "from its checkpoint")
+            }
+        } else if let Some((offset, line)) = self.copy_of(&w, live) {
+            (offset, line, "a copy of a followed file: from where that file got to")
+        } else if w.initial && w.start_at == StartAt::End {
+            let (o, l) = end_position(&w.file, size);
+            (o, l, "from its end (start_at = end)")
+        } else {
+            (0, 0, "from the start")
+        };
+        tracing::info!(path = %w.path.display(), offset, fingerprint = %format!("{key:016x}"), "following {why}");
+        let mut meta = SourceMeta::file(&w.path.display().to_string());
+        meta.fingerprint = Some(key);
+        let now = Instant::now();
+        let t = Tracked {
+            key,
+            dev: w.dev,
+            ino: w.ino,
+            head: head_used,
+            file: w.file,
+            path: w.path,
+            read_pos: offset,
+            start: (offset, line),
+            last_data: now,
+            at_eof: false,
+            orphan_since: None,
+            meta,
+            marked: (u64::MAX, 0),
+        };
+        live.remove(&key);
+        self.by_inode.insert((t.dev, t.ino), key);
+        self.files.insert(key, t);
+    }
+
+    /// A new file that is a copy of a followed (or checkpointed) file (copytruncate's copy)
+    /// starts where that file's undelivered bytes begin. A copy has the other file's head, is at
+    /// least as long as what was read of it, and (if the other file still has them) the same
+    /// bytes just before that point: a new log that merely starts with the same line is not one.
+    fn copy_of(&self, w: &Waiting, live: &HashMap<u64, Live<'_>>) -> Option<(u64, u64)> {
+        let size = w.file.metadata().ok()?.len();
+        for t in self.files.values() {
+            if (t.dev, t.ino) == (w.dev, w.ino) || !t.head.complete || !t.head.matches(&w.file).unwrap_or(false) {
+                continue;
+            }
+            let pending = live.get(&t.key).map_or(t.start, |l| l.framer.pending());
+            if size < pending.0 {
+                continue;
+            }
+            let n = (pending.0 as usize).min(fingerprint::HEAD_MAX);
+            let at = pending.0 - n as u64;
+            let (mut a, mut b) = ([0u8; fingerprint::HEAD_MAX], [0u8; fingerprint::HEAD_MAX]);
+            let same = match fingerprint::read_full_at(&t.file, &mut a[..n], at) {
+                Ok(k) if k == n => fingerprint::read_full_at(&w.file, &mut b[..n], at).is_ok_and(|j| j == n && a[..n] == b[..n]),
+                // The original is already shorter (truncated): head and size must do.
+                _ => true,
+            };
+            if same {
+                return Some(pending);
+            }
+        }
+        self.loaded.values().find_map(|s| {
+            let h = Head { len: s.head_len, hash: s.head_hash, complete: true };
+            ((s.dev, s.ino) != (w.dev, w.ino) && size >= s.offset && h.matches(&w.file).unwrap_or(false))
+                .then_some((s.offset, s.line))
+        })
+    }
+
+    /// Files truncated or rewritten under the same inode (copytruncate): finish what was read
+    /// and follow the new content as a new file.
+    fn check_rewritten(&mut self, live: &mut HashMap<u64, Live<'_>>) {
+        let keys: Vec<u64> = self.files.keys().copied().collect();
+        for key in keys {
+            let t = &self.files[&key];
+            let size = t.file.metadata().map_or(0, |m| m.len());
+            let rewritten = size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true);
+            if rewritten {
+                self.restart(key, "truncated or rewritten", live);
+            }
+        }
+    }
+
+    /// Finish file `key` as it was and take its current content as a new file.
+    fn restart(&mut self, key: u64, why: &str, live: &mut HashMap<u64, Live<'_>>) {
+        let t = self.finish(key, live).expect("tracked");
+        tracing::info!(path = %t.path.display(), "{why}: reading it again from its start");
+        let w = Waiting {
+            file: t.file,
+            path: t.path,
+            dev: t.dev,
+            ino: t.ino,
+            start_at: StartAt::Beginning,
+            first_seen: Instant::now(),
+            initial: false,
+        };
+        self.waiting.insert((w.dev, w.ino), w);
+    }
+
+    /// Emit everything held for file `key` and stop following it.
+    fn finish(&mut self, key: u64, live: &mut HashMap<u64, Live<'_>>) -> Option<Tracked> {
+        let t = self.files.remove(&key)?;
+        self.by_inode.remove(&(t.dev, t.ino));
+        if let Some(mut l) = live.remove(&key) {
+            l.framer.finish(&mut l.ann);
+            drain(&mut l.ann, &mut self.batch.bytes);
+        }
+        self.batch.marks.push(Mark::Drop { key });
+        Some(t)
+    }
+
+    /// Read every followed file up to its end (or [`ROUND_BYTES`] each, round after round).
+    fn read_all<'m>(&mut self, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) {
+        loop {
+            let keys: Vec<u64> = self.files.keys().copied().collect();
+            let mut more = false;
+            for key in keys {
+                more |= self.read_file(key, matcher, live);
+                if self.batch.bytes.len() >= BATCH_BYTES && !self.send() {
+                    return;
+                }
+            }
+            if !more || self.stop {
+                return;
+            }
+            // Signals and renames must not wait for a long backlog to be read.
+            while let Ok(w) = self.wake_rx.try_recv() {
+                self.absorb(w);
+            }
+            if self.stop || self.reload || self.names {
+                return;
+            }
+        }
+    }
+
+    fn absorb(&mut self, w: Wake) {
+        match w {
+            Wake::Data => {}
+            Wake::Names => self.names = true,
+            Wake::Stop => self.stop = true,
+            Wake::Reload => self.reload = true,
+        }
+    }
+
+    /// Read one round of file `key`; true when it has more to read.
+    fn read_file<'m>(&mut self, key: u64, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) -> bool {
+        let settings = &self.settings;
+        let t = self.files.get_mut(&key).expect("tracked");
+        let l = live.entry(key).or_insert_with(|| {
+            let mut framer = Framer::new(matcher, settings.framing, settings.every_event);
+            framer.start_at(t.start.0, t.start.1);
+            let out = OutWriter::new(Vec::new(), settings.format, settings.color, settings.width);
+            Live { framer, ann: Annotator::new(matcher, settings.emit, out, t.meta.clone()) }
+        });
+        let mut got = 0;
+        let mut more = false;
+        loop {
+            let n = match t.file.read_at(&mut self.buf, t.read_pos) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    tracing::error!(path = %t.path.display(), cause = %e, "read error; will retry");
+                    break;
+                }
+            };
+            if n == 0 {
+                t.at_eof = true;
+                break;
+            }
+            t.at_eof = false;
+            t.last_data = Instant::now();
+            l.ann.set_observed(SystemTime::now());
+            l.framer.feed(&self.buf[..n], &mut l.ann);
+            t.read_pos += n as u64;
+            drain(&mut l.ann, &mut self.batch.bytes);
+            got += n;
+            if got >= ROUND_BYTES {
+                more = true;
+                break;
+            }
+        }
+        if t.at_eof && t.read_pos > 0 {
+            // A file shorter than what was read has been truncated: detected here at once, not
+            // only at the next poll.
+            if t.file.metadata().is_ok_and(|m| m.len() < t.read_pos) {
+                self.restart(key, "truncated", live);
+                return true;
+            }
+        }
+        self.mark(key, live);
+        more
+    }
+
+    /// Add a mark for file `key` if its pending position moved.
+    fn mark(&mut self, key: u64, live: &HashMap<u64, Live<'_>>) {
+        let t = self.files.get_mut(&key).expect("tracked");
+        let pos = live.get(&key).map_or(t.start, |l| l.framer.pending());
+        if pos != t.marked {
+            t.marked = pos;
+            let saved = Saved {
+                dev: t.dev,
+                ino: t.ino,
+                head_len: t.head.len,
+                head_hash: t.head.hash,
+                offset: pos.0,
+                line: pos.1,
+                path: t.path.display().to_string(),
+            };
+            self.batch.marks.push(Mark::At { key, pos: saved });
+        }
+    }
+
+    /// Idle timeouts (open events, partial lines) and orphans that are done.
+    fn timers(&mut self, live: &mut HashMap<u64, Live<'_>>) {
+        let now = Instant::now();
+        let mut done = Vec::new();
+        for (key, t) in &mut self.files {
+            if !t.at_eof {
+                continue;
+            }
+            let quiet = now.duration_since(t.last_data);
+            if let Some(l) = live.get_mut(key) {
+                if l.framer.has_partial_line() && quiet >= self.settings.line_timeout {
+                    l.framer.end_partial_line(&mut l.ann);
+                }
+                if l.framer.has_open_event() && !l.framer.has_partial_line() && quiet >= self.settings.idle {
+                    l.framer.idle(&mut l.ann);
+                }
+                drain(&mut l.ann, &mut self.batch.bytes);
+            }
+            if let Some(since) = t.orphan_since
+                && quiet >= self.settings.rotate_wait
+                && now.duration_since(since) >= self.settings.rotate_wait
+            {
+                done.push(*key);
+            }
+        }
+        let keys: Vec<u64> = self.files.keys().copied().collect();
+        for key in keys {
+            self.mark(key, live);
+        }
+        for key in done {
+            if let Some(t) = self.finish(key, live) {
+                tracing::info!(path = %t.path.display(), "finished a rotated or deleted file");
+            }
+        }
+    }
+
+    /// When the reader must wake without any event: the earliest idle, line or rotate timer.
+    fn deadline(&self, live: &HashMap<u64, Live<'_>>) -> Instant {
+        let mut d = Instant::now() + Duration::from_secs(3600);
+        for (key, t) in &self.files {
+            if let Some(l) = live.get(key) {
+                if l.framer.has_partial_line() {
+                    d = d.min(t.last_data + self.settings.line_timeout);
+                } else if l.framer.has_open_event() {
+                    d = d.min(t.last_data + self.settings.idle);
+                }
+            }
+            if t.orphan_since.is_some() {
+                d = d.min(t.last_data.max(t.orphan_since.unwrap_or(t.last_data)) + self.settings.rotate_wait);
+            }
+        }
+        if let Some(w) = self.waiting.values().map(|w| w.first_seen).min() {
+            d = d.min(w + self.settings.line_timeout);
+        }
+        d
+    }
+
+    /// Hand the batch to the sink (blocking while the sink's queue is full: backpressure).
+    /// False when the sink is gone.
+    fn send(&mut self) -> bool {
+        if self.batch.bytes.is_empty() && self.batch.marks.is_empty() {
+            return true;
+        }
+        let b = std::mem::take(&mut self.batch);
+        self.tx.blocking_send(b).is_ok()
+    }
+}
+
+/// Move an annotator's rendered output into `out`.
+fn drain(ann: &mut Annotator<'_, OutWriter<Vec<u8>>>, out: &mut Vec<u8>) {
+    let w = ann.writer();
+    w.flush();
+    let v = w.inner_mut();
+    if out.is_empty() {
+        std::mem::swap(out, v);
+    } else {
+        out.extend_from_slice(v);
+        v.clear();
+    }
+}
+
+/// Where reading from the end starts: after the last complete line (a line being written is
+/// read whole), with the lines before it counted so that line numbers stay true.
+fn end_position(file: &File, size: u64) -> (u64, u64) {
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut at, mut lines, mut last_nl) = (0u64, 0u64, 0u64);
+    while at < size {
+        let want = ((size - at) as usize).min(buf.len());
+        let n = match fingerprint::read_full_at(file, &mut buf[..want], at) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        if let Some(i) = memchr::memrchr(b'\n', &buf[..n]) {
+            last_nl = at + i as u64 + 1;
+        }
+        at += n as u64;
+    }
+    (last_nl, lines)
+}

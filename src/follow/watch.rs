@@ -1,0 +1,183 @@
+//! Watching: which paths match the followed globs, and waking the reader when they change.
+//!
+//! Owns glob expansion and the `notify` watcher. Events are only hints: the reader re-reads every
+//! followed file when any data event arrives and re-expands the globs when a name event arrives
+//! (create, remove, rename) or the poll interval passes, so a missed or coalesced event costs at
+//! most one poll interval, never a line. Directories are watched, not files: a watch on a file
+//! would follow its inode across a rename, and new files only show up in their directory.
+//!
+//! Contract: [`expand`] lists the regular files that match now (symlinks followed, as
+//! `/var/log/containers` needs); [`Watcher::watch_dir`] is idempotent and silently leaves
+//! directories that cannot be watched to polling.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+
+use notify::{EventKind, RecursiveMode, Watcher as _};
+
+/// What woke the reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// Some file's data changed.
+    Data,
+    /// Names changed in a watched directory: expand the globs again.
+    Names,
+    /// SIGTERM/SIGINT, or the output is gone.
+    Stop,
+    /// SIGHUP.
+    Reload,
+}
+
+/// A path matched by a followed glob.
+pub struct Found {
+    pub path: PathBuf,
+    pub dev: u64,
+    pub ino: u64,
+    /// Index of the source (glob) that matched first.
+    pub source: usize,
+}
+
+/// Problems met while expanding, reported by the caller (once per path).
+pub struct Skipped {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+/// Expand `patterns` now.
+pub fn expand(patterns: &[String], found: &mut Vec<Found>, skipped: &mut Vec<Skipped>) {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen = HashSet::new();
+    for (source, pat) in patterns.iter().enumerate() {
+        let Ok(paths) = glob::glob(pat) else { continue };
+        for entry in paths {
+            let path = match entry {
+                Ok(p) => p,
+                Err(e) => {
+                    skipped.push(Skipped { path: e.path().to_owned(), why: e.error().to_string() });
+                    continue;
+                }
+            };
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => {
+                    if seen.insert((m.dev(), m.ino())) {
+                        found.push(Found { path, dev: m.dev(), ino: m.ino(), source });
+                    }
+                }
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => skipped.push(Skipped { path, why: "not a regular file".into() }),
+                // Gone between the listing and the stat: the next expansion decides.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => skipped.push(Skipped { path, why: e.to_string() }),
+            }
+        }
+    }
+}
+
+/// The directory to watch for a glob: its longest leading part without glob characters, and
+/// whether matches can lie below it at any depth.
+pub fn watch_root(pattern: &str) -> (PathBuf, RecursiveMode) {
+    let p = Path::new(pattern);
+    let mut root = PathBuf::new();
+    let comps: Vec<_> = p.components().collect();
+    for (i, c) in comps.iter().enumerate() {
+        let s = c.as_os_str().to_string_lossy();
+        if s.contains(['*', '?', '[']) {
+            let last = i + 1 == comps.len();
+            return (root, if last { RecursiveMode::NonRecursive } else { RecursiveMode::Recursive });
+        }
+        if i + 1 == comps.len() {
+            break;
+        }
+        root.push(c);
+    }
+    (root, RecursiveMode::NonRecursive)
+}
+
+pub struct Watcher {
+    inner: Option<notify::RecommendedWatcher>,
+    watched: HashSet<PathBuf>,
+}
+
+impl Watcher {
+    /// A watcher that wakes `wake`; `None` inside when notification is off or unavailable.
+    pub fn new(enabled: bool, wake: Sender<Wake>) -> Watcher {
+        if !enabled {
+            return Watcher { inner: None, watched: HashSet::new() };
+        }
+        let handler = move |res: notify::Result<notify::Event>| {
+            let Ok(ev) = res else {
+                // An overflowed queue loses events: re-expand and re-read everything.
+                let _ = wake.send(Wake::Names);
+                return;
+            };
+            let w = match ev.kind {
+                EventKind::Modify(notify::event::ModifyKind::Name(_)) | EventKind::Create(_) | EventKind::Remove(_) => {
+                    Wake::Names
+                }
+                EventKind::Modify(_) | EventKind::Any | EventKind::Other => Wake::Data,
+                EventKind::Access(_) => return,
+            };
+            let _ = wake.send(w);
+        };
+        match notify::recommended_watcher(handler) {
+            Ok(w) => Watcher { inner: Some(w), watched: HashSet::new() },
+            Err(e) => {
+                tracing::warn!(cause = %e, "file notification unavailable; polling only");
+                Watcher { inner: None, watched: HashSet::new() }
+            }
+        }
+    }
+
+    pub fn active(&self) -> bool {
+        self.inner.is_some()
+    }
+
+    /// Watch `dir` (once); a directory that does not exist yet is tried again on a later call.
+    pub fn watch_dir(&mut self, dir: &Path, mode: RecursiveMode) {
+        let Some(w) = &mut self.inner else { return };
+        if self.watched.contains(dir) {
+            return;
+        }
+        match w.watch(dir, mode) {
+            Ok(()) => {
+                tracing::debug!(dir = %dir.display(), "watching");
+                self.watched.insert(dir.to_owned());
+            }
+            Err(e) => tracing::debug!(dir = %dir.display(), cause = %e, "not watched (polled)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_roots() {
+        let cases = [
+            ("/var/log/risingwave/*.log", "/var/log/risingwave", RecursiveMode::NonRecursive),
+            ("/var/log/containers/risingwave-*_*.log", "/var/log/containers", RecursiveMode::NonRecursive),
+            ("/var/log/*/meta.log", "/var/log", RecursiveMode::Recursive),
+            ("/var/log/meta.log", "/var/log", RecursiveMode::NonRecursive),
+        ];
+        for (pat, root, mode) in cases {
+            assert_eq!(watch_root(pat), (PathBuf::from(root), mode), "{pat}");
+        }
+    }
+
+    #[test]
+    fn expand_lists_regular_files_once() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.log"), b"x\n").unwrap();
+        std::fs::write(d.path().join("b.txt"), b"x\n").unwrap();
+        std::fs::create_dir(d.path().join("dir.log")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("a.log"), d.path().join("link.log")).unwrap();
+        let pats = [format!("{}/*.log", d.path().display()), format!("{}/a.*", d.path().display())];
+        let (mut found, mut skipped) = (Vec::new(), Vec::new());
+        expand(&pats, &mut found, &mut skipped);
+        // a.log and its symlink are one file.
+        assert_eq!(found.len(), 1, "{:?}", found.iter().map(|f| &f.path).collect::<Vec<_>>());
+        assert!(skipped.is_empty());
+    }
+}
