@@ -347,6 +347,7 @@ fn absolute(p: &std::path::Path) -> String {
 }
 
 fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
+    let runtime = follow::Runtime::start()?;
     let settings = follow_settings(&opts, &config);
     if settings.sources.is_empty() {
         eprintln!("annotail: --follow needs at least one PATH (or [[sources]] in the config file)");
@@ -375,7 +376,7 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         let m = load_for_run(&catalog_paths(&opts.catalog.catalog, &config))?;
         Ok((std::sync::Arc::new(m), settings))
     });
-    match follow::run(m, settings, reload) {
+    match follow::run(runtime, m, settings, reload) {
         Ok(outcome) => {
             tracing::info!(?outcome, "stopped");
             Ok(ExitCode::SUCCESS)

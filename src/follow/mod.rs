@@ -105,6 +105,9 @@ const BATCH_BYTES: usize = 256 << 10;
 /// Batches in flight between reader and sink. With [`BATCH_BYTES`] this bounds what is buffered
 /// (a batch can exceed it by one read's events: a 256 KiB read rendered with `--all`).
 const QUEUE: usize = 8;
+/// How long the old content of a truncated file is remembered to recognise its copy: the copy
+/// is made just before the truncation and found by the next expansion, well within this.
+const TRUNCATED_MEMORY: Duration = Duration::from_secs(60);
 /// With `watch = "notify"`, globs are still expanded this often, in case an event was lost.
 const SAFETY_POLL: Duration = Duration::from_secs(10);
 
@@ -115,19 +118,47 @@ pub struct Batch {
     pub marks: Vec<Mark>,
 }
 
+/// The runtime and the signal handlers, installed before anything slow (loading the catalog)
+/// so that a SIGHUP or SIGTERM sent during start-up is handled, not fatal.
+pub struct Runtime {
+    rt: tokio::runtime::Runtime,
+    signals: Signals,
+}
+
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Runtime {
+    pub fn start() -> Result<Runtime, FollowError> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("annotail-io")
+            .enable_all()
+            .build()
+            .map_err(FollowError::Start)?;
+        let signals = rt.block_on(async {
+            Ok::<_, std::io::Error>(Signals {
+                term: signal(SignalKind::terminate())?,
+                int: signal(SignalKind::interrupt())?,
+                hup: signal(SignalKind::hangup())?,
+            })
+        });
+        Ok(Runtime { rt, signals: signals.map_err(FollowError::Start)? })
+    }
+}
+
 /// Follow until a signal stops it. `matcher` and `settings` are the initial ones; `reload` is
 /// called on SIGHUP.
-pub fn run(matcher: Arc<Matcher>, settings: Settings, reload: Reloader) -> Result<Outcome, FollowError> {
+pub fn run(runtime: Runtime, matcher: Arc<Matcher>, settings: Settings, reload: Reloader) -> Result<Outcome, FollowError> {
+    let Runtime { rt, signals } = runtime;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
     tracing::info!(dir = %settings.state_dir.display(), files = loaded.len(), "state directory opened");
     let store = Arc::new(Mutex::new(store));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("annotail-io")
-        .enable_all()
-        .build()
-        .map_err(FollowError::Start)?;
     let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
     let (batch_tx, batch_rx) = tokio::sync::mpsc::channel::<Batch>(QUEUE);
     let reader = {
@@ -137,7 +168,7 @@ pub fn run(matcher: Arc<Matcher>, settings: Settings, reload: Reloader) -> Resul
             .spawn(move || Reader::new(settings, loaded, wake_rx, wake_tx, batch_tx).run(matcher, reload))
             .map_err(FollowError::Start)?
     };
-    let outcome = rt.block_on(supervise(settings.clone(), store.clone(), batch_rx, wake_tx))?;
+    let outcome = rt.block_on(supervise(signals, settings.clone(), store.clone(), batch_rx, wake_tx))?;
     let mut s = store.lock().expect("store lock");
     if let Err(e) = s.save() {
         tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last");
@@ -153,22 +184,19 @@ pub fn run(matcher: Arc<Matcher>, settings: Settings, reload: Reloader) -> Resul
 
 /// The tokio side: signals, the sink, the checkpoint saver, the shutdown deadline.
 async fn supervise(
+    mut signals: Signals,
     settings: Settings,
     store: Arc<Mutex<Store>>,
     batch_rx: tokio::sync::mpsc::Receiver<Batch>,
     wake: Sender<Wake>,
 ) -> Result<Outcome, FollowError> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).map_err(FollowError::Start)?;
-    let mut int = signal(SignalKind::interrupt()).map_err(FollowError::Start)?;
-    let mut hup = signal(SignalKind::hangup()).map_err(FollowError::Start)?;
     let mut sink = tokio::spawn(deliver(batch_rx, store.clone()));
     let saver = tokio::spawn(save_every(store.clone(), settings.checkpoint_interval));
-    let stopping = loop {
+    loop {
         tokio::select! {
-            _ = term.recv() => break true,
-            _ = int.recv() => break true,
-            _ = hup.recv() => {
+            _ = signals.term.recv() => break,
+            _ = signals.int.recv() => break,
+            _ = signals.hup.recv() => {
                 tracing::info!("SIGHUP: reloading catalog and config");
                 let _ = wake.send(Wake::Reload);
             }
@@ -182,8 +210,7 @@ async fn supervise(
                 };
             }
         }
-    };
-    debug_assert!(stopping);
+    }
     tracing::info!(deadline = ?settings.shutdown_timeout, "stopping: draining what was read");
     let _ = wake.send(Wake::Stop);
     let outcome = match tokio::time::timeout(settings.shutdown_timeout, &mut sink).await {
@@ -284,6 +311,9 @@ struct Reader {
     settings: Settings,
     /// Checkpoints read at start, not yet matched to a file.
     loaded: HashMap<u64, Saved>,
+    /// Checkpoints of files whose inode now holds other content (truncated or replaced while
+    /// the daemon was down): dropped from the store, kept to recognise copies of them.
+    stale: Vec<Saved>,
     files: HashMap<u64, Tracked>,
     by_inode: HashMap<(u64, u64), u64>,
     waiting: HashMap<(u64, u64), Waiting>,
@@ -298,6 +328,10 @@ struct Reader {
     stop: bool,
     names: bool,
     reload: bool,
+    /// Renames reported since the last expansion.
+    renamed: Vec<(PathBuf, PathBuf)>,
+    /// Old contents of files found truncated: head, where their undelivered bytes began, when.
+    truncated: Vec<(Head, (u64, u64), Instant)>,
 }
 
 impl Reader {
@@ -315,6 +349,7 @@ impl Reader {
         Reader {
             settings,
             loaded,
+            stale: Vec::new(),
             files: HashMap::new(),
             by_inode: HashMap::new(),
             waiting: HashMap::new(),
@@ -328,6 +363,8 @@ impl Reader {
             stop: false,
             names: true,
             reload: false,
+            renamed: Vec::new(),
+            truncated: Vec::new(),
         }
     }
 
@@ -386,6 +423,8 @@ impl Reader {
                 self.absorb(w);
             }
             if self.stop {
+                self.finish_orphans(matcher, &mut live);
+                self.send();
                 return Exit::Stop;
             }
             if std::mem::take(&mut self.reload) {
@@ -466,9 +505,27 @@ impl Reader {
             }
             keep
         });
+        // A file renamed from a followed path to one outside the globs, before an expansion saw
+        // it: follow it from its start (it is read to its end, then dropped as an orphan).
+        for (from, to) in std::mem::take(&mut self.renamed) {
+            let followed = self.settings.sources.iter().any(|s| glob::Pattern::new(&s.pattern).is_ok_and(|p| p.matches_path(&from)));
+            let Ok(m) = std::fs::metadata(&to) else { continue };
+            let id = (m.dev(), m.ino());
+            if !followed || !m.is_file() || present.contains(&id) || self.by_inode.contains_key(&id) || self.waiting.contains_key(&id) {
+                continue;
+            }
+            if let Ok(file) = File::open(&to) {
+                tracing::info!(from = %from.display(), to = %to.display(), "a file renamed away before it was seen; reading it");
+                self.waiting.insert(
+                    id,
+                    Waiting { file, path: to, dev: id.0, ino: id.1, start_at: StartAt::Beginning, first_seen: now, initial: false },
+                );
+            }
+        }
         if self.first_expansion {
             self.first_expansion = false;
             self.resume_renamed(&present);
+            tracing::info!(files = present.len(), "initial scan done; following");
         }
     }
 
@@ -571,6 +628,11 @@ impl Reader {
         } else {
             (0, 0, "from the start")
         };
+        let old: Vec<u64> = self.loaded.iter().filter(|(_, s)| (s.dev, s.ino) == (w.dev, w.ino)).map(|(k, _)| *k).collect();
+        for k in old {
+            self.stale.push(self.loaded.remove(&k).expect("listed"));
+            self.batch.marks.push(Mark::Drop { key: k });
+        }
         tracing::info!(path = %w.path.display(), offset, fingerprint = %format!("{key:016x}"), "following {why}");
         let mut meta = SourceMeta::file(&w.path.display().to_string());
         meta.fingerprint = Some(key);
@@ -621,7 +683,12 @@ impl Reader {
                 return Some(pending);
             }
         }
-        self.loaded.values().find_map(|s| {
+        for (head, pos, _) in &self.truncated {
+            if head.complete && size >= pos.0 && head.matches(&w.file).unwrap_or(false) {
+                return Some(*pos);
+            }
+        }
+        self.loaded.values().chain(&self.stale).find_map(|s| {
             let h = Head { len: s.head_len, hash: s.head_hash, complete: true };
             ((s.dev, s.ino) != (w.dev, w.ino) && size >= s.offset && h.matches(&w.file).unwrap_or(false))
                 .then_some((s.offset, s.line))
@@ -643,8 +710,25 @@ impl Reader {
     }
 
     /// Finish file `key` as it was and take its current content as a new file.
+    ///
+    /// Complete events are emitted; a partial last line is not (its rest is gone, or in a copy).
+    /// Where the old content's undelivered bytes began is remembered for [`Self::copy_of`]: with
+    /// copytruncate the copy appears about when the truncation is noticed, before or after.
     fn restart(&mut self, key: u64, why: &str, live: &mut HashMap<u64, Live<'_>>) {
-        let t = self.finish(key, live).expect("tracked");
+        let t = self.files.remove(&key).expect("tracked");
+        self.by_inode.remove(&(t.dev, t.ino));
+        let pos = match live.remove(&key) {
+            Some(mut l) => {
+                l.framer.idle(&mut l.ann);
+                drain(&mut l.ann, &mut self.batch.bytes);
+                l.framer.pending()
+            }
+            None => t.start,
+        };
+        self.batch.marks.push(Mark::Drop { key });
+        let now = Instant::now();
+        self.truncated.retain(|(_, _, at)| now.duration_since(*at) < TRUNCATED_MEMORY);
+        self.truncated.push((t.head, pos, now));
         tracing::info!(path = %t.path.display(), "{why}: reading it again from its start");
         let w = Waiting {
             file: t.file,
@@ -656,6 +740,16 @@ impl Reader {
             initial: false,
         };
         self.waiting.insert((w.dev, w.ino), w);
+    }
+
+    /// At a stop: files no longer at a followed path (a deleted one above all) may not be found
+    /// again by the next run, so they are read to their end and everything held is emitted.
+    fn finish_orphans<'m>(&mut self, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) {
+        let orphans: Vec<u64> = self.files.iter().filter(|(_, t)| t.orphan_since.is_some()).map(|(k, _)| *k).collect();
+        for key in orphans {
+            while self.files.contains_key(&key) && self.read_file(key, matcher, live) {}
+            self.finish(key, live);
+        }
     }
 
     /// Emit everything held for file `key` and stop following it.
@@ -698,6 +792,10 @@ impl Reader {
         match w {
             Wake::Data => {}
             Wake::Names => self.names = true,
+            Wake::Renamed(from, to) => {
+                self.names = true;
+                self.renamed.push((from, to));
+            }
             Wake::Stop => self.stop = true,
             Wake::Reload => self.reload = true,
         }
@@ -713,6 +811,15 @@ impl Reader {
             let out = OutWriter::new(Vec::new(), settings.format, settings.color, settings.width);
             Live { framer, ann: Annotator::new(matcher, settings.emit, out, t.meta.clone()) }
         });
+        // New data in a file that was read to its end: first make sure it is still the same
+        // content (truncated and rewritten past the old end is not detected by its size).
+        if t.at_eof {
+            let size = t.file.metadata().map_or(t.read_pos, |m| m.len());
+            if size != t.read_pos && (size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true)) {
+                self.restart(key, "truncated or rewritten", live);
+                return true;
+            }
+        }
         let mut got = 0;
         let mut more = false;
         loop {
@@ -728,6 +835,13 @@ impl Reader {
                 t.at_eof = true;
                 break;
             }
+            // Still the content that was being read? A copytruncate between two reads, with the
+            // writer already past this offset again, is only visible in the head; checked after
+            // the read, so that bytes of a new content are never fed as the old one's.
+            if t.read_pos > 0 && !t.head.matches(&t.file).unwrap_or(true) {
+                self.restart(key, "truncated or rewritten", live);
+                return true;
+            }
             t.at_eof = false;
             t.last_data = Instant::now();
             l.ann.set_observed(SystemTime::now());
@@ -738,14 +852,6 @@ impl Reader {
             if got >= ROUND_BYTES {
                 more = true;
                 break;
-            }
-        }
-        if t.at_eof && t.read_pos > 0 {
-            // A file shorter than what was read has been truncated: detected here at once, not
-            // only at the next poll.
-            if t.file.metadata().is_ok_and(|m| m.len() < t.read_pos) {
-                self.restart(key, "truncated", live);
-                return true;
             }
         }
         self.mark(key, live);
@@ -784,7 +890,7 @@ impl Reader {
                 if l.framer.has_partial_line() && quiet >= self.settings.line_timeout {
                     l.framer.end_partial_line(&mut l.ann);
                 }
-                if l.framer.has_open_event() && !l.framer.has_partial_line() && quiet >= self.settings.idle {
+                if l.framer.has_open_event() && l.framer.partial_starts_event() && quiet >= self.settings.idle {
                     l.framer.idle(&mut l.ann);
                 }
                 drain(&mut l.ann, &mut self.batch.bytes);
@@ -814,7 +920,8 @@ impl Reader {
             if let Some(l) = live.get(key) {
                 if l.framer.has_partial_line() {
                     d = d.min(t.last_data + self.settings.line_timeout);
-                } else if l.framer.has_open_event() {
+                }
+                if l.framer.has_open_event() && l.framer.partial_starts_event() {
                     d = d.min(t.last_data + self.settings.idle);
                 }
             }

@@ -17,8 +17,11 @@ use std::sync::mpsc::Sender;
 use notify::{EventKind, RecursiveMode, Watcher as _};
 
 /// What woke the reader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Wake {
+    /// A file was renamed from one path to another (both known): a file renamed out of a glob
+    /// before the reader ever saw it at its old path is still followed to its end.
+    Renamed(PathBuf, PathBuf),
     /// Some file's data changed.
     Data,
     /// Names changed in a watched directory: expand the globs again.
@@ -112,6 +115,11 @@ impl Watcher {
                 return;
             };
             let w = match ev.kind {
+                EventKind::Modify(notify::event::ModifyKind::Name(notify::event::RenameMode::Both))
+                    if ev.paths.len() == 2 =>
+                {
+                    Wake::Renamed(ev.paths[0].clone(), ev.paths[1].clone())
+                }
                 EventKind::Modify(notify::event::ModifyKind::Name(_)) | EventKind::Create(_) | EventKind::Remove(_) => {
                     Wake::Names
                 }

@@ -244,6 +244,12 @@ impl<'m> Framer<'m> {
         !self.carry.is_empty() || self.carry_truncated
     }
 
+    /// No partial line is held, or the one held already shows a header (so it starts a new
+    /// event and cannot continue the open one): the open event may be completed on idle.
+    pub fn partial_starts_event(&self) -> bool {
+        !self.has_partial_line() || parse::classify(&self.carry, &mut self.state.clone()).1 != Header::None
+    }
+
     /// The held partial line waited long enough: it is a line of its own (bytes that follow
     /// start a new line). The event it belongs to stays open.
     pub fn end_partial_line(&mut self, sink: &mut dyn EventSink) {

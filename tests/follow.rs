@@ -1,0 +1,845 @@
+//! Follow mode, driven for real: the binary follows files in a temporary directory while this
+//! test writes them at full speed, rotates them every way logrotate and container runtimes do,
+//! truncates, deletes, kills the daemon with SIGKILL and restarts it. Every line written carries
+//! a sequence number, and every scenario checks that each one came out at least once, that no
+//! event is a torn line, and reports written / lost / duplicated.
+
+mod common;
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{PATIENCE, Rng, cmd, wait_timeout};
+
+/// What came out of every daemon run of a scenario.
+#[derive(Default)]
+struct Seen {
+    /// Sequence number → how often it came out.
+    counts: HashMap<u64, u32>,
+    /// Sequence number → the event ids it came out with.
+    ids: HashMap<u64, Vec<String>>,
+    /// Events whose message is not a whole written line.
+    torn: Vec<String>,
+    events: Vec<serde_json::Value>,
+}
+
+/// What the daemon logs once its first expansion of the globs is done.
+const READY: &str = "initial scan done";
+
+/// Sequence numbers of a second writer start here.
+const SECOND: u64 = 10_000_000;
+
+/// One scenario's directory: logs, state, catalog, and the daemon's diagnostics.
+struct Env {
+    dir: tempfile::TempDir,
+    seen: Arc<Mutex<Seen>>,
+}
+
+struct Daemon {
+    child: Child,
+    reader: Option<thread::JoinHandle<()>>,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("logs")).unwrap();
+        fs::write(dir.path().join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+        Env { dir, seen: Arc::default() }
+    }
+
+    fn logs(&self) -> PathBuf {
+        self.dir.path().join("logs")
+    }
+
+    fn log(&self, name: &str) -> PathBuf {
+        self.logs().join(name)
+    }
+
+    fn stderr(&self) -> String {
+        fs::read_to_string(self.dir.path().join("stderr.log")).unwrap_or_default()
+    }
+
+    /// Start the daemon on `logs/<glob>` with fast timers (so tests are quick) and `--all`
+    /// (every line is an event).
+    fn start(&self, glob: &str, extra: &[&str]) -> Daemon {
+        let err = OpenOptions::new().create(true).append(true).open(self.dir.path().join("stderr.log")).unwrap();
+        let pattern = format!("{}/{glob}", self.logs().display());
+        let state = self.dir.path().join("state");
+        let catalog = self.dir.path().join("catalog.jsonl");
+        let mut c = cmd();
+        c.arg("--follow").arg(&pattern).args(["--all", "--format", "json", "--log-level", "info"]);
+        c.arg("--state-dir").arg(&state).arg("-c").arg(&catalog);
+        for (flag, value) in [("--poll-interval", "50ms"), ("--rotate-wait", "300ms"), ("--checkpoint-interval", "100ms")] {
+            if !extra.contains(&flag) {
+                c.args([flag, value]);
+            }
+        }
+        c.args(extra).stdout(Stdio::piped()).stderr(err);
+        let ready = self.stderr().matches(READY).count();
+        let mut child = c.spawn().unwrap();
+        let out = child.stdout.take().unwrap();
+        let seen = self.seen.clone();
+        let reader = thread::spawn(move || {
+            let mut lines = BufReader::new(out).lines().map_while(Result::ok).peekable();
+            while let Some(line) = lines.next() {
+                let ev: serde_json::Value = match serde_json::from_str(&line) {
+                    Ok(ev) => ev,
+                    // SIGKILL in the middle of a write cuts the last line: that batch was not
+                    // acknowledged and is written again by the next run.
+                    Err(_) if lines.peek().is_none() => break,
+                    Err(e) => panic!("output line is not JSON ({e}): {line}"),
+                };
+                let msg = ev["message"].as_str().unwrap_or("").to_owned();
+                let mut s = seen.lock().unwrap();
+                match parse_seq(&msg) {
+                    Some(n) => {
+                        *s.counts.entry(n).or_default() += 1;
+                        let id = ev["event_id"].as_str().unwrap_or("").to_owned();
+                        s.ids.entry(n).or_default().push(id);
+                    }
+                    None => s.torn.push(msg),
+                }
+                s.events.push(ev);
+            }
+        });
+        // Writing starts once the daemon watches: a file rotated out of the glob before the
+        // daemon ever looked is not its to read.
+        let t = Instant::now();
+        while self.stderr().matches(READY).count() == ready && t.elapsed() < PATIENCE {
+            thread::sleep(Duration::from_millis(5));
+        }
+        Daemon { child, reader: Some(reader) }
+    }
+
+    /// Wait until every line in `0..n` has come out.
+    fn wait_all(&self, n: u64, limit: Duration) -> bool {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if (0..n).all(|i| self.seen.lock().unwrap().counts.contains_key(&i)) {
+                return true;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// [`Env::wait_all`] or fail with what is missing and the daemon's diagnostics.
+    fn must_catch_up(&self, n: u64, what: &str) {
+        if !self.wait_all(n, PATIENCE) {
+            let s = self.seen.lock().unwrap();
+            let lost: Vec<u64> = (0..n).filter(|i| !s.counts.contains_key(i)).collect();
+            let mut whereabouts = String::new();
+            for e in fs::read_dir(self.logs()).unwrap().flatten() {
+                let text = fs::read_to_string(e.path()).unwrap_or_default();
+                for &n in lost.iter().take(3) {
+                    if let Some(at) = text.find(line(n).trim_end()) {
+                        whereabouts += &format!("line {n} is in {} at offset {at} (size {})\n", e.path().display(), text.len());
+                    }
+                }
+            }
+            let state = fs::read_to_string(self.dir.path().join("state/checkpoints.json")).unwrap_or_default();
+            panic!(
+                "{what}: {} lines missing, first {:?}\n{whereabouts}checkpoints: {state}\n{}",
+                lost.len(),
+                &lost[..lost.len().min(10)],
+                self.stderr()
+            );
+        }
+    }
+
+    fn has(&self, seq: u64) -> bool {
+        self.seen.lock().unwrap().counts.contains_key(&seq)
+    }
+
+    /// Check and report: every line in `0..written` out at least once, none torn.
+    fn verdict(&self, name: &str, written: u64, kills: u32) -> (u64, u64) {
+        let ok = self.wait_all(written, PATIENCE);
+        let s = self.seen.lock().unwrap();
+        let lost: Vec<u64> = (0..written).filter(|i| !s.counts.contains_key(i)).collect();
+        let dups: u64 = s.counts.values().map(|&c| u64::from(c) - 1).sum();
+        let per_kill = if kills > 0 { format!(", {:.1} per kill", dups as f64 / f64::from(kills)) } else { String::new() };
+        eprintln!(
+            "scenario {name}: written {written}, lost {}, duplicated {dups}{per_kill}, kills {kills}",
+            lost.len()
+        );
+        assert!(s.torn.is_empty(), "{name}: torn events: {:?}", &s.torn[..s.torn.len().min(5)]);
+        assert!(
+            ok && lost.is_empty(),
+            "{name}: {} of {written} lines lost, first {:?}\n--- stderr ---\n{}",
+            lost.len(),
+            &lost[..lost.len().min(10)],
+            tail(&self.stderr())
+        );
+        assert!(s.counts.keys().all(|&k| k < written || k >= SECOND), "{name}: an event for a line never written");
+        (lost.len() as u64, dups)
+    }
+}
+
+impl Daemon {
+    fn kill9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        self.reader.take().unwrap().join().unwrap();
+    }
+
+    /// SIGTERM; the exit status and how long the exit took.
+    fn term(mut self) -> (std::process::ExitStatus, Duration) {
+        let t = Instant::now();
+        signal(&self.child, "TERM");
+        let st = wait_timeout(&mut self.child, PATIENCE).expect("exits after SIGTERM");
+        self.reader.take().unwrap().join().unwrap();
+        (st, t.elapsed())
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if self.reader.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let st = std::process::Command::new("kill").arg(format!("-{sig}")).arg(child.id().to_string()).status().unwrap();
+    assert!(st.success());
+}
+
+fn tail(s: &str) -> &str {
+    &s[s.len().saturating_sub(3000)..]
+}
+
+fn line(seq: u64) -> String {
+    // A RisingWave line: a header, so every line is an event of its own; the sequence number in
+    // the first 256 bytes, so every file's first line (its fingerprint) differs.
+    format!("2026-11-29T10:{:02}:{:02}.{:06}Z  INFO risingwave_meta::stress: line written seq={seq}\n", seq / 60_000_000 % 60, seq / 1_000_000 % 60, seq % 1_000_000)
+}
+
+/// The sequence number of an event's message, if the message is exactly a written line.
+fn parse_seq(msg: &str) -> Option<u64> {
+    let n: u64 = msg.rsplit_once("seq=")?.1.parse().ok()?;
+    (line(n).trim_end() == msg).then_some(n)
+}
+
+/// The application writing the log: appends through its own descriptor (O_APPEND, as loggers
+/// do), in chunks that split lines, and rotates the way it is told.
+struct Writer {
+    path: PathBuf,
+    file: File,
+    seq: u64,
+    rotations: u32,
+    buf: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rotate {
+    /// rename to `name.N`, keep writing a little to the renamed file, then create a new one.
+    Rename,
+    /// copy to `name.N`, truncate the original in place (the writer keeps its descriptor).
+    CopyTruncate,
+    /// unlink, keep writing a little to the deleted file, then create a new one.
+    DeleteRecreate,
+    /// a new file written beside and renamed over the old name.
+    Replace,
+}
+
+impl Writer {
+    fn new(path: PathBuf) -> Writer {
+        let file = OpenOptions::new().create(true).append(true).open(&path).unwrap();
+        Writer { path, file, seq: 0, rotations: 0, buf: Vec::new() }
+    }
+
+    /// Write `n` lines in chunks of about 16 KiB (lines split across writes).
+    fn write(&mut self, n: u64) {
+        for _ in 0..n {
+            self.buf.extend_from_slice(line(self.seq).as_bytes());
+            self.seq += 1;
+            if self.buf.len() >= 16 << 10 {
+                let cut = 16 << 10;
+                self.file.write_all(&self.buf[..cut]).unwrap();
+                self.buf.drain(..cut);
+            }
+        }
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        self.file.write_all(&self.buf).unwrap();
+        self.buf.clear();
+    }
+
+    fn rotated_name(&mut self) -> PathBuf {
+        self.rotations += 1;
+        PathBuf::from(format!("{}.{}", self.path.display(), self.rotations))
+    }
+
+    fn reopen(&mut self) {
+        self.file = OpenOptions::new().create(true).append(true).open(&self.path).unwrap();
+    }
+
+    fn rotate(&mut self, how: Rotate) {
+        self.flush();
+        match how {
+            Rotate::Rename => {
+                let to = self.rotated_name();
+                fs::rename(&self.path, to).unwrap();
+                self.write(5);
+                self.reopen();
+            }
+            Rotate::CopyTruncate => {
+                let to = self.rotated_name();
+                fs::copy(&self.path, to).unwrap();
+                self.file.set_len(0).unwrap();
+            }
+            Rotate::DeleteRecreate => {
+                fs::remove_file(&self.path).unwrap();
+                self.write(5);
+                self.reopen();
+            }
+            Rotate::Replace => {
+                let tmp = PathBuf::from(format!("{}.tmp", self.path.display()));
+                self.file = OpenOptions::new().create(true).append(true).open(&tmp).unwrap();
+                self.write(3);
+                fs::rename(&tmp, &self.path).unwrap();
+            }
+        }
+    }
+}
+
+/// Every rotation kind, many times, while the writer writes at full speed. Deleting rotations
+/// wait until the daemon has the file open (a file deleted before anyone opened it is gone
+/// for everyone).
+#[test]
+fn rotation_every_way_loses_no_line() {
+    for how in [Rotate::Rename, Rotate::CopyTruncate, Rotate::DeleteRecreate, Rotate::Replace] {
+        let env = Env::new();
+        let d = env.start("app.log*", &[]);
+        let mut w = Writer::new(env.log("app.log"));
+        for _ in 0..12 {
+            let first = w.seq;
+            w.write(3000);
+            if matches!(how, Rotate::DeleteRecreate | Rotate::Replace) {
+                let t = Instant::now();
+                while !env.has(first) && t.elapsed() < PATIENCE {
+                    thread::sleep(Duration::from_millis(5));
+                }
+            }
+            w.rotate(how);
+        }
+        w.write(1000);
+        env.verdict(&format!("rotation {how:?} x12"), w.seq, 0);
+        let (st, _) = d.term();
+        assert!(st.success());
+    }
+}
+
+/// rename + create with a glob that does not match the rotated name: the renamed file is still
+/// read to its end through the open descriptor.
+#[test]
+fn renamed_file_outside_the_glob_is_read_to_its_end() {
+    let env = Env::new();
+    let d = env.start("*.log", &[]);
+    let mut w = Writer::new(env.log("app.log"));
+    for _ in 0..10 {
+        w.write(2000);
+        w.rotate(Rotate::Rename);
+    }
+    w.write(500);
+    env.verdict("rename, glob *.log", w.seq, 0);
+    let t = Instant::now();
+    while !env.stderr().contains("finished a rotated or deleted file") && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(env.stderr().contains("finished a rotated or deleted file"), "{}", tail(&env.stderr()));
+    d.term();
+}
+
+/// SIGKILL at random moments while the writer writes and rotates (rename and copytruncate),
+/// restart after each; the run ends with a clean SIGTERM. Scale with ANNOTAIL_SOAK=full
+/// (1,000,000 lines, 50 rotations, 20 kills) for the figures in the issue.
+#[test]
+fn kill9_during_rotation_loses_no_line() {
+    let full = std::env::var("ANNOTAIL_SOAK").is_ok_and(|v| v == "full");
+    let (lines, rotations, kills) = if full { (1_000_000u64, 50u32, 20u32) } else { (150_000, 10, 6) };
+    let env = Env::new();
+    let glob = "app.log*";
+    let mut d = Some(env.start(glob, &[]));
+    let writer_env = env.log("app.log");
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let done = done.clone();
+        thread::spawn(move || {
+            let mut w = Writer::new(writer_env);
+            let per = lines / u64::from(rotations + 1);
+            let mut rng = Rng::new(7);
+            for r in 0..=rotations {
+                // Spread the writing over a few seconds so that kills land in the middle of it.
+                let mut left = if r == rotations { lines - w.seq } else { per };
+                while left > 0 {
+                    let k = left.min(2000);
+                    w.write(k);
+                    left -= k;
+                    thread::sleep(Duration::from_millis(if full { 6 } else { 4 }));
+                }
+                if r < rotations {
+                    w.rotate(if rng.next_u64() % 2 == 0 { Rotate::Rename } else { Rotate::CopyTruncate });
+                }
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            w.seq
+        })
+    };
+    let mut rng = Rng::new(11);
+    let mut killed = 0;
+    while killed < kills {
+        thread::sleep(Duration::from_millis(100 + rng.next_u64() % 300));
+        d.take().unwrap().kill9();
+        killed += 1;
+        if rng.next_u64() % 3 == 0 {
+            // Down for a while: the writer goes on (and may rotate) meanwhile.
+            thread::sleep(Duration::from_millis(rng.next_u64() % 200));
+        }
+        d = Some(env.start(glob, &[]));
+    }
+    let written = writer.join().unwrap();
+    assert!(done.load(std::sync::atomic::Ordering::SeqCst));
+    env.verdict(&format!("kill -9 x{kills}, {rotations} rotations"), written, kills);
+    let (st, _) = d.take().unwrap().term();
+    assert!(st.success());
+}
+
+/// A random sequence of writes, rotations, truncations, deletions, graceful restarts and kills,
+/// checked against what must come out: every line written. Destructive steps (truncate, delete)
+/// first wait until the daemon has read what they destroy, as any reader would have to.
+#[test]
+fn model_random_operation_sequences() {
+    for seed in 1..=4u64 {
+        let env = Env::new();
+        let mut rng = Rng::new(seed);
+        let mut d = Some(env.start("*.log*", &[]));
+        let mut w = Writer::new(env.log("app.log"));
+        let mut second = Writer::new(env.log("other.log"));
+        second.seq = SECOND;
+        let mut second_first = second.seq;
+        let mut ops = Vec::new();
+        let mut kills = 0;
+        for _ in 0..40 {
+            let op = rng.next_u64() % 10;
+            match op {
+                0..=2 => w.write(1 + rng.next_u64() % 3000),
+                3 => w.rotate(Rotate::Rename),
+                4 => w.rotate(Rotate::CopyTruncate),
+                5 => {
+                    // Truncate in place (no copy): only after everything was read.
+                    w.flush();
+                    env.must_catch_up(w.seq, &format!("seed {seed}: before truncating, after {ops:?}"));
+                    w.file.set_len(0).unwrap();
+                }
+                6 => {
+                    env.must_catch_up(w.seq, &format!("seed {seed}: before deleting, after {ops:?}"));
+                    w.rotate(Rotate::DeleteRecreate);
+                    // The lines written to the deleted file exist only while someone holds it:
+                    // a kill before the daemon read them would lose them for anyone.
+                    env.must_catch_up(w.seq, &format!("seed {seed}: the deleted file's last lines"));
+                }
+                7 => {
+                    d.take().unwrap().kill9();
+                    kills += 1;
+                    if rng.next_u64() % 2 == 0 {
+                        w.write(1 + rng.next_u64() % 500);
+                    }
+                    d = Some(env.start("*.log*", &[]));
+                }
+                8 => {
+                    let (st, _) = d.take().unwrap().term();
+                    assert!(st.success(), "seed {seed}: SIGTERM exit status {st}");
+                    w.write(1 + rng.next_u64() % 500);
+                    d = Some(env.start("*.log*", &[]));
+                }
+                _ => second.write(1 + rng.next_u64() % 200),
+            }
+            ops.push(op);
+            thread::sleep(Duration::from_millis(rng.next_u64() % 30));
+        }
+        let (lost, dups) = env.verdict(&format!("model seed {seed}"), w.seq, kills);
+        let s = env.seen.lock().unwrap();
+        let lost2 = (second_first..second.seq).filter(|i| !s.counts.contains_key(i)).count();
+        drop(s);
+        assert_eq!(lost2, 0, "seed {seed}: lines of the second file lost");
+        second_first = second.seq;
+        let _ = (lost, dups, second_first);
+        d.take().unwrap().term();
+    }
+}
+
+/// Truncation, deletion, a file that appears after the start, a glob that gains files.
+#[test]
+fn truncation_deletion_and_new_files() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(100);
+    let d = env.start("*.log", &[]);
+    assert!(env.wait_all(100, PATIENCE));
+    // Truncated to nothing, then written again: read from the start.
+    w.file.set_len(0).unwrap();
+    w.write(100);
+    assert!(env.wait_all(200, PATIENCE), "after truncation\n{}", tail(&env.stderr()));
+    // A new file that matches, and one in a subdirectory that does not.
+    let mut b = Writer::new(env.log("b.log"));
+    b.seq = 200;
+    b.write(100);
+    fs::create_dir(env.log("sub")).unwrap();
+    fs::write(env.log("sub/c.log"), line(999_999)).unwrap();
+    assert!(env.wait_all(300, PATIENCE), "new file\n{}", tail(&env.stderr()));
+    // Deleted: finished and dropped, the others go on.
+    fs::remove_file(env.log("a.log")).unwrap();
+    b.write(50);
+    assert!(env.wait_all(350, PATIENCE));
+    let t = Instant::now();
+    while !env.stderr().contains("finished a rotated or deleted file") && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!env.has(999_999), "sub/c.log is not matched by *.log");
+    let (st, _) = d.term();
+    assert!(st.success());
+    let state = fs::read_to_string(env.dir.path().join("state/checkpoints.json")).unwrap();
+    assert!(!state.contains("/a.log\""), "the deleted file's checkpoint is dropped: {state}");
+    assert!(state.contains("/b.log\""), "{state}");
+    env.verdict("truncate, delete, new files", 350, 0);
+}
+
+/// A last line without its line break is held until it is complete, or until line_timeout.
+#[test]
+fn partial_last_line_is_held_until_complete() {
+    let env = Env::new();
+    let d = env.start("*.log", &["--line-timeout", "1500ms", "--idle-timeout", "0"]);
+    let mut f = OpenOptions::new().create(true).append(true).open(env.log("a.log")).unwrap();
+    let full = line(0);
+    let (a, b) = full.split_at(40);
+    f.write_all(a.as_bytes()).unwrap();
+    thread::sleep(Duration::from_millis(600));
+    assert!(env.seen.lock().unwrap().events.is_empty(), "nothing before the line is complete");
+    f.write_all(b.as_bytes()).unwrap();
+    assert!(env.wait_all(1, PATIENCE));
+    // A partial line that never completes comes out after line_timeout, as a line of its own.
+    let l1 = line(1);
+    f.write_all(l1.trim_end().as_bytes()).unwrap();
+    thread::sleep(Duration::from_millis(700));
+    assert!(!env.has(1), "held within line_timeout");
+    assert!(env.wait_all(2, PATIENCE));
+    d.term();
+    env.verdict("partial line", 2, 0);
+}
+
+/// A partial line is never checkpointed as read: killed while it is held, the restarted daemon
+/// emits it once complete.
+#[test]
+fn partial_line_survives_kill9() {
+    let env = Env::new();
+    let slow = ["--line-timeout", "60s"];
+    let d = env.start("*.log", &slow);
+    let mut f = OpenOptions::new().create(true).append(true).open(env.log("a.log")).unwrap();
+    f.write_all(line(0).as_bytes()).unwrap();
+    // Enough of the next line to show it starts an event: line 0 is complete (idle timeout).
+    f.write_all(&line(1).as_bytes()[..60]).unwrap();
+    assert!(env.wait_all(1, PATIENCE));
+    thread::sleep(Duration::from_millis(300)); // a checkpoint is written meanwhile
+    d.kill9();
+    f.write_all(&line(1).as_bytes()[60..]).unwrap();
+    let d = env.start("*.log", &slow);
+    env.verdict("partial line across kill -9", 2, 1);
+    d.term();
+}
+
+/// The same event read again after a kill has the same event_id.
+#[test]
+fn event_id_is_stable_across_restarts() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(2000);
+    let d = env.start("*.log", &["--checkpoint-interval", "1h"]);
+    assert!(env.wait_all(2000, PATIENCE));
+    d.kill9();
+    // No checkpoint was written: everything comes out again.
+    let d = env.start("*.log", &[]);
+    let t = Instant::now();
+    while env.seen.lock().unwrap().counts.values().any(|&c| c < 2) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let s = env.seen.lock().unwrap();
+    for (seq, ids) in &s.ids {
+        assert_eq!(ids.len(), 2, "line {seq}");
+        assert_eq!(ids[0], ids[1], "line {seq}: the same event, the same id");
+        assert_eq!(ids[0].len(), 16);
+    }
+    let distinct: std::collections::HashSet<&String> = s.ids.values().map(|v| &v[0]).collect();
+    assert_eq!(distinct.len(), 2000, "distinct events, distinct ids");
+    drop(s);
+    d.term();
+}
+
+/// SIGTERM drains, writes the final checkpoint (at the end of the file) and exits 0; the next
+/// start repeats nothing.
+#[test]
+fn sigterm_drains_checkpoints_and_exits_zero() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(5000);
+    let d = env.start("*.log", &["--checkpoint-interval", "1h"]);
+    assert!(env.wait_all(5000, PATIENCE));
+    thread::sleep(Duration::from_millis(300)); // the last event's idle timeout
+    let (st, took) = d.term();
+    assert!(st.success(), "{st}");
+    assert!(took < Duration::from_secs(10), "exits within the shutdown timeout: {took:?}");
+    let state: serde_json::Value =
+        serde_json::from_slice(&fs::read(env.dir.path().join("state/checkpoints.json")).unwrap()).unwrap();
+    assert_eq!(state["version"], 1);
+    let size = fs::metadata(env.log("a.log")).unwrap().len();
+    assert_eq!(state["files"][0]["offset"], size, "{state}");
+    assert_eq!(state["files"][0]["line"], 5000);
+    let d = env.start("*.log", &[]);
+    w.write(10);
+    assert!(env.wait_all(5010, PATIENCE));
+    d.term();
+    let (_, dups) = env.verdict("sigterm and restart", 5010, 0);
+    assert_eq!(dups, 0, "a clean stop repeats nothing");
+}
+
+/// SIGHUP under load: a broken catalog is reported and the old one kept; a good one is swapped
+/// in; no line is lost or repeated across 20 reloads.
+#[test]
+fn sighup_reload_under_load_loses_and_repeats_nothing() {
+    let env = Env::new();
+    let catalog = env.dir.path().join("catalog.jsonl");
+    let d = env.start("*.log", &[]);
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(1);
+    assert!(env.wait_all(1, PATIENCE), "started");
+    let good = common::TEST_CATALOG.to_owned()
+        + "{\"id\":\"t-stress\",\"errorMessage\":\"line written seq={n}\",\"messagePattern\":\"line written seq=(.+?)\"}\n";
+    for i in 0..20 {
+        w.write(2000);
+        if i % 5 == 2 {
+            fs::write(&catalog, "{\"id\": broken\n").unwrap();
+        } else {
+            fs::write(&catalog, &good).unwrap();
+        }
+        signal(&d.child, "HUP");
+        w.write(500);
+        thread::sleep(Duration::from_millis(30));
+    }
+    let written = w.seq;
+    let (_, dups) = env.verdict("20 reloads under load", written, 0);
+    assert_eq!(dups, 0, "a reload repeats nothing");
+    let err = env.stderr();
+    assert!(err.contains("reload failed"), "{}", tail(&err));
+    assert!(err.contains("reloaded"), "{}", tail(&err));
+    // After the last (good) reload, the new record annotates new lines.
+    let s = env.seen.lock().unwrap();
+    let last = s.events.iter().rev().find(|e| e["match"]["id"] == "t-stress");
+    assert!(last.is_some(), "the reloaded catalog is in use");
+    drop(s);
+    d.term();
+}
+
+/// A file that cannot be read is reported by name; the others are followed.
+#[test]
+fn unreadable_file_is_reported_and_others_continue() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(10);
+    fs::write(env.log("secret.log"), line(500)).unwrap();
+    fs::set_permissions(env.log("secret.log"), fs::Permissions::from_mode(0o000)).unwrap();
+    // root reads anything: run the daemon as nobody then (the directory must let it in).
+    let root = nix_euid_is_root();
+    let mut d = if root {
+        fs::set_permissions(env.dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        fs::set_permissions(env.logs(), fs::Permissions::from_mode(0o777)).unwrap();
+        fs::set_permissions(env.dir.path().join("catalog.jsonl"), fs::Permissions::from_mode(0o644)).unwrap();
+        fs::set_permissions(env.log("a.log"), fs::Permissions::from_mode(0o644)).unwrap();
+        start_as_nobody(&env)
+    } else {
+        env.start("*.log", &[])
+    };
+    assert!(env.wait_all(10, PATIENCE), "{}", tail(&env.stderr()));
+    w.write(10);
+    assert!(env.wait_all(20, PATIENCE));
+    let err = env.stderr();
+    assert!(
+        err.contains("secret.log") && err.contains("Permission denied") && err.contains("other files continue"),
+        "{}",
+        tail(&err)
+    );
+    assert_eq!(err.matches("secret.log").count(), 1, "reported once, not on every poll: {err}");
+    assert!(!env.has(500));
+    signal(&d.child, "TERM");
+    assert!(wait_timeout(&mut d.child, PATIENCE).unwrap().success());
+    d.reader.take().unwrap().join().unwrap();
+}
+
+fn nix_euid_is_root() -> bool {
+    let out = std::process::Command::new("id").arg("-u").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+/// [`Env::start`] as user nobody (through setpriv), with a state directory nobody can write.
+fn start_as_nobody(env: &Env) -> Daemon {
+    let err = OpenOptions::new().create(true).append(true).open(env.dir.path().join("stderr.log")).unwrap();
+    let mut c = std::process::Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", common::bin()]);
+    c.arg("--follow").arg(format!("{}/*.log", env.logs().display()));
+    c.args(["--all", "--format", "json", "--log-level", "info", "--poll-interval", "50ms"]);
+    c.arg("--state-dir").arg(env.dir.path().join("state")).arg("-c").arg(env.dir.path().join("catalog.jsonl"));
+    c.stdout(Stdio::piped()).stderr(err);
+    let mut child = c.spawn().expect("setpriv (util-linux)");
+    let out = child.stdout.take().unwrap();
+    let seen = env.seen.clone();
+    let reader = thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let ev: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if let Some(n) = parse_seq(ev["message"].as_str().unwrap_or("")) {
+                *seen.lock().unwrap().counts.entry(n).or_default() += 1;
+            }
+        }
+    });
+    Daemon { child, reader: Some(reader) }
+}
+
+/// A state directory that cannot be created or written is a clear error at start (exit 2).
+#[test]
+fn unusable_state_directory_is_a_clear_error() {
+    let env = Env::new();
+    fs::write(env.dir.path().join("file"), b"").unwrap();
+    let out = cmd()
+        .arg("--follow")
+        .arg(format!("{}/*.log", env.logs().display()))
+        .arg("--state-dir")
+        .arg(env.dir.path().join("file/state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot use state directory") && err.contains("file/state") && err.contains("--state-dir"), "{err}");
+    // Two daemons on one state directory: the second is refused.
+    let d = env.start("*.log", &[]);
+    thread::sleep(Duration::from_millis(300));
+    let out = cmd()
+        .arg("--follow")
+        .arg(format!("{}/*.log", env.logs().display()))
+        .arg("--state-dir")
+        .arg(env.dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in use by another annotail"));
+    d.term();
+}
+
+/// start_at = end: existing lines are skipped, new ones read; a file created later is read
+/// from its start.
+#[test]
+fn start_at_end_reads_only_new_lines() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(100);
+    let d = env.start("*.log", &["--start-at", "end"]);
+    thread::sleep(Duration::from_millis(300));
+    w.write(10);
+    let mut b = Writer::new(env.log("b.log"));
+    b.seq = 1000;
+    b.write(10);
+    let t = Instant::now();
+    while !(100..110).chain(1000..1010).all(|i| env.has(i)) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let s = env.seen.lock().unwrap();
+    assert!((100..110).chain(1000..1010).all(|i| s.counts.contains_key(&i)));
+    assert!((0..100).all(|i| !s.counts.contains_key(&i)), "old lines skipped");
+    let ev = s.events.iter().find(|e| parse_seq(e["message"].as_str().unwrap()) == Some(100)).unwrap();
+    assert_eq!(ev["source"]["line"], 101, "line numbers count the skipped lines");
+    drop(s);
+    d.term();
+}
+
+/// When the output does not keep up, reading pauses: memory stays bounded however far behind
+/// the daemon is, and nothing is lost once the output drains.
+#[test]
+fn slow_output_pauses_reading_with_bounded_memory() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(1_000_000); // ~75 MB of input, ~400 MB of --all output
+    let state = env.dir.path().join("state");
+    let mut child = cmd()
+        .arg("--follow")
+        .arg(format!("{}/*.log", env.logs().display()))
+        .args(["--all", "--format", "json", "-c"])
+        .arg(env.dir.path().join("catalog.jsonl"))
+        .arg("--state-dir")
+        .arg(&state)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Nobody reads for a second: the pipe fills, the sink blocks, so must the reader.
+    thread::sleep(Duration::from_secs(1));
+    let status = fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let hwm_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    eprintln!("scenario slow output: peak RSS while blocked {} MiB", hwm_kib / 1024);
+    assert!(hwm_kib < 96 * 1024, "peak RSS {hwm_kib} KiB while the output is blocked");
+    let out = child.stdout.take().unwrap();
+    let mut counts = vec![0u8; 1_000_000];
+    let mut n = 0;
+    for l in BufReader::new(out).lines().map_while(Result::ok) {
+        let ev: serde_json::Value = serde_json::from_str(&l).unwrap();
+        let s = parse_seq(ev["message"].as_str().unwrap()).unwrap();
+        counts[s as usize] = counts[s as usize].saturating_add(1);
+        n += 1;
+        if n == 1_000_000 {
+            break;
+        }
+    }
+    assert!(counts.iter().all(|&c| c == 1), "every line once");
+    signal(&child, "TERM");
+    assert!(wait_timeout(&mut child, PATIENCE).unwrap().success());
+}
+
+/// Config errors name the key; `check --config` validates a config and its catalog.
+#[test]
+fn config_file_errors_name_the_key() {
+    let env = Env::new();
+    let cfg = env.dir.path().join("annotail.toml");
+    fs::write(&cfg, "[input]\nstart_at = \"end\"\nwatch = \"sometimes\"\n").unwrap();
+    let out = cmd().arg("--config").arg(&cfg).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("annotail.toml") && err.contains("line 3") && err.contains("sometimes"), "{err}");
+    fs::write(&cfg, format!("catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n")).unwrap();
+    let out = cmd().arg("check").arg("--config").arg(&cfg).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("5 record(s) read"));
+    // The config alone starts the daemon (its [[sources]]); relative paths are the file's.
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(3);
+    let mut child = cmd().arg("--config").arg(&cfg).arg("--all").stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for i in 0..3 {
+        let ev: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        assert_eq!(parse_seq(ev["message"].as_str().unwrap()), Some(i));
+    }
+    signal(&child, "TERM");
+    assert!(wait_timeout(&mut child, PATIENCE).unwrap().success());
+    assert!(env.dir.path().join("state/checkpoints.json").exists());
+}
