@@ -145,6 +145,12 @@ impl Env {
                 }
             }
             let state = fs::read_to_string(self.dir.path().join("state/checkpoints.json")).unwrap_or_default();
+            let kept = std::env::temp_dir().join(format!("annotail-failed-{}", std::process::id()));
+            let _ = std::process::Command::new("cp").arg("-a").arg(self.dir.path()).arg(&kept).status();
+            eprintln!("scenario directory copied to {}", kept.display());
+            for ev in s.events.iter().rev().take(12) {
+                eprintln!("last events: {} {} {}", ev["source"]["path"], ev["source"]["offset"], ev["message"]);
+            }
             panic!(
                 "{what}: {} lines missing, first {:?}\n{whereabouts}checkpoints: {state}\n{}",
                 lost.len(),
@@ -421,7 +427,11 @@ fn kill9_during_rotation_loses_no_line() {
 /// first wait until the daemon has read what they destroy, as any reader would have to.
 #[test]
 fn model_random_operation_sequences() {
-    for seed in 1..=4u64 {
+    let seeds: Vec<u64> = match std::env::var("ANNOTAIL_MODEL_SEEDS") {
+        Ok(v) => v.split(',').map(|s| s.parse().unwrap()).collect(),
+        Err(_) => (1..=4).collect(),
+    };
+    for seed in seeds {
         let env = Env::new();
         let mut rng = Rng::new(seed);
         let mut d = Some(env.start("*.log*", &[]));

@@ -294,6 +294,8 @@ struct Waiting {
     first_seen: Instant,
     /// Seen by the first expansion (a file the daemon found, not one created since).
     initial: bool,
+    /// No longer at a followed path since then.
+    gone_since: Option<Instant>,
 }
 
 /// A file's framer and annotator for the current matcher.
@@ -486,7 +488,7 @@ impl Reader {
                     let start_at = self.settings.sources[f.source].start_at;
                     self.waiting.insert(
                         (f.dev, f.ino),
-                        Waiting { file, path: f.path, dev: f.dev, ino: f.ino, start_at, first_seen: now, initial: self.first_expansion },
+                        Waiting { file, path: f.path, dev: f.dev, ino: f.ino, start_at, first_seen: now, initial: self.first_expansion, gone_since: None },
                     );
                 }
                 Err(e) => self.report(&f.path, &format!("cannot open: {e}")),
@@ -498,8 +500,16 @@ impl Reader {
                 t.orphan_since = Some(now);
             }
         }
+        // A file that left its path before it was fingerprinted may still be written through a
+        // descriptor someone kept (a logger that has not reopened yet): it waits `rotate_wait`.
+        let rotate_wait = self.settings.rotate_wait;
         self.waiting.retain(|id, w| {
-            let keep = present.contains(id) || w.file.metadata().is_ok_and(|m| m.len() > 0);
+            if present.contains(id) {
+                w.gone_since = None;
+                return true;
+            }
+            let since = *w.gone_since.get_or_insert(now);
+            let keep = now.duration_since(since) < rotate_wait || w.file.metadata().is_ok_and(|m| m.len() > 0);
             if !keep {
                 tracing::debug!(path = %w.path.display(), "empty file vanished");
             }
@@ -518,7 +528,7 @@ impl Reader {
                 tracing::info!(from = %from.display(), to = %to.display(), "a file renamed away before it was seen; reading it");
                 self.waiting.insert(
                     id,
-                    Waiting { file, path: to, dev: id.0, ino: id.1, start_at: StartAt::Beginning, first_seen: now, initial: false },
+                    Waiting { file, path: to, dev: id.0, ino: id.1, start_at: StartAt::Beginning, first_seen: now, initial: false, gone_since: None },
                 );
             }
         }
@@ -549,7 +559,7 @@ impl Reader {
                         tracing::info!(from = %s.path, to = %path.display(), "checkpointed file was renamed; reading it to its end");
                         self.waiting.insert(
                             (s.dev, s.ino),
-                            Waiting { file, path, dev: s.dev, ino: s.ino, start_at: StartAt::Beginning, first_seen: Instant::now(), initial: true },
+                            Waiting { file, path, dev: s.dev, ino: s.ino, start_at: StartAt::Beginning, first_seen: Instant::now(), initial: true, gone_since: None },
                         );
                         continue;
                     }
@@ -588,7 +598,9 @@ impl Reader {
                     continue;
                 }
             };
-            let ripe = head.complete || (head.len > 0 && now.duration_since(w.first_seen) >= self.settings.line_timeout);
+            // A file gone from its path will not get a longer first line from a new writer.
+            let waited = now.duration_since(w.first_seen) >= self.settings.line_timeout || w.gone_since.is_some();
+            let ripe = head.complete || (head.len > 0 && waited);
             if !ripe {
                 continue;
             }
@@ -738,6 +750,7 @@ impl Reader {
             start_at: StartAt::Beginning,
             first_seen: Instant::now(),
             initial: false,
+            gone_since: None,
         };
         self.waiting.insert((w.dev, w.ino), w);
     }
@@ -745,6 +758,9 @@ impl Reader {
     /// At a stop: files no longer at a followed path (a deleted one above all) may not be found
     /// again by the next run, so they are read to their end and everything held is emitted.
     fn finish_orphans<'m>(&mut self, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) {
+        // Files that left before they were fingerprinted, with data: followed now, orphans next.
+        self.promote(live);
+        self.expand();
         let orphans: Vec<u64> = self.files.iter().filter(|(_, t)| t.orphan_since.is_some()).map(|(k, _)| *k).collect();
         for key in orphans {
             while self.files.contains_key(&key) && self.read_file(key, matcher, live) {}
