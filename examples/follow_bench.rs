@@ -65,7 +65,8 @@ fn latency(args: &[String]) {
                 let now = Instant::now();
                 let ev: serde_json::Value = serde_json::from_str(&l).unwrap();
                 let msg = ev["message"].as_str().unwrap_or("");
-                let Some(n) = msg.split("Actor ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse::<usize>().ok())
+                let Some(n) =
+                    msg.split("Actor ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse::<usize>().ok())
                 else {
                     continue;
                 };
@@ -88,6 +89,7 @@ fn latency(args: &[String]) {
     }
     let mut lat = got.join().unwrap();
     let _ = child.kill();
+    let _ = child.wait();
     lat.sort();
     let q = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
     println!(
@@ -134,7 +136,10 @@ fn rss(args: &[String]) {
                 let l = if k == 0 {
                     error_line(n)
                 } else {
-                    format!("2026-11-29T10:00:00.{:06}Z  INFO risingwave_meta::hummock: compaction task {n} on file {i} done\n", n % 1_000_000)
+                    format!(
+                        "2026-11-29T10:00:00.{:06}Z  INFO risingwave_meta::hummock: compaction task {n} on file {i} done\n",
+                        n % 1_000_000
+                    )
                 };
                 bytes += l.len() as u64;
                 f.write_all(l.as_bytes()).unwrap();

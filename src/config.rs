@@ -20,9 +20,9 @@ pub struct Dur(pub Duration);
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        humantime::parse_duration(&s)
-            .map(Dur)
-            .map_err(|e| serde::de::Error::custom(format!("{s:?} is not a duration ({e}); write e.g. \"250ms\" or \"1s\"")))
+        humantime::parse_duration(&s).map(Dur).map_err(|e| {
+            serde::de::Error::custom(format!("{s:?} is not a duration ({e}); write e.g. \"250ms\" or \"1s\""))
+        })
     }
 }
 
@@ -178,7 +178,9 @@ impl Config {
         if let Some(l) = &c.log.level
             && tracing_subscriber::EnvFilter::try_new(l).is_err()
         {
-            return Err(invalid(format!("log.level: {l:?} is not a level or filter (error, warn, info, debug, trace)")));
+            return Err(invalid(format!(
+                "log.level: {l:?} is not a level or filter (error, warn, info, debug, trace)"
+            )));
         }
         Ok(c)
     }

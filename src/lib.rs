@@ -31,7 +31,7 @@ pub mod catalog;
 pub mod check;
 pub mod config;
 pub mod event;
+pub mod follow;
 pub mod framing;
 pub mod matcher;
-pub mod follow;
 pub mod pipeline;

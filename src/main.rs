@@ -11,9 +11,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use annotail::annotate::Emit;
 use annotail::catalog::{self, Level};
+use annotail::config::{Config, LogFormat, StartAt, WatchMode};
 use annotail::event::{Format, OutWriter};
 use annotail::matcher::{Limits, Matcher};
-use annotail::config::{Config, LogFormat, StartAt, WatchMode};
 use annotail::{check, follow, framing, pipeline};
 
 /// Annotate known RisingWave errors in log streams.
@@ -298,10 +298,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
     let (f, input, state) = (&opts.follow_opts, &config.input, &config.state);
     let start_at = f.start_at.or(input.start_at).unwrap_or(StartAt::Beginning);
     let sources = if opts.follow && !opts.paths.is_empty() {
-        opts.paths
-            .iter()
-            .map(|p| follow::SourceSpec { pattern: absolute(p), start_at })
-            .collect()
+        opts.paths.iter().map(|p| follow::SourceSpec { pattern: absolute(p), start_at }).collect()
     } else {
         config
             .sources
@@ -318,7 +315,8 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
     follow::Settings {
         sources,
         watch: f.watch.or(input.watch).unwrap_or(WatchMode::Auto),
-        poll_interval: dur(f.poll_interval, input.poll_interval, Duration::from_millis(250)).max(Duration::from_millis(1)),
+        poll_interval: dur(f.poll_interval, input.poll_interval, Duration::from_millis(250))
+            .max(Duration::from_millis(1)),
         idle: c.idle,
         line_timeout: dur(f.line_timeout, input.line_timeout, Duration::from_secs(1)),
         rotate_wait: dur(f.rotate_wait, input.rotate_wait, Duration::from_secs(5)),

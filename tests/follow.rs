@@ -76,7 +76,9 @@ impl Env {
         let mut c = cmd();
         c.arg("--follow").arg(&pattern).args(["--all", "--format", "json", "--log-level", "info"]);
         c.arg("--state-dir").arg(&state).arg("-c").arg(&catalog);
-        for (flag, value) in [("--poll-interval", "50ms"), ("--rotate-wait", "300ms"), ("--checkpoint-interval", "100ms")] {
+        for (flag, value) in
+            [("--poll-interval", "50ms"), ("--rotate-wait", "300ms"), ("--checkpoint-interval", "100ms")]
+        {
             if !extra.contains(&flag) {
                 c.args([flag, value]);
             }
@@ -140,7 +142,8 @@ impl Env {
                 let text = fs::read_to_string(e.path()).unwrap_or_default();
                 for &n in lost.iter().take(3) {
                     if let Some(at) = text.find(line(n).trim_end()) {
-                        whereabouts += &format!("line {n} is in {} at offset {at} (size {})\n", e.path().display(), text.len());
+                        whereabouts +=
+                            &format!("line {n} is in {} at offset {at} (size {})\n", e.path().display(), text.len());
                     }
                 }
             }
@@ -170,7 +173,8 @@ impl Env {
         let s = self.seen.lock().unwrap();
         let lost: Vec<u64> = (0..written).filter(|i| !s.counts.contains_key(i)).collect();
         let dups: u64 = s.counts.values().map(|&c| u64::from(c) - 1).sum();
-        let per_kill = if kills > 0 { format!(", {:.1} per kill", dups as f64 / f64::from(kills)) } else { String::new() };
+        let per_kill =
+            if kills > 0 { format!(", {:.1} per kill", dups as f64 / f64::from(kills)) } else { String::new() };
         eprintln!(
             "scenario {name}: written {written}, lost {}, duplicated {dups}{per_kill}, kills {kills}",
             lost.len()
@@ -226,7 +230,12 @@ fn tail(s: &str) -> &str {
 fn line(seq: u64) -> String {
     // A RisingWave line: a header, so every line is an event of its own; the sequence number in
     // the first 256 bytes, so every file's first line (its fingerprint) differs.
-    format!("2026-11-29T10:{:02}:{:02}.{:06}Z  INFO risingwave_meta::stress: line written seq={seq}\n", seq / 60_000_000 % 60, seq / 1_000_000 % 60, seq % 1_000_000)
+    format!(
+        "2026-11-29T10:{:02}:{:02}.{:06}Z  INFO risingwave_meta::stress: line written seq={seq}\n",
+        seq / 60_000_000 % 60,
+        seq / 1_000_000 % 60,
+        seq % 1_000_000
+    )
 }
 
 /// The sequence number of an event's message, if the message is exactly a written line.
@@ -398,7 +407,7 @@ fn kill9_during_rotation_loses_no_line() {
                     thread::sleep(Duration::from_millis(if full { 6 } else { 4 }));
                 }
                 if r < rotations {
-                    w.rotate(if rng.next_u64() % 2 == 0 { Rotate::Rename } else { Rotate::CopyTruncate });
+                    w.rotate(if rng.next_u64().is_multiple_of(2) { Rotate::Rename } else { Rotate::CopyTruncate });
                 }
             }
             done.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -411,7 +420,7 @@ fn kill9_during_rotation_loses_no_line() {
         thread::sleep(Duration::from_millis(100 + rng.next_u64() % 300));
         d.take().unwrap().kill9();
         killed += 1;
-        if rng.next_u64() % 3 == 0 {
+        if rng.next_u64().is_multiple_of(3) {
             // Down for a while: the writer goes on (and may rotate) meanwhile.
             thread::sleep(Duration::from_millis(rng.next_u64() % 200));
         }
@@ -465,7 +474,7 @@ fn model_random_operation_sequences() {
                 7 => {
                     d.take().unwrap().kill9();
                     kills += 1;
-                    if rng.next_u64() % 2 == 0 {
+                    if rng.next_u64().is_multiple_of(2) {
                         w.write(1 + rng.next_u64() % 500);
                     }
                     d = Some(env.start("*.log*", &[]));
@@ -740,7 +749,10 @@ fn unusable_state_directory_is_a_clear_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot use state directory") && err.contains("file/state") && err.contains("--state-dir"), "{err}");
+    assert!(
+        err.contains("cannot use state directory") && err.contains("file/state") && err.contains("--state-dir"),
+        "{err}"
+    );
     // Two daemons on one state directory: the second is refused.
     let d = env.start("*.log", &[]);
     thread::sleep(Duration::from_millis(300));
@@ -838,14 +850,16 @@ fn config_file_errors_name_the_key() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("annotail.toml") && err.contains("line 3") && err.contains("sometimes"), "{err}");
-    fs::write(&cfg, format!("catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n")).unwrap();
+    fs::write(&cfg, "catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n")
+        .unwrap();
     let out = cmd().arg("check").arg("--config").arg(&cfg).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).contains("5 record(s) read"));
     // The config alone starts the daemon (its [[sources]]); relative paths are the file's.
     let mut w = Writer::new(env.log("a.log"));
     w.write(3);
-    let mut child = cmd().arg("--config").arg(&cfg).arg("--all").stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child =
+        cmd().arg("--config").arg(&cfg).arg("--all").stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     for i in 0..3 {
         let ev: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();

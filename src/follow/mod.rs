@@ -153,7 +153,12 @@ impl Runtime {
 
 /// Follow until a signal stops it. `matcher` and `settings` are the initial ones; `reload` is
 /// called on SIGHUP.
-pub fn run(runtime: Runtime, matcher: Arc<Matcher>, settings: Settings, reload: Reloader) -> Result<Outcome, FollowError> {
+pub fn run(
+    runtime: Runtime,
+    matcher: Arc<Matcher>,
+    settings: Settings,
+    reload: Reloader,
+) -> Result<Outcome, FollowError> {
     let Runtime { rt, signals } = runtime;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
@@ -482,13 +487,23 @@ impl Reader {
             match File::open(&f.path) {
                 Ok(file) => {
                     self.reported.remove(&f.path);
-                    if let Some(dir) = std::fs::canonicalize(&f.path).ok().and_then(|c| c.parent().map(Path::to_owned)) {
+                    if let Some(dir) = std::fs::canonicalize(&f.path).ok().and_then(|c| c.parent().map(Path::to_owned))
+                    {
                         self.watcher.watch_dir(&dir, notify::RecursiveMode::NonRecursive);
                     }
                     let start_at = self.settings.sources[f.source].start_at;
                     self.waiting.insert(
                         (f.dev, f.ino),
-                        Waiting { file, path: f.path, dev: f.dev, ino: f.ino, start_at, first_seen: now, initial: self.first_expansion, gone_since: None },
+                        Waiting {
+                            file,
+                            path: f.path,
+                            dev: f.dev,
+                            ino: f.ino,
+                            start_at,
+                            first_seen: now,
+                            initial: self.first_expansion,
+                            gone_since: None,
+                        },
                     );
                 }
                 Err(e) => self.report(&f.path, &format!("cannot open: {e}")),
@@ -518,17 +533,35 @@ impl Reader {
         // A file renamed from a followed path to one outside the globs, before an expansion saw
         // it: follow it from its start (it is read to its end, then dropped as an orphan).
         for (from, to) in std::mem::take(&mut self.renamed) {
-            let followed = self.settings.sources.iter().any(|s| glob::Pattern::new(&s.pattern).is_ok_and(|p| p.matches_path(&from)));
+            let followed = self
+                .settings
+                .sources
+                .iter()
+                .any(|s| glob::Pattern::new(&s.pattern).is_ok_and(|p| p.matches_path(&from)));
             let Ok(m) = std::fs::metadata(&to) else { continue };
             let id = (m.dev(), m.ino());
-            if !followed || !m.is_file() || present.contains(&id) || self.by_inode.contains_key(&id) || self.waiting.contains_key(&id) {
+            if !followed
+                || !m.is_file()
+                || present.contains(&id)
+                || self.by_inode.contains_key(&id)
+                || self.waiting.contains_key(&id)
+            {
                 continue;
             }
             if let Ok(file) = File::open(&to) {
                 tracing::info!(from = %from.display(), to = %to.display(), "a file renamed away before it was seen; reading it");
                 self.waiting.insert(
                     id,
-                    Waiting { file, path: to, dev: id.0, ino: id.1, start_at: StartAt::Beginning, first_seen: now, initial: false, gone_since: None },
+                    Waiting {
+                        file,
+                        path: to,
+                        dev: id.0,
+                        ino: id.1,
+                        start_at: StartAt::Beginning,
+                        first_seen: now,
+                        initial: false,
+                        gone_since: None,
+                    },
                 );
             }
         }
@@ -559,7 +592,16 @@ impl Reader {
                         tracing::info!(from = %s.path, to = %path.display(), "checkpointed file was renamed; reading it to its end");
                         self.waiting.insert(
                             (s.dev, s.ino),
-                            Waiting { file, path, dev: s.dev, ino: s.ino, start_at: StartAt::Beginning, first_seen: Instant::now(), initial: true, gone_since: None },
+                            Waiting {
+                                file,
+                                path,
+                                dev: s.dev,
+                                ino: s.ino,
+                                start_at: StartAt::Beginning,
+                                first_seen: Instant::now(),
+                                initial: true,
+                                gone_since: None,
+                            },
                         );
                         continue;
                     }
@@ -640,7 +682,8 @@ impl Reader {
         } else {
             (0, 0, "from the start")
         };
-        let old: Vec<u64> = self.loaded.iter().filter(|(_, s)| (s.dev, s.ino) == (w.dev, w.ino)).map(|(k, _)| *k).collect();
+        let old: Vec<u64> =
+            self.loaded.iter().filter(|(_, s)| (s.dev, s.ino) == (w.dev, w.ino)).map(|(k, _)| *k).collect();
         for k in old {
             self.stale.push(self.loaded.remove(&k).expect("listed"));
             self.batch.marks.push(Mark::Drop { key: k });
@@ -687,7 +730,9 @@ impl Reader {
             let at = pending.0 - n as u64;
             let (mut a, mut b) = ([0u8; fingerprint::HEAD_MAX], [0u8; fingerprint::HEAD_MAX]);
             let same = match fingerprint::read_full_at(&t.file, &mut a[..n], at) {
-                Ok(k) if k == n => fingerprint::read_full_at(&w.file, &mut b[..n], at).is_ok_and(|j| j == n && a[..n] == b[..n]),
+                Ok(k) if k == n => {
+                    fingerprint::read_full_at(&w.file, &mut b[..n], at).is_ok_and(|j| j == n && a[..n] == b[..n])
+                }
                 // The original is already shorter (truncated): head and size must do.
                 _ => true,
             };
