@@ -69,6 +69,8 @@ pub struct Config {
     #[serde(default)]
     pub output: OutputConfig,
     #[serde(default)]
+    pub sinks: Vec<SinkConfig>,
+    #[serde(default)]
     pub log: LogConfig,
 }
 
@@ -107,6 +109,23 @@ pub struct StateConfig {
 pub struct OutputConfig {
     pub format: Option<Format>,
     pub all: Option<bool>,
+}
+
+/// One output (`[[sinks]]`); see `sink::SinkSpec` for what each key means.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkConfig {
+    pub url: String,
+    pub format: Option<Format>,
+    pub min_severity: Option<crate::sink::Severity>,
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    pub when_full: Option<crate::sink::WhenFull>,
+    pub max_buffer_events: Option<usize>,
+    pub max_buffer_bytes: Option<usize>,
+    pub batch_max_bytes: Option<usize>,
+    pub timeout: Option<Dur>,
+    pub max_backoff: Option<Dur>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -169,6 +188,19 @@ impl Config {
                 return Err(invalid(format!("{key}: must be more than 0")));
             }
         }
+        for (i, k) in c.sinks.iter().enumerate() {
+            if let Err(e) = crate::sink::Target::parse(&k.url) {
+                return Err(invalid(format!("sinks[{i}].url: {e}")));
+            }
+            if k.format == Some(Format::Pretty) {
+                return Err(invalid(format!("sinks[{i}].format: \"pretty\" is for a terminal; use json or ecs")));
+            }
+            for (key, v) in [("max_buffer_events", k.max_buffer_events), ("max_buffer_bytes", k.max_buffer_bytes), ("batch_max_bytes", k.batch_max_bytes)] {
+                if v == Some(0) {
+                    return Err(invalid(format!("sinks[{i}].{key}: must be more than 0")));
+                }
+            }
+        }
         if c.input.max_line_bytes == Some(0) {
             return Err(invalid("input.max_line_bytes: must be more than 0".into()));
         }
@@ -209,6 +241,10 @@ mod tests {
         assert!(s.dir.is_some() && s.checkpoint_interval.is_some() && s.shutdown_timeout.is_some());
         assert!(c.output.format.is_some() && c.output.all.is_some());
         assert!(c.log.level.is_some() && c.log.format.is_some());
+        let k = c.sinks.iter().find(|k| k.url.starts_with("http")).expect("an http sink in the example");
+        assert!(k.format.is_some() && k.min_severity.is_some() && !k.headers.is_empty() && k.when_full.is_some());
+        assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
+        assert!(k.timeout.is_some() && k.max_backoff.is_some());
         assert!(!c.catalog.is_empty());
     }
 
@@ -222,6 +258,8 @@ mod tests {
             ("[[sources]]\npaths = []\n", &["sources[0].paths: empty"]),
             ("[[sources]]\npaths = [\"/a/[b\"]\n", &["sources[0].paths", "not a valid glob"]),
             ("[outputs]\n", &["unknown field", "outputs"]),
+            ("[[sinks]]\nurl = \"ftp://x\"\n", &["sinks[0].url", "unknown output"]),
+            ("[[sinks]]\nurl = \"-\"\nmin_severity = \"loud\"\n", &["line 3", "loud"]),
             ("[log]\nlevel = \"loud=[\"\n", &["log.level"]),
             ("[state\n", &["line 1"]),
         ];

@@ -35,3 +35,4 @@ pub mod follow;
 pub mod framing;
 pub mod matcher;
 pub mod pipeline;
+pub mod sink;

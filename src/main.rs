@@ -130,6 +130,20 @@ struct FollowArgs {
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     rotate_wait: Option<Duration>,
 
+    /// Where events go: -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT,
+    /// http(s)://URL; repeatable [default: -, or the config's [[sinks]]].
+    #[arg(long = "output", value_name = "URL")]
+    outputs: Vec<String>,
+
+    /// Only events whose record's severity is at least this, for the --output sinks.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    min_severity: Option<annotail::sink::Severity>,
+
+    /// When a sink's queue is full: block (reading pauses) or drop (counted and logged)
+    /// [default: block].
+    #[arg(long, value_enum, value_name = "WHAT")]
+    when_full: Option<annotail::sink::WhenFull>,
+
     /// How often checkpoints are written; bounds the events repeated after a crash
     /// [default: 1s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
@@ -335,7 +349,45 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         format: c.format,
         color: c.color,
         width: c.width,
+        sinks: Vec::new(),
     }
+}
+
+/// The sinks from --output (which replace the config's) or the config's [[sinks]].
+fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
+    use annotail::sink::SinkSpec;
+    let stream_format = if format == Format::Pretty { Format::Json } else { format };
+    let f = &opts.follow_opts;
+    if !f.outputs.is_empty() {
+        return f
+            .outputs
+            .iter()
+            .map(|u| {
+                let fmt = if u == "-" { format } else { stream_format };
+                let mut s = SinkSpec::new(u, fmt).map_err(|e| format!("--output {e}"))?;
+                s.min_severity = f.min_severity;
+                s.when_full = f.when_full.unwrap_or(s.when_full);
+                Ok(s)
+            })
+            .collect();
+    }
+    config
+        .sinks
+        .iter()
+        .map(|k| {
+            let fmt = k.format.unwrap_or(if k.url == "-" { format } else { stream_format });
+            let mut s = SinkSpec::new(&k.url, fmt)?;
+            s.min_severity = f.min_severity.or(k.min_severity);
+            s.headers = k.headers.iter().map(|(a, b)| (a.clone(), b.clone())).collect();
+            s.when_full = f.when_full.or(k.when_full).unwrap_or(s.when_full);
+            s.max_events = k.max_buffer_events.unwrap_or(s.max_events);
+            s.max_bytes = k.max_buffer_bytes.unwrap_or(s.max_bytes);
+            s.batch_bytes = k.batch_max_bytes.unwrap_or(s.batch_bytes);
+            s.timeout = k.timeout.map_or(s.timeout, |d| d.0);
+            s.max_backoff = k.max_backoff.map_or(s.max_backoff, |d| d.0);
+            Ok(s)
+        })
+        .collect()
 }
 
 /// Globs are matched as absolute paths (a daemon's working directory is not the user's).
@@ -346,7 +398,14 @@ fn absolute(p: &std::path::Path) -> String {
 
 fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     let runtime = follow::Runtime::start()?;
-    let settings = follow_settings(&opts, &config);
+    let mut settings = follow_settings(&opts, &config);
+    settings.sinks = match sink_specs(&opts, &config, settings.format) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     if settings.sources.is_empty() {
         eprintln!("annotail: --follow needs at least one PATH (or [[sources]] in the config file)");
         return Ok(ExitCode::from(2));
@@ -370,7 +429,9 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             Some(path) => Config::load(path).map_err(|e| e.to_string())?,
             None => Config::default(),
         };
-        let settings = follow_settings(&opts, &config);
+        let mut settings = follow_settings(&opts, &config);
+        // Outputs are kept across a reload (their queues hold undelivered events).
+        settings.sinks = sink_specs(&opts, &config, settings.format)?;
         let m = load_for_run(&catalog_paths(&opts.catalog.catalog, &config))?;
         Ok((std::sync::Arc::new(m), settings))
     });
@@ -419,6 +480,10 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     }
     if is_follow(&opts, &config) {
         return run_follow(opts, config);
+    }
+    if !opts.follow_opts.outputs.is_empty() || !config.sinks.is_empty() {
+        eprintln!("annotail: --output and [[sinks]] need --follow; reading standard input or files to their end writes to standard output");
+        return Ok(ExitCode::from(2));
     }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
         Ok(m) => m,

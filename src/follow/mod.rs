@@ -37,7 +37,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::annotate::{Annotator, Emit, SourceMeta};
 use crate::config::{StartAt, WatchMode};
-use crate::event::{Format, OutWriter, Writer};
+use crate::event::Format;
+use crate::sink::{MultiWriter, Rendered, SinkSpec, Sinks};
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
 use checkpoint::{Mark, Saved, StateError, Store};
@@ -62,6 +63,19 @@ pub struct Settings {
     pub format: Format,
     pub color: bool,
     pub width: usize,
+    /// Where events go (standard output when empty).
+    pub sinks: Vec<SinkSpec>,
+}
+
+impl Settings {
+    /// The sinks, standard output in `format` when none is configured.
+    pub fn sinks(&self) -> Vec<SinkSpec> {
+        if self.sinks.is_empty() {
+            vec![SinkSpec::new("-", self.format).expect("stdout")]
+        } else {
+            self.sinks.clone()
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -112,10 +126,15 @@ const TRUNCATED_MEMORY: Duration = Duration::from_secs(60);
 const SAFETY_POLL: Duration = Duration::from_secs(10);
 
 /// Rendered events and the positions they complete.
-#[derive(Default)]
 pub struct Batch {
-    pub bytes: Vec<u8>,
+    pub rendered: Rendered,
     pub marks: Vec<Mark>,
+}
+
+impl Batch {
+    fn new(formats: &[Format]) -> Batch {
+        Batch { rendered: Rendered::new(formats), marks: Vec::new() }
+    }
 }
 
 /// The runtime and the signal handlers, installed before anything slow (loading the catalog)
@@ -187,66 +206,97 @@ pub fn run(
     Ok(outcome)
 }
 
-/// The tokio side: signals, the sink, the checkpoint saver, the shutdown deadline.
+/// The tokio side: signals, the fan-out to the sinks, checkpoint marks applied as batches are
+/// acknowledged, the checkpoint saver, the shutdown deadline.
 async fn supervise(
     mut signals: Signals,
     settings: Settings,
     store: Arc<Mutex<Store>>,
-    batch_rx: tokio::sync::mpsc::Receiver<Batch>,
+    mut batch_rx: tokio::sync::mpsc::Receiver<Batch>,
     wake: Sender<Wake>,
 ) -> Result<Outcome, FollowError> {
-    let mut sink = tokio::spawn(deliver(batch_rx, store.clone()));
+    let (reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
+    let mut sinks = Sinks::start(settings.sinks(), reopen_rx);
     let saver = tokio::spawn(save_every(store.clone(), settings.checkpoint_interval));
-    loop {
-        tokio::select! {
-            _ = signals.term.recv() => break,
-            _ = signals.int.recv() => break,
-            _ = signals.hup.recv() => {
-                tracing::info!("SIGHUP: reloading catalog and config");
-                let _ = wake.send(Wake::Reload);
+    let mut marks: std::collections::VecDeque<(u64, Vec<Mark>)> = std::collections::VecDeque::new();
+    let apply = |done: Vec<u64>, marks: &mut std::collections::VecDeque<(u64, Vec<Mark>)>| {
+        for seq in done {
+            while let Some((s, _)) = marks.front() {
+                if *s > seq {
+                    break;
+                }
+                let (_, m) = marks.pop_front().expect("front");
+                store.lock().expect("store lock").apply(&m);
             }
-            r = &mut sink => {
-                saver.abort();
-                let _ = wake.send(Wake::Stop);
-                return match r.expect("sink task") {
-                    Ok(()) => Ok(Outcome::Stopped),
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Outcome::OutputClosed),
-                    Err(e) => Err(FollowError::Output(e)),
-                };
-            }
-        }
-    }
-    tracing::info!(deadline = ?settings.shutdown_timeout, "stopping: draining what was read");
-    let _ = wake.send(Wake::Stop);
-    let outcome = match tokio::time::timeout(settings.shutdown_timeout, &mut sink).await {
-        Ok(Ok(Ok(()))) => Outcome::Stopped,
-        Ok(Ok(Err(e))) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::OutputClosed,
-        Ok(Ok(Err(e))) => return Err(FollowError::Output(e)),
-        Ok(Err(join)) => panic!("sink task: {join}"),
-        Err(_) => {
-            tracing::warn!("shutdown deadline passed; undelivered events stay unacknowledged for the next run");
-            sink.abort();
-            Outcome::Deadline
         }
     };
-    saver.abort();
-    Ok(outcome)
-}
-
-/// The sink: write each batch, flush, then let its marks into the checkpoints.
-async fn deliver(mut rx: tokio::sync::mpsc::Receiver<Batch>, store: Arc<Mutex<Store>>) -> std::io::Result<()> {
-    use tokio::io::AsyncWriteExt;
-    let mut out = tokio::io::stdout();
-    while let Some(b) = rx.recv().await {
-        if !b.bytes.is_empty() {
-            out.write_all(&b.bytes).await?;
-            out.flush().await?;
-        }
-        if !b.marks.is_empty() {
-            store.lock().expect("store lock").apply(&b.marks);
+    let mut outcome = Outcome::Stopped;
+    // Phase 1: running, until a signal, the reader's end, or a closed standard output.
+    let mut reader_done = false;
+    'run: loop {
+        tokio::select! {
+            _ = signals.term.recv() => break 'run,
+            _ = signals.int.recv() => break 'run,
+            _ = signals.hup.recv() => {
+                tracing::info!("SIGHUP: reloading catalog and config, reopening output files");
+                let _ = wake.send(Wake::Reload);
+                reopen_tx.send_modify(|n| *n += 1);
+            }
+            done = sinks.acked(true), if sinks.pending() > 0 => {
+                if sinks.output_closed() {
+                    outcome = Outcome::OutputClosed;
+                    break 'run;
+                }
+                apply(done, &mut marks);
+            }
+            b = batch_rx.recv() => {
+                let Some(b) = b else { reader_done = true; break 'run };
+                // Waiting for room in a sink's queue is backpressure; a signal still gets through.
+                let send = sinks.send(b.rendered);
+                tokio::pin!(send);
+                let seq = tokio::select! {
+                    seq = &mut send => seq,
+                    _ = signals.term.recv() => break 'run,
+                    _ = signals.int.recv() => break 'run,
+                };
+                marks.push_back((seq, b.marks));
+            }
         }
     }
-    Ok(())
+    // Phase 2: stop reading, deliver what was read, within the deadline.
+    let _ = wake.send(Wake::Stop);
+    let deadline = tokio::time::Instant::now() + settings.shutdown_timeout;
+    if outcome != Outcome::OutputClosed {
+        tracing::info!(deadline = ?settings.shutdown_timeout, "stopping: draining what was read");
+        let drained = tokio::time::timeout_at(deadline, async {
+            while !reader_done {
+                match batch_rx.recv().await {
+                    Some(b) => {
+                        let seq = sinks.send(b.rendered).await;
+                        marks.push_back((seq, b.marks));
+                    }
+                    None => reader_done = true,
+                }
+            }
+            sinks.close();
+            while sinks.pending() > 0 && !sinks.output_closed() {
+                let done = sinks.acked(true).await;
+                apply(done, &mut marks);
+            }
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(undelivered = sinks.pending(), "shutdown deadline passed; undelivered events stay unacknowledged for the next run");
+            outcome = Outcome::Deadline;
+        }
+    }
+    apply(sinks.poll_acks(), &mut marks);
+    sinks.abort();
+    saver.abort();
+    if sinks.output_closed() {
+        outcome = Outcome::OutputClosed;
+    }
+    Ok(outcome)
 }
 
 /// Write the checkpoints every `every` when they changed; the write (with its fsyncs) runs on
@@ -306,7 +356,7 @@ struct Waiting {
 /// A file's framer and annotator for the current matcher.
 struct Live<'m> {
     framer: Framer<'m>,
-    ann: Annotator<'m, OutWriter<Vec<u8>>>,
+    ann: Annotator<'m, MultiWriter>,
 }
 
 enum Exit {
@@ -330,6 +380,8 @@ struct Reader {
     watcher: watch::Watcher,
     tx: tokio::sync::mpsc::Sender<Batch>,
     batch: Batch,
+    /// The formats the sinks need.
+    formats: Vec<Format>,
     buf: Vec<u8>,
     first_expansion: bool,
     stop: bool,
@@ -353,6 +405,7 @@ impl Reader {
         if settings.watch == WatchMode::Notify && !watcher.active() {
             tracing::warn!("watch = notify but notification is unavailable: polling every {:?}", SAFETY_POLL);
         }
+        let formats = Sinks::formats(&settings.sinks());
         Reader {
             settings,
             loaded,
@@ -364,7 +417,8 @@ impl Reader {
             wake_rx,
             watcher,
             tx,
-            batch: Batch::default(),
+            batch: Batch::new(&formats),
+            formats,
             buf: vec![0; READ_BLOCK],
             first_expansion: true,
             stop: false,
@@ -777,7 +831,7 @@ impl Reader {
         let pos = match live.remove(&key) {
             Some(mut l) => {
                 l.framer.idle(&mut l.ann);
-                drain(&mut l.ann, &mut self.batch.bytes);
+                drain(&mut l.ann, &mut self.batch.rendered);
                 l.framer.pending()
             }
             None => t.start,
@@ -819,7 +873,7 @@ impl Reader {
         self.by_inode.remove(&(t.dev, t.ino));
         if let Some(mut l) = live.remove(&key) {
             l.framer.finish(&mut l.ann);
-            drain(&mut l.ann, &mut self.batch.bytes);
+            drain(&mut l.ann, &mut self.batch.rendered);
         }
         self.batch.marks.push(Mark::Drop { key });
         Some(t)
@@ -832,7 +886,7 @@ impl Reader {
             let mut more = false;
             for key in keys {
                 more |= self.read_file(key, matcher, live);
-                if self.batch.bytes.len() >= BATCH_BYTES && !self.send() {
+                if self.batch.rendered.bytes() >= BATCH_BYTES && !self.send() {
                     return;
                 }
             }
@@ -864,12 +918,12 @@ impl Reader {
 
     /// Read one round of file `key`; true when it has more to read.
     fn read_file<'m>(&mut self, key: u64, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) -> bool {
-        let settings = &self.settings;
+        let (settings, formats) = (&self.settings, &self.formats);
         let t = self.files.get_mut(&key).expect("tracked");
         let l = live.entry(key).or_insert_with(|| {
             let mut framer = Framer::new(matcher, settings.framing, settings.every_event);
             framer.start_at(t.start.0, t.start.1);
-            let out = OutWriter::new(Vec::new(), settings.format, settings.color, settings.width);
+            let out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
             Live { framer, ann: Annotator::new(matcher, settings.emit, out, t.meta.clone()) }
         });
         // New data in a file that was read to its end: first make sure it is still the same
@@ -908,7 +962,7 @@ impl Reader {
             l.ann.set_observed(SystemTime::now());
             l.framer.feed(&self.buf[..n], &mut l.ann);
             t.read_pos += n as u64;
-            drain(&mut l.ann, &mut self.batch.bytes);
+            drain(&mut l.ann, &mut self.batch.rendered);
             got += n;
             if got >= ROUND_BYTES {
                 more = true;
@@ -954,7 +1008,7 @@ impl Reader {
                 if l.framer.has_open_event() && l.framer.partial_starts_event() && quiet >= self.settings.idle {
                     l.framer.idle(&mut l.ann);
                 }
-                drain(&mut l.ann, &mut self.batch.bytes);
+                drain(&mut l.ann, &mut self.batch.rendered);
             }
             if let Some(since) = t.orphan_since
                 && quiet >= self.settings.rotate_wait
@@ -999,25 +1053,17 @@ impl Reader {
     /// Hand the batch to the sink (blocking while the sink's queue is full: backpressure).
     /// False when the sink is gone.
     fn send(&mut self) -> bool {
-        if self.batch.bytes.is_empty() && self.batch.marks.is_empty() {
+        if self.batch.rendered.is_empty() && self.batch.marks.is_empty() {
             return true;
         }
-        let b = std::mem::take(&mut self.batch);
+        let b = std::mem::replace(&mut self.batch, Batch::new(&self.formats));
         self.tx.blocking_send(b).is_ok()
     }
 }
 
-/// Move an annotator's rendered output into `out`.
-fn drain(ann: &mut Annotator<'_, OutWriter<Vec<u8>>>, out: &mut Vec<u8>) {
-    let w = ann.writer();
-    w.flush();
-    let v = w.inner_mut();
-    if out.is_empty() {
-        std::mem::swap(out, v);
-    } else {
-        out.extend_from_slice(v);
-        v.clear();
-    }
+/// Move an annotator's rendered events into `out`.
+fn drain(ann: &mut Annotator<'_, MultiWriter>, out: &mut Rendered) {
+    out.append(&mut ann.writer().out);
 }
 
 /// Where reading from the end starts: after the last complete line (a line being written is

@@ -1,0 +1,545 @@
+//! Sinks: delivering batches of annotated events to standard output, files and log shippers.
+//!
+//! Owns the outputs of follow mode: `-` (standard output), `file:PATH`, `tcp://HOST:PORT` and
+//! `unix:PATH` (newline-delimited JSON), `syslog+tcp://HOST:PORT` (RFC 5424, octet counting, the
+//! event as the message) and `http(s)://...` (NDJSON POSTed, acknowledged by a 2xx). Each sink is a
+//! tokio task with a bounded queue (events and bytes). A batch is retried with exponential backoff
+//! and jitter until it is delivered (a 4xx answer is reported with its body and given up after a
+//! few attempts). When a queue is full the fan-out waits (backpressure reaches the reader, files
+//! are the buffer) or, with `when_full = drop`, drops the batch for that sink and counts it.
+//!
+//! Contract: a batch is *acknowledged* once every sink has delivered it (or dropped it on the
+//! user's instruction); only then do its checkpoint marks apply. "Delivered" means: standard
+//! output and files: written and flushed (not fsynced); stream sockets: written and flushed to
+//! the kernel (a receiver that dies before reading loses what was in its socket buffer: a
+//! reconnect re-sends only unacknowledged batches); HTTP: a 2xx response.
+
+pub mod render;
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::event::Format;
+pub use render::{MultiWriter, Rendered, Severity};
+
+/// Where a sink delivers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Stdout,
+    File(PathBuf),
+    Tcp(String),
+    Unix(PathBuf),
+    SyslogTcp(String),
+    Http(String),
+}
+
+impl Target {
+    /// Parse an output URL.
+    pub fn parse(url: &str) -> Result<Target, String> {
+        let host_port = |rest: &str| -> Result<String, String> {
+            let rest = rest.trim_end_matches('/');
+            match rest.rsplit_once(':') {
+                Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok() => Ok(rest.to_owned()),
+                _ => Err(format!("{url:?}: expected HOST:PORT after the scheme")),
+            }
+        };
+        if url == "-" {
+            Ok(Target::Stdout)
+        } else if let Some(p) = url.strip_prefix("file:") {
+            if p.is_empty() { Err(format!("{url:?}: no path")) } else { Ok(Target::File(p.into())) }
+        } else if let Some(r) = url.strip_prefix("tcp://") {
+            host_port(r).map(Target::Tcp)
+        } else if let Some(r) = url.strip_prefix("syslog+tcp://") {
+            host_port(r).map(Target::SyslogTcp)
+        } else if let Some(p) = url.strip_prefix("unix:") {
+            if p.is_empty() { Err(format!("{url:?}: no path")) } else { Ok(Target::Unix(p.into())) }
+        } else if url.starts_with("http://") || url.starts_with("https://") {
+            reqwest::Url::parse(url).map_err(|e| format!("{url:?}: {e}"))?;
+            Ok(Target::Http(url.to_owned()))
+        } else {
+            Err(format!(
+                "{url:?}: unknown output; use -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT, http(s)://..."
+            ))
+        }
+    }
+}
+
+/// What to do with a batch when a sink's queue is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum WhenFull {
+    /// Wait: reading pauses until the sink catches up (nothing is lost).
+    Block,
+    /// Drop the batch for this sink, count it and log it.
+    Drop,
+}
+
+/// One sink, as configured.
+#[derive(Debug, Clone)]
+pub struct SinkSpec {
+    pub url: String,
+    pub target: Target,
+    pub format: Format,
+    pub min_severity: Option<Severity>,
+    pub headers: Vec<(String, String)>,
+    pub when_full: WhenFull,
+    /// Queue bound, in events and in bytes.
+    pub max_events: usize,
+    pub max_bytes: usize,
+    /// A request or write that takes longer has failed.
+    pub timeout: Duration,
+    /// Largest request or write: queued batches are joined up to this size.
+    pub batch_bytes: usize,
+    /// Longest wait between retries.
+    pub max_backoff: Duration,
+}
+
+impl SinkSpec {
+    pub fn new(url: &str, format: Format) -> Result<SinkSpec, String> {
+        Ok(SinkSpec {
+            url: url.to_owned(),
+            target: Target::parse(url)?,
+            format,
+            min_severity: None,
+            headers: Vec::new(),
+            when_full: WhenFull::Block,
+            // A burst of errors (a crash loop prints thousands) fits; memory stays far below the
+            // catalog's.
+            max_events: 100_000,
+            max_bytes: 16 << 20,
+            timeout: Duration::from_secs(10),
+            // Vector's and Fluent Bit's HTTP inputs accept a few MiB per request by default.
+            batch_bytes: 1 << 20,
+            max_backoff: Duration::from_secs(30),
+        })
+    }
+}
+
+/// A batch as the sinks see it: shared, and released (queue permits) when dropped.
+pub struct Shared {
+    pub rendered: Rendered,
+}
+
+/// Attempts at a batch answered 4xx before it is given up.
+const CLIENT_ERROR_ATTEMPTS: u32 = 3;
+/// First retry delay; doubled per failure up to `max_backoff`, with jitter.
+const BACKOFF_START: Duration = Duration::from_millis(100);
+
+/// The running sinks: a fan-out that queues each batch to every sink and reports, in order,
+/// the batches all sinks have acknowledged.
+pub struct Sinks {
+    queues: Vec<Queue>,
+    acks: mpsc::UnboundedReceiver<(usize, u64)>,
+    /// Batches sent and not yet acknowledged by all: (sequence, sinks still to ack).
+    pending: VecDeque<(u64, usize)>,
+    next_seq: u64,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    pub dropped: Arc<std::sync::atomic::AtomicU64>,
+    closed: bool,
+}
+
+/// Sequence number a sink acknowledges with when standard output is closed.
+const OUTPUT_CLOSED: u64 = u64::MAX;
+
+struct Queue {
+    spec: SinkSpec,
+    tx: Option<mpsc::UnboundedSender<Item>>,
+    events: Arc<Semaphore>,
+    bytes: Arc<Semaphore>,
+}
+
+struct Item {
+    seq: u64,
+    batch: Arc<Shared>,
+    _permits: (Option<tokio::sync::OwnedSemaphorePermit>, Option<tokio::sync::OwnedSemaphorePermit>),
+}
+
+/// Bytes are counted in KiB for the semaphore (its permits are u32).
+fn kib(n: usize) -> u32 {
+    n.div_ceil(1024).min(u32::MAX as usize) as u32
+}
+
+impl Sinks {
+    /// Start one task per sink (inside a tokio runtime). `reopen` tells file sinks to reopen
+    /// their file (SIGHUP).
+    pub fn start(specs: Vec<SinkSpec>, reopen: tokio::sync::watch::Receiver<u64>) -> Sinks {
+        let (ack_tx, acks) = mpsc::unbounded_channel();
+        let mut queues = Vec::new();
+        let mut tasks = Vec::new();
+        for (i, spec) in specs.into_iter().enumerate() {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let q = Queue {
+                events: Arc::new(Semaphore::new(spec.max_events.max(1))),
+                bytes: Arc::new(Semaphore::new(kib(spec.max_bytes).max(1) as usize)),
+                tx: Some(tx),
+                spec: spec.clone(),
+            };
+            tasks.push(tokio::spawn(run_sink(i, spec, rx, ack_tx.clone(), reopen.clone())));
+            queues.push(q);
+        }
+        Sinks {
+            queues,
+            acks,
+            pending: VecDeque::new(),
+            next_seq: 0,
+            tasks,
+            dropped: Arc::default(),
+            closed: false,
+        }
+    }
+
+    /// The formats the sinks need, each once.
+    pub fn formats(specs: &[SinkSpec]) -> Vec<Format> {
+        let mut v: Vec<Format> = Vec::new();
+        for s in specs {
+            if !v.contains(&s.format) {
+                v.push(s.format);
+            }
+        }
+        v
+    }
+
+    /// Queue a batch to every sink; waits while a blocking sink's queue is full. Returns the
+    /// batch's sequence number.
+    pub async fn send(&mut self, rendered: Rendered) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let events = rendered.events().max(1);
+        let bytes = rendered.bytes();
+        let batch = Arc::new(Shared { rendered });
+        let mut waiting = 0;
+        for (i, q) in self.queues.iter().enumerate() {
+            let ev_n = events.min(q.spec.max_events.max(1)) as u32;
+            let kb_n = kib(bytes).min(kib(q.spec.max_bytes).max(1));
+            let permits = match q.spec.when_full {
+                WhenFull::Block => {
+                    let e = q.events.clone().acquire_many_owned(ev_n).await.ok();
+                    let b = q.bytes.clone().acquire_many_owned(kb_n).await.ok();
+                    Some((e, b))
+                }
+                WhenFull::Drop => match (q.events.clone().try_acquire_many_owned(ev_n), q.bytes.clone().try_acquire_many_owned(kb_n)) {
+                    (Ok(e), Ok(b)) => Some((Some(e), Some(b))),
+                    _ => None,
+                },
+            };
+            match (permits, &q.tx) {
+                (Some(p), Some(tx)) => {
+                    if tx.send(Item { seq, batch: batch.clone(), _permits: p }).is_ok() {
+                        waiting += 1;
+                    } else {
+                        tracing::error!(sink = i, "sink task is gone");
+                    }
+                }
+                (None, _) => {
+                    self.dropped.fetch_add(batch.rendered.events() as u64, std::sync::atomic::Ordering::Relaxed);
+                    tracing::warn!(sink = %q.spec.url, events = batch.rendered.events(), "queue full: batch dropped (when_full = drop)");
+                }
+                (Some(_), None) => {}
+            }
+        }
+        self.pending.push_back((seq, waiting));
+        seq
+    }
+
+    /// Batches acknowledged by every sink since the last call, in order (sequence numbers).
+    /// Waits for at least one when `wait` and something is pending.
+    pub async fn acked(&mut self, wait: bool) -> Vec<u64> {
+        let mut done = Vec::new();
+        loop {
+            while let Some((seq, 0)) = self.pending.front().copied() {
+                self.pending.pop_front();
+                done.push(seq);
+            }
+            if !done.is_empty() || !wait || self.pending.is_empty() {
+                return done;
+            }
+            match self.acks.recv().await {
+                Some(a) => self.ack(a),
+                None => return done,
+            }
+            while let Ok(a) = self.acks.try_recv() {
+                self.ack(a);
+            }
+        }
+    }
+
+    /// Take acknowledgements that have arrived without waiting.
+    pub fn poll_acks(&mut self) -> Vec<u64> {
+        while let Ok(a) = self.acks.try_recv() {
+            self.ack(a);
+        }
+        let mut done = Vec::new();
+        while let Some((seq, 0)) = self.pending.front().copied() {
+            self.pending.pop_front();
+            done.push(seq);
+        }
+        done
+    }
+
+    fn ack(&mut self, (_, seq): (usize, u64)) {
+        if seq == OUTPUT_CLOSED {
+            self.closed = true;
+            return;
+        }
+        // A batch whose queuing was interrupted (a signal during backpressure) is not pending.
+        if let Some(p) = self.pending.iter_mut().find(|p| p.0 == seq) {
+            p.1 -= 1;
+        }
+    }
+
+    /// Standard output was closed (`| head`): the run ends.
+    pub fn output_closed(&self) -> bool {
+        self.closed
+    }
+
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// No more batches: the sink tasks finish their queues and end.
+    pub fn close(&mut self) {
+        for q in &mut self.queues {
+            q.tx = None;
+        }
+    }
+
+    pub fn abort(&self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// A sink's connection, opened lazily and dropped on failure.
+enum Conn {
+    None,
+    Stdout(tokio::io::Stdout),
+    File(tokio::fs::File),
+    Tcp(tokio::net::TcpStream),
+    Unix(tokio::net::UnixStream),
+    Http(reqwest::Client),
+}
+
+struct Failure {
+    /// Not worth retrying forever (an HTTP 4xx).
+    client_error: bool,
+    broken_pipe: bool,
+    message: String,
+}
+
+async fn run_sink(
+    idx: usize,
+    spec: SinkSpec,
+    mut rx: mpsc::UnboundedReceiver<Item>,
+    acks: mpsc::UnboundedSender<(usize, u64)>,
+    mut reopen: tokio::sync::watch::Receiver<u64>,
+) {
+    let slot = 0usize;
+    let mut conn = Conn::None;
+    let mut items: Vec<Item> = Vec::new();
+    let mut payload = Vec::new();
+    let host = hostname();
+    loop {
+        // Join what is queued, up to the batch size.
+        let Some(first) = rx.recv().await else { return };
+        items.push(first);
+        let mut size = items[0].batch.rendered.bytes();
+        while size < spec.batch_bytes {
+            match rx.try_recv() {
+                Ok(it) => {
+                    size += it.batch.rendered.bytes();
+                    items.push(it);
+                }
+                Err(_) => break,
+            }
+        }
+        payload.clear();
+        for it in &items {
+            encode(&spec, &it.batch.rendered, slot_of(&spec, &it.batch.rendered).unwrap_or(slot), &host, &mut payload);
+        }
+        if reopen.has_changed().unwrap_or(false) {
+            reopen.mark_unchanged();
+            if matches!(conn, Conn::File(_)) {
+                tracing::info!(sink = %spec.url, "reopening");
+                conn = Conn::None;
+            }
+        }
+        let mut attempt = 0u32;
+        let mut client_errors = 0u32;
+        while !payload.is_empty() {
+            match deliver(&spec, &mut conn, &payload).await {
+                Ok(()) => {
+                    if attempt > 0 {
+                        tracing::info!(sink = %spec.url, attempts = attempt + 1, "delivered after retrying");
+                    }
+                    break;
+                }
+                Err(f) if f.broken_pipe && spec.target == Target::Stdout => {
+                    let _ = acks.send((idx, OUTPUT_CLOSED));
+                    return;
+                }
+                Err(f) => {
+                    conn = Conn::None;
+                    attempt += 1;
+                    if f.client_error {
+                        client_errors += 1;
+                        if client_errors >= CLIENT_ERROR_ATTEMPTS {
+                            tracing::error!(sink = %spec.url, cause = %f.message, events = items.iter().map(|i| i.batch.rendered.events()).sum::<usize>(), "rejected by the receiver; batch given up");
+                            break;
+                        }
+                    }
+                    if attempt == 1 || attempt.is_power_of_two() {
+                        tracing::warn!(sink = %spec.url, attempt, cause = %f.message, "delivery failed; retrying");
+                    }
+                    let exp = BACKOFF_START.saturating_mul(1 << attempt.min(16)).min(spec.max_backoff);
+                    // Full jitter in [exp/2, exp]: receivers coming back are not stampeded.
+                    let wait = exp.mul_f64(0.5 + fastrand::f64() / 2.0);
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+        for it in items.drain(..) {
+            let _ = acks.send((idx, it.seq));
+        }
+    }
+}
+
+/// The format slot of `spec.format` in a batch.
+fn slot_of(spec: &SinkSpec, r: &Rendered) -> Option<usize> {
+    r.formats.iter().position(|f| *f == spec.format)
+}
+
+/// Append the events of `r` this sink takes (severity filter), framed for its target.
+fn encode(spec: &SinkSpec, r: &Rendered, slot: usize, host: &str, out: &mut Vec<u8>) {
+    for i in 0..r.events() {
+        let ev = r.event(slot, i);
+        if ev.is_empty() || spec.min_severity.is_some_and(|m| r.severity[i] < m) {
+            continue;
+        }
+        match spec.target {
+            Target::SyslogTcp(_) => {
+                // RFC 5424: <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG, framed by
+                // octet counting (RFC 6587): "LEN SP MSG". Facility local0 (16).
+                let msg = ev.strip_suffix(b"\n").unwrap_or(ev);
+                let ts = humantime::format_rfc3339_micros(std::time::SystemTime::now());
+                let head = format!(
+                    "<{}>1 {ts} {host} annotail {} annotail - ",
+                    16 * 8 + u32::from(r.severity[i].syslog()),
+                    std::process::id()
+                );
+                out.extend_from_slice(format!("{} ", head.len() + msg.len()).as_bytes());
+                out.extend_from_slice(head.as_bytes());
+                out.extend_from_slice(msg);
+            }
+            _ => out.extend_from_slice(ev),
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty() && h.is_ascii() && !h.contains(' '))
+        .unwrap_or_else(|| "-".into())
+}
+
+async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(), Failure> {
+    let fail =
+        |e: std::io::Error| Failure { client_error: false, broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe, message: e.to_string() };
+    let timeout = spec.timeout;
+    let io = async {
+        match (&spec.target, &mut *conn) {
+            (Target::Stdout, Conn::None) => *conn = Conn::Stdout(tokio::io::stdout()),
+            (Target::File(p), Conn::None) => {
+                let f = tokio::fs::OpenOptions::new().create(true).append(true).open(p).await.map_err(fail)?;
+                *conn = Conn::File(f);
+            }
+            (Target::Tcp(a) | Target::SyslogTcp(a), Conn::None) => {
+                let s = tokio::net::TcpStream::connect(a.as_str()).await.map_err(fail)?;
+                let _ = s.set_nodelay(true);
+                *conn = Conn::Tcp(s);
+            }
+            (Target::Unix(p), Conn::None) => *conn = Conn::Unix(tokio::net::UnixStream::connect(p).await.map_err(fail)?),
+            (Target::Http(_), Conn::None) => {
+                let c = reqwest::Client::builder()
+                    .timeout(timeout)
+                    .build()
+                    .map_err(|e| Failure { client_error: false, broken_pipe: false, message: e.to_string() })?;
+                *conn = Conn::Http(c);
+            }
+            _ => {}
+        }
+        match conn {
+            Conn::Stdout(o) => o.write_all(payload).await.and(o.flush().await).map_err(fail),
+            Conn::File(f) => f.write_all(payload).await.and(f.flush().await).map_err(fail),
+            Conn::Tcp(s) => s.write_all(payload).await.and(s.flush().await).map_err(fail),
+            Conn::Unix(s) => s.write_all(payload).await.and(s.flush().await).map_err(fail),
+            Conn::Http(c) => {
+                let Target::Http(url) = &spec.target else { unreachable!() };
+                let mut req = c.post(url).header("content-type", "application/x-ndjson").body(payload.to_vec());
+                for (k, v) in &spec.headers {
+                    req = req.header(k, v);
+                }
+                let resp = req.send().await.map_err(|e| Failure { client_error: false, broken_pipe: false, message: e.to_string() })?;
+                let status = resp.status();
+                if status.is_success() {
+                    return Ok(());
+                }
+                let body = resp.text().await.unwrap_or_default();
+                let body: String = body.chars().take(500).collect();
+                Err(Failure {
+                    broken_pipe: false,
+                    client_error: status.is_client_error() && status.as_u16() != 429 && status.as_u16() != 408,
+                    message: format!("HTTP {status}: {body}"),
+                })
+            }
+            Conn::None => unreachable!("connected above"),
+        }
+    };
+    match tokio::time::timeout(timeout, io).await {
+        Ok(r) => r,
+        Err(_) => Err(Failure { client_error: false, broken_pipe: false, message: format!("no answer within {timeout:?}") }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_urls() {
+        assert_eq!(Target::parse("-"), Ok(Target::Stdout));
+        assert_eq!(Target::parse("file:/var/log/a.json"), Ok(Target::File("/var/log/a.json".into())));
+        assert_eq!(Target::parse("tcp://127.0.0.1:9000"), Ok(Target::Tcp("127.0.0.1:9000".into())));
+        assert_eq!(Target::parse("syslog+tcp://logs:514"), Ok(Target::SyslogTcp("logs:514".into())));
+        assert_eq!(Target::parse("unix:/run/vector.sock"), Ok(Target::Unix("/run/vector.sock".into())));
+        assert_eq!(Target::parse("https://h:8080/in"), Ok(Target::Http("https://h:8080/in".into())));
+        for bad in ["tcp://nohost", "tcp://h:notaport", "ftp://x", "file:", "http://"] {
+            assert!(Target::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn syslog_frames_count_octets_and_filter_severity() {
+        let mut r = Rendered::new(&[Format::Json]);
+        for (text, sev) in [("{\"a\":1}\n", Severity::Error), ("{\"b\":2}\n", Severity::Info)] {
+            r.bufs[0].extend_from_slice(text.as_bytes());
+            r.ends[0].push(r.bufs[0].len());
+            r.severity.push(sev);
+        }
+        let mut spec = SinkSpec::new("syslog+tcp://h:514", Format::Json).unwrap();
+        spec.min_severity = Some(Severity::Warning);
+        let mut out = Vec::new();
+        encode(&spec, &r, 0, "node1", &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let (len, rest) = text.split_once(' ').unwrap();
+        assert_eq!(len.parse::<usize>().unwrap(), rest.len(), "{text}");
+        assert!(rest.starts_with("<131>1 ") && rest.contains(" node1 annotail ") && rest.ends_with("{\"a\":1}"), "{text}");
+    }
+}

@@ -1,0 +1,168 @@
+//! Rendering for several sinks at once: each event in every format a sink asks for, with its
+//! boundaries and severity, so that a sink can filter by severity and frame events (syslog)
+//! without parsing what was rendered.
+
+use crate::event::{Annotated, Format, OutWriter, Writer};
+
+/// Severity of an event, from its primary match's record; `None` when nothing matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    #[default]
+    None,
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+}
+
+impl Severity {
+    /// A record's `severity` field (default `error`); unknown words count as `error`, so that a
+    /// filter never hides an error because of a spelling.
+    pub fn of_record(s: &str) -> Severity {
+        match s.to_ascii_lowercase().as_str() {
+            "debug" | "trace" => Severity::Debug,
+            "info" | "informational" => Severity::Info,
+            "notice" => Severity::Notice,
+            "warning" | "warn" => Severity::Warning,
+            "critical" | "fatal" | "alert" | "emergency" | "panic" => Severity::Critical,
+            _ => Severity::Error,
+        }
+    }
+
+    /// RFC 5424 severity number (an event without a match is informational).
+    pub fn syslog(self) -> u8 {
+        match self {
+            Severity::Critical => 2,
+            Severity::Error => 3,
+            Severity::Warning => 4,
+            Severity::Notice => 5,
+            Severity::Info | Severity::None => 6,
+            Severity::Debug => 7,
+        }
+    }
+}
+
+/// Events of a batch, rendered in each needed format.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub formats: Vec<Format>,
+    /// Per format: the rendered events, one after another.
+    pub bufs: Vec<Vec<u8>>,
+    /// Per format: where each event ends in its buffer.
+    pub ends: Vec<Vec<usize>>,
+    pub severity: Vec<Severity>,
+}
+
+impl Rendered {
+    pub fn new(formats: &[Format]) -> Rendered {
+        Rendered {
+            formats: formats.to_vec(),
+            bufs: vec![Vec::new(); formats.len()],
+            ends: vec![Vec::new(); formats.len()],
+            severity: Vec::new(),
+        }
+    }
+
+    pub fn events(&self) -> usize {
+        self.severity.len()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bufs.iter().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.severity.is_empty()
+    }
+
+    /// Move `other`'s events to the end of this one (same formats).
+    pub fn append(&mut self, other: &mut Rendered) {
+        for f in 0..self.formats.len() {
+            let base = self.bufs[f].len();
+            self.ends[f].extend(other.ends[f].iter().map(|e| e + base));
+            self.bufs[f].extend_from_slice(&other.bufs[f]);
+            other.bufs[f].clear();
+            other.ends[f].clear();
+        }
+        self.severity.append(&mut other.severity);
+    }
+
+    /// Event `i` in format slot `f`.
+    pub fn event(&self, f: usize, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[f][i - 1] };
+        &self.bufs[f][start..self.ends[f][i]]
+    }
+}
+
+/// A [`Writer`] that renders into a [`Rendered`].
+pub struct MultiWriter {
+    writers: Vec<OutWriter<Vec<u8>>>,
+    pub out: Rendered,
+    /// Events without a match are wanted (`--all`); otherwise only pretty output shows them.
+    all: bool,
+}
+
+impl MultiWriter {
+    pub fn new(formats: &[Format], all: bool, color: bool, width: usize) -> MultiWriter {
+        MultiWriter {
+            writers: formats.iter().map(|&f| OutWriter::new(Vec::new(), f, color, width)).collect(),
+            out: Rendered::new(formats),
+            all,
+        }
+    }
+
+    fn close_event(&mut self, severity: Severity, only_pretty: bool) {
+        for (f, w) in self.writers.iter_mut().enumerate() {
+            if !only_pretty || w.format() == Format::Pretty {
+                w.flush();
+                let v = w.inner_mut();
+                self.out.bufs[f].append(v);
+            }
+            self.out.ends[f].push(self.out.bufs[f].len());
+        }
+        self.out.severity.push(severity);
+    }
+}
+
+impl Writer for MultiWriter {
+    fn format(&self) -> Format {
+        // Pretty output wants every event; the annotator asks through this.
+        if self.writers.iter().any(|w| w.format() == Format::Pretty) { Format::Pretty } else { Format::Json }
+    }
+
+    fn write(&mut self, ev: &Annotated<'_>) {
+        let severity = ev
+            .found
+            .first()
+            .map_or(Severity::None, |f| Severity::of_record(ev.matcher.entries[f.entry as usize].rec.severity()));
+        let only_pretty = severity == Severity::None && !self.all;
+        for w in &mut self.writers {
+            if !only_pretty || w.format() == Format::Pretty {
+                w.write(ev);
+            }
+        }
+        self.close_event(severity, only_pretty);
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        for w in &mut self.writers {
+            if w.format() == Format::Pretty {
+                w.raw(bytes);
+            }
+        }
+        self.close_event(Severity::None, true);
+    }
+
+    fn rendered(&mut self, _bytes: &[u8]) {
+        unreachable!("a MultiWriter is not fed pre-rendered output");
+    }
+
+    fn flush(&mut self) {}
+
+    fn error(&self) -> Option<&std::io::Error> {
+        None
+    }
+}
