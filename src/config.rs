@@ -195,7 +195,11 @@ impl Config {
             if k.format == Some(Format::Pretty) {
                 return Err(invalid(format!("sinks[{i}].format: \"pretty\" is for a terminal; use json or ecs")));
             }
-            for (key, v) in [("max_buffer_events", k.max_buffer_events), ("max_buffer_bytes", k.max_buffer_bytes), ("batch_max_bytes", k.batch_max_bytes)] {
+            for (key, v) in [
+                ("max_buffer_events", k.max_buffer_events),
+                ("max_buffer_bytes", k.max_buffer_bytes),
+                ("batch_max_bytes", k.batch_max_bytes),
+            ] {
                 if v == Some(0) {
                     return Err(invalid(format!("sinks[{i}].{key}: must be more than 0")));
                 }

@@ -482,7 +482,9 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         return run_follow(opts, config);
     }
     if !opts.follow_opts.outputs.is_empty() || !config.sinks.is_empty() {
-        eprintln!("annotail: --output and [[sinks]] need --follow; reading standard input or files to their end writes to standard output");
+        eprintln!(
+            "annotail: --output and [[sinks]] need --follow; reading standard input or files to their end writes to standard output"
+        );
         return Ok(ExitCode::from(2));
     }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {

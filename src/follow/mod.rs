@@ -38,9 +38,9 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::annotate::{Annotator, Emit, SourceMeta};
 use crate::config::{StartAt, WatchMode};
 use crate::event::Format;
-use crate::sink::{MultiWriter, Rendered, SinkSpec, Sinks};
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
+use crate::sink::{MultiWriter, Rendered, SinkSpec, Sinks};
 use checkpoint::{Mark, Saved, StateError, Store};
 use fingerprint::Head;
 use watch::Wake;
@@ -70,11 +70,7 @@ pub struct Settings {
 impl Settings {
     /// The sinks, standard output in `format` when none is configured.
     pub fn sinks(&self) -> Vec<SinkSpec> {
-        if self.sinks.is_empty() {
-            vec![SinkSpec::new("-", self.format).expect("stdout")]
-        } else {
-            self.sinks.clone()
-        }
+        if self.sinks.is_empty() { vec![SinkSpec::new("-", self.format).expect("stdout")] } else { self.sinks.clone() }
     }
 }
 
@@ -286,7 +282,10 @@ async fn supervise(
         })
         .await;
         if drained.is_err() {
-            tracing::warn!(undelivered = sinks.pending(), "shutdown deadline passed; undelivered events stay unacknowledged for the next run");
+            tracing::warn!(
+                undelivered = sinks.pending(),
+                "shutdown deadline passed; undelivered events stay unacknowledged for the next run"
+            );
             outcome = Outcome::Deadline;
         }
     }

@@ -182,15 +182,7 @@ impl Sinks {
             tasks.push(tokio::spawn(run_sink(i, spec, rx, ack_tx.clone(), reopen.clone())));
             queues.push(q);
         }
-        Sinks {
-            queues,
-            acks,
-            pending: VecDeque::new(),
-            next_seq: 0,
-            tasks,
-            dropped: Arc::default(),
-            closed: false,
-        }
+        Sinks { queues, acks, pending: VecDeque::new(), next_seq: 0, tasks, dropped: Arc::default(), closed: false }
     }
 
     /// The formats the sinks need, each once.
@@ -222,10 +214,13 @@ impl Sinks {
                     let b = q.bytes.clone().acquire_many_owned(kb_n).await.ok();
                     Some((e, b))
                 }
-                WhenFull::Drop => match (q.events.clone().try_acquire_many_owned(ev_n), q.bytes.clone().try_acquire_many_owned(kb_n)) {
-                    (Ok(e), Ok(b)) => Some((Some(e), Some(b))),
-                    _ => None,
-                },
+                WhenFull::Drop => {
+                    match (q.events.clone().try_acquire_many_owned(ev_n), q.bytes.clone().try_acquire_many_owned(kb_n))
+                    {
+                        (Ok(e), Ok(b)) => Some((Some(e), Some(b))),
+                        _ => None,
+                    }
+                }
             };
             match (permits, &q.tx) {
                 (Some(p), Some(tx)) => {
@@ -450,8 +445,11 @@ fn hostname() -> String {
 }
 
 async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(), Failure> {
-    let fail =
-        |e: std::io::Error| Failure { client_error: false, broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe, message: e.to_string() };
+    let fail = |e: std::io::Error| Failure {
+        client_error: false,
+        broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe,
+        message: e.to_string(),
+    };
     let timeout = spec.timeout;
     let io = async {
         match (&spec.target, &mut *conn) {
@@ -465,12 +463,15 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
                 let _ = s.set_nodelay(true);
                 *conn = Conn::Tcp(s);
             }
-            (Target::Unix(p), Conn::None) => *conn = Conn::Unix(tokio::net::UnixStream::connect(p).await.map_err(fail)?),
+            (Target::Unix(p), Conn::None) => {
+                *conn = Conn::Unix(tokio::net::UnixStream::connect(p).await.map_err(fail)?)
+            }
             (Target::Http(_), Conn::None) => {
-                let c = reqwest::Client::builder()
-                    .timeout(timeout)
-                    .build()
-                    .map_err(|e| Failure { client_error: false, broken_pipe: false, message: e.to_string() })?;
+                let c = reqwest::Client::builder().timeout(timeout).build().map_err(|e| Failure {
+                    client_error: false,
+                    broken_pipe: false,
+                    message: e.to_string(),
+                })?;
                 *conn = Conn::Http(c);
             }
             _ => {}
@@ -486,7 +487,11 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
                 for (k, v) in &spec.headers {
                     req = req.header(k, v);
                 }
-                let resp = req.send().await.map_err(|e| Failure { client_error: false, broken_pipe: false, message: e.to_string() })?;
+                let resp = req.send().await.map_err(|e| Failure {
+                    client_error: false,
+                    broken_pipe: false,
+                    message: e.to_string(),
+                })?;
                 let status = resp.status();
                 if status.is_success() {
                     return Ok(());
@@ -504,7 +509,9 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
     };
     match tokio::time::timeout(timeout, io).await {
         Ok(r) => r,
-        Err(_) => Err(Failure { client_error: false, broken_pipe: false, message: format!("no answer within {timeout:?}") }),
+        Err(_) => {
+            Err(Failure { client_error: false, broken_pipe: false, message: format!("no answer within {timeout:?}") })
+        }
     }
 }
 
@@ -540,6 +547,9 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         let (len, rest) = text.split_once(' ').unwrap();
         assert_eq!(len.parse::<usize>().unwrap(), rest.len(), "{text}");
-        assert!(rest.starts_with("<131>1 ") && rest.contains(" node1 annotail ") && rest.ends_with("{\"a\":1}"), "{text}");
+        assert!(
+            rest.starts_with("<131>1 ") && rest.contains(" node1 annotail ") && rest.ends_with("{\"a\":1}"),
+            "{text}"
+        );
     }
 }

@@ -1,0 +1,379 @@
+//! Outputs, driven for real: the binary follows a file and delivers to receivers on 127.0.0.1
+//! (a flaky HTTP server written here, a TCP listener, a file, and a real rsyslogd).
+
+mod common;
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{PATIENCE, Rng, cmd, wait_timeout};
+
+fn line(seq: u64) -> String {
+    format!(
+        "2026-11-29T10:{:02}:{:02}.{:06}Z  INFO risingwave_meta::stress: line written seq={seq}\n",
+        seq / 60_000_000 % 60,
+        seq / 1_000_000 % 60,
+        seq % 1_000_000
+    )
+}
+
+fn seq_of(event: &serde_json::Value) -> Option<u64> {
+    event["message"].as_str()?.rsplit_once("seq=")?.1.parse().ok()
+}
+
+fn write_lines(path: &Path, n: u64) {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&line(i));
+    }
+    fs::write(path, s).unwrap();
+}
+
+/// Start the daemon on `dir/logs/*.log` with `--all` and the given config (sinks).
+fn daemon(dir: &Path, config: &str, extra: &[&str]) -> Child {
+    fs::write(dir.join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+    let cfg = dir.join("annotail.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n{config}"
+        ),
+    )
+    .unwrap();
+    let err = fs::File::create(dir.join("stderr.log")).unwrap();
+    cmd()
+        .arg("--config")
+        .arg(&cfg)
+        .args(["--log-level", "info", "--poll-interval", "50ms"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap()
+}
+
+fn stop(mut child: Child) {
+    let st = std::process::Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let st = wait_timeout(&mut child, PATIENCE).expect("exits after SIGTERM");
+    assert!(st.success(), "exit status {st}");
+}
+
+/// A minimal HTTP/1.1 server on 127.0.0.1 whose behaviour per request is chosen by `answer`.
+struct Http {
+    port: u16,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Answer {
+    Ok,
+    /// 500 with a body.
+    Fail,
+    /// Read half the body, then drop the connection.
+    Reset,
+    /// Read the request, then say nothing for longer than the sink's timeout.
+    Stall,
+    /// Stop listening for a while (connections refused).
+    Refuse,
+    /// 400 with a body.
+    BadRequest,
+}
+
+impl Http {
+    /// `on_body(headers, body)` is called for requests answered 2xx.
+    fn start(
+        mut answer: impl FnMut() -> Answer + Send + 'static,
+        on_body: impl Fn(&str, &[u8]) + Send + 'static,
+    ) -> Http {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        thread::spawn(move || {
+            let mut listener = Some(listener);
+            loop {
+                let Some(l) = &listener else { return };
+                let Ok((mut s, _)) = l.accept() else { return };
+                let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+                // One request per connection is enough: keep-alive requests are served in turn.
+                loop {
+                    let Some((head, body_len)) = read_head(&mut s) else { break };
+                    let a = answer();
+                    let mut body = vec![0u8; body_len];
+                    if let Answer::Reset = a {
+                        let _ = s.read_exact(&mut body[..body_len / 2]);
+                        break;
+                    }
+                    if s.read_exact(&mut body).is_err() {
+                        break;
+                    }
+                    match a {
+                        Answer::Ok => {
+                            on_body(&head, &body);
+                            let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                        }
+                        Answer::Fail => {
+                            let _ = s.write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 4\r\n\r\noops");
+                        }
+                        Answer::BadRequest => {
+                            let _ =
+                                s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 17\r\n\r\nno such index: x1");
+                        }
+                        Answer::Stall => {
+                            thread::sleep(Duration::from_millis(1500));
+                            break;
+                        }
+                        Answer::Refuse => {
+                            drop(s);
+                            // The receiver is down: connections are refused.
+                            drop(listener.take());
+                            thread::sleep(Duration::from_millis(300));
+                            listener = Some(TcpListener::bind(("127.0.0.1", port)).unwrap());
+                            break;
+                        }
+                        Answer::Reset => unreachable!(),
+                    }
+                }
+            }
+        });
+        Http { port }
+    }
+}
+
+/// Read a request head; its text and Content-Length.
+fn read_head(s: &mut TcpStream) -> Option<(String, usize)> {
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if s.read(&mut b).ok()? == 0 {
+            return None;
+        }
+        head.push(b[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let len = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+        .unwrap_or(0);
+    Some((head, len))
+}
+
+type Counts = Arc<Mutex<HashMap<u64, u32>>>;
+
+fn count_events(counts: &Counts, body: &[u8]) {
+    let mut c = counts.lock().unwrap();
+    for l in body.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let ev: serde_json::Value = serde_json::from_slice(l).expect("each line of a body is an event");
+        *c.entry(seq_of(&ev).expect("a written line")).or_default() += 1;
+    }
+}
+
+fn wait_for(counts: &Counts, n: u64) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(90) {
+        if counts.lock().unwrap().len() as u64 >= n {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// 200,000 events to an HTTP receiver that refuses, resets mid-batch, stalls and answers 500 at
+/// random: every event arrives at least once.
+#[test]
+fn flaky_http_receiver_gets_every_event() {
+    const N: u64 = 200_000;
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    write_lines(&dir.path().join("logs/a.log"), N);
+    let counts: Counts = Arc::default();
+    let answers = Arc::new(Mutex::new(HashMap::<String, u32>::new()));
+    let mut rng = Rng::new(5);
+    let tally = answers.clone();
+    let http = Http::start(
+        move || {
+            let a = match rng.next_u64() % 20 {
+                0..=9 => Answer::Ok,
+                10..=12 => Answer::Fail,
+                13..=15 => Answer::Reset,
+                16 => Answer::Stall,
+                _ => Answer::Refuse,
+            };
+            *tally.lock().unwrap().entry(format!("{a:?}")).or_default() += 1;
+            a
+        },
+        {
+            let counts = counts.clone();
+            move |_, body| count_events(&counts, body)
+        },
+    );
+    let sink = format!(
+        "[[sinks]]\nurl = \"http://127.0.0.1:{}/annotail\"\nbatch_max_bytes = 262144\ntimeout = \"1s\"\nmax_backoff = \"500ms\"\n",
+        http.port
+    );
+    let d = daemon(dir.path(), &sink, &["--all"]);
+    let all = wait_for(&counts, N);
+    stop(d);
+    let c = counts.lock().unwrap();
+    let dups: u64 = c.values().map(|&n| u64::from(n) - 1).sum();
+    eprintln!(
+        "scenario flaky http: sent {N}, received {} distinct, duplicated {dups}, answers {:?}",
+        c.len(),
+        answers.lock().unwrap()
+    );
+    assert!(all, "{} of {N} events arrived\n{}", c.len(), fs::read_to_string(dir.path().join("stderr.log")).unwrap());
+    let err = fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    assert!(err.contains("delivery failed; retrying") && err.contains("HTTP 500"), "failures are reported: {err}");
+}
+
+/// Headers from the config reach the receiver with NDJSON; a 4xx is reported with its body and
+/// given up (not retried forever), while another sink goes on.
+#[test]
+fn http_headers_and_client_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    write_lines(&dir.path().join("logs/a.log"), 100);
+    let counts: Counts = Arc::default();
+    let heads = Arc::new(Mutex::new(Vec::<String>::new()));
+    let good = Http::start(|| Answer::Ok, {
+        let (counts, heads) = (counts.clone(), heads.clone());
+        move |h, body| {
+            heads.lock().unwrap().push(h.to_owned());
+            count_events(&counts, body)
+        }
+    });
+    let bad = Http::start(|| Answer::BadRequest, |_, _| {});
+    let sinks = format!(
+        "[[sinks]]\nurl = \"http://127.0.0.1:{}/in\"\nheaders = {{ Authorization = \"Bearer t0ken\" }}\n\
+         [[sinks]]\nurl = \"http://127.0.0.1:{}/in\"\nmax_backoff = \"100ms\"\n",
+        good.port, bad.port
+    );
+    let d = daemon(dir.path(), &sinks, &["--all"]);
+    assert!(wait_for(&counts, 100));
+    let t = Instant::now();
+    let log = || fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    while !log().contains("rejected by the receiver") && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(50));
+    }
+    stop(d);
+    let h = heads.lock().unwrap()[0].to_ascii_lowercase();
+    assert!(h.starts_with("post /in http/1.1"), "{h}");
+    assert!(h.contains("authorization: bearer t0ken") && h.contains("content-type: application/x-ndjson"), "{h}");
+    let err = log();
+    assert!(
+        err.contains("rejected by the receiver") && err.contains("400") && err.contains("no such index: x1"),
+        "{err}"
+    );
+}
+
+/// Two sinks with their own format and filter: TCP NDJSON with errors only, a file in ECS.
+#[test]
+fn tcp_and_file_sinks_with_format_and_severity() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    let warn = "2026-11-29T10:00:00.000001Z  WARN risingwave_stream::x: barrier collection failed for actor 7\n";
+    let err = "2026-11-29T10:00:00.000002Z ERROR risingwave_frontend::x: column \"v\" is ambiguous\n";
+    fs::write(dir.path().join("logs/a.log"), format!("{warn}{err}{warn}")).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let got = Arc::new(Mutex::new(Vec::<String>::new()));
+    {
+        let got = got.clone();
+        thread::spawn(move || {
+            for s in listener.incoming().flatten() {
+                for l in BufReader::new(s).lines().map_while(Result::ok) {
+                    got.lock().unwrap().push(l);
+                }
+            }
+        });
+    }
+    let out = dir.path().join("events.ecs.json");
+    let sinks = format!(
+        "[[sinks]]\nurl = \"tcp://127.0.0.1:{port}\"\nmin_severity = \"error\"\n[[sinks]]\nurl = \"file:{}\"\nformat = \"ecs\"\n",
+        out.display()
+    );
+    let d = daemon(dir.path(), &sinks, &[]);
+    let t = Instant::now();
+    while (got.lock().unwrap().is_empty() || fs::read_to_string(&out).map_or(0, |s| s.lines().count()) < 3)
+        && t.elapsed() < PATIENCE
+    {
+        thread::sleep(Duration::from_millis(20));
+    }
+    thread::sleep(Duration::from_millis(300));
+    stop(d);
+    let tcp = got.lock().unwrap();
+    assert_eq!(tcp.len(), 1, "only the error passes the filter: {tcp:?}");
+    let ev: serde_json::Value = serde_json::from_str(&tcp[0]).unwrap();
+    assert_eq!(ev["match"]["id"], "t-quote");
+    assert_eq!(ev["schema"], "annotail/1");
+    let ecs: Vec<serde_json::Value> =
+        fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(ecs.len(), 3);
+    assert_eq!(ecs[0]["rule"]["id"], "t-split");
+    assert!(ecs[0]["event"]["id"].is_string());
+}
+
+/// A real rsyslogd (imtcp, octet-counted RFC 5424) receives every event intact.
+#[test]
+fn rsyslog_receives_every_event() {
+    const N: u64 = 2000;
+    let rsyslogd = ["/usr/sbin/rsyslogd", "/sbin/rsyslogd"].into_iter().find(|p| Path::new(p).exists());
+    let rsyslogd = rsyslogd.expect("rsyslogd is installed (.ci/run installs the rsyslog package)");
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    fs::create_dir(dir.path().join("rsyslog")).unwrap();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let received = dir.path().join("received.log");
+    let conf = dir.path().join("rsyslog.conf");
+    fs::write(
+        &conf,
+        format!(
+            "global(workDirectory=\"{}\" maxMessageSize=\"64k\")\n\
+             module(load=\"imtcp\")\n\
+             input(type=\"imtcp\" address=\"127.0.0.1\" port=\"{port}\")\n\
+             template(name=\"msgonly\" type=\"string\" string=\"%msg%\\n\")\n\
+             *.* action(type=\"omfile\" file=\"{}\" template=\"msgonly\")\n",
+            dir.path().join("rsyslog").display(),
+            received.display()
+        ),
+    )
+    .unwrap();
+    let mut rs = std::process::Command::new(rsyslogd)
+        .args(["-n", "-f"])
+        .arg(&conf)
+        .arg("-i")
+        .arg(dir.path().join("rsyslog.pid"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Ready when it accepts connections.
+    let t = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(t.elapsed() < PATIENCE, "rsyslogd did not start");
+        thread::sleep(Duration::from_millis(50));
+    }
+    write_lines(&dir.path().join("logs/a.log"), N);
+    let d = daemon(dir.path(), &format!("[[sinks]]\nurl = \"syslog+tcp://127.0.0.1:{port}\"\n"), &["--all"]);
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    let t = Instant::now();
+    while (seen.len() as u64) < N && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(100));
+        seen.clear();
+        for l in fs::read_to_string(&received).unwrap_or_default().lines() {
+            let ev: serde_json::Value = serde_json::from_str(l.trim()).unwrap_or_else(|e| panic!("{e}: {l:?}"));
+            *seen.entry(seq_of(&ev).unwrap()).or_default() += 1;
+        }
+    }
+    stop(d);
+    let _ = rs.kill();
+    let _ = rs.wait();
+    eprintln!("scenario rsyslog: sent {N}, received {} distinct", seen.len());
+    assert_eq!(seen.len() as u64, N, "every event reached rsyslog intact");
+}
