@@ -35,7 +35,10 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("latency") => latency(&args),
         Some("rss") => rss(&args),
-        _ => eprintln!("usage: follow_bench latency [--idle-timeout MS] [--lines N] | rss [--files N] [--seconds S]"),
+        Some("sink-down") => sink_down(&args),
+        _ => eprintln!(
+            "usage: follow_bench latency [--idle-timeout MS] [--lines N] | rss [--files N] [--seconds S] | sink-down [--seconds S]"
+        ),
     }
 }
 
@@ -159,4 +162,60 @@ fn rss(args: &[String]) {
         field("VmRSS:").split_whitespace().collect::<Vec<_>>().join(" "),
         field("VmHWM:").split_whitespace().collect::<Vec<_>>().join(" ")
     );
+}
+
+/// The receiver is down for S seconds while a fast writer appends; annotail's RSS is read at the
+/// end of that time, then a receiver starts and every event must arrive.
+fn sink_down(args: &[String]) {
+    let seconds = arg(args, "--seconds", 60);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("meta.log");
+    std::fs::write(&log, b"").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(bin())
+        .arg("--follow")
+        .arg(&log)
+        .args(["--all", "--output", &format!("tcp://127.0.0.1:{port}"), "--state-dir"])
+        .arg(dir.path().join("state"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < Duration::from_secs(seconds) {
+        let mut s = String::new();
+        for _ in 0..2000 {
+            s.push_str(&format!(
+                "2026-11-29T10:00:00.{:06}Z  INFO risingwave_meta::hummock: compaction task {n} done\n",
+                n % 1_000_000
+            ));
+            n += 1;
+        }
+        f.write_all(s.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let field = |k: &str| {
+        status.lines().find(|l| l.starts_with(k)).unwrap_or("").split_whitespace().skip(1).collect::<Vec<_>>().join(" ")
+    };
+    let written_mb = std::fs::metadata(&log).unwrap().len() / 1_000_000;
+    println!(
+        "receiver down {seconds} s, {n} lines ({written_mb} MB) written meanwhile: VmRSS {}, VmHWM {}",
+        field("VmRSS:"),
+        field("VmHWM:")
+    );
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let t = Instant::now();
+    let mut got = 0u64;
+    for s in listener.incoming().flatten() {
+        got += BufReader::new(s).lines().map_while(Result::ok).take((n - got) as usize).count() as u64;
+        if got >= n {
+            break;
+        }
+    }
+    println!("receiver up: {got} of {n} events arrived in {:.1} s", t.elapsed().as_secs_f64());
+    Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    child.wait().unwrap();
 }

@@ -126,6 +126,7 @@ pub struct SinkConfig {
     pub batch_max_bytes: Option<usize>,
     pub timeout: Option<Dur>,
     pub max_backoff: Option<Dur>,
+    pub tls_ca_file: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -161,6 +162,11 @@ impl Config {
         }
         if let Some(d) = &mut c.state.dir {
             *d = base.join(&*d);
+        }
+        for k in &mut c.sinks {
+            if let Some(ca) = &mut k.tls_ca_file {
+                *ca = base.join(&*ca);
+            }
         }
         for (i, s) in c.sources.iter_mut().enumerate() {
             if s.paths.is_empty() {
@@ -248,7 +254,7 @@ mod tests {
         let k = c.sinks.iter().find(|k| k.url.starts_with("http")).expect("an http sink in the example");
         assert!(k.format.is_some() && k.min_severity.is_some() && !k.headers.is_empty() && k.when_full.is_some());
         assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
-        assert!(k.timeout.is_some() && k.max_backoff.is_some());
+        assert!(k.timeout.is_some() && k.max_backoff.is_some() && k.tls_ca_file.is_some());
         assert!(!c.catalog.is_empty());
     }
 

@@ -385,6 +385,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
             s.batch_bytes = k.batch_max_bytes.unwrap_or(s.batch_bytes);
             s.timeout = k.timeout.map_or(s.timeout, |d| d.0);
             s.max_backoff = k.max_backoff.map_or(s.max_backoff, |d| d.0);
+            s.tls_ca_file = k.tls_ca_file.clone();
             Ok(s)
         })
         .collect()

@@ -377,3 +377,182 @@ fn rsyslog_receives_every_event() {
     eprintln!("scenario rsyslog: sent {N}, received {} distinct", seen.len());
     assert_eq!(seen.len() as u64, N, "every event reached rsyslog intact");
 }
+
+/// An HTTP receiver on a fixed port that is taken down (listener closed, connections in flight
+/// reset) and brought back on command.
+struct Restartable {
+    port: u16,
+    down: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Restartable {
+    fn start(counts: Counts) -> Restartable {
+        use std::sync::atomic::Ordering::SeqCst;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = down.clone();
+        thread::spawn(move || {
+            let mut listener = Some(listener);
+            loop {
+                if flag.load(SeqCst) {
+                    drop(listener.take());
+                    thread::sleep(Duration::from_millis(5));
+                    continue;
+                }
+                let l = listener.get_or_insert_with(|| {
+                    let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
+                    l.set_nonblocking(true).unwrap();
+                    l
+                });
+                l.set_nonblocking(true).unwrap();
+                let Ok((mut s, _)) = l.accept() else {
+                    thread::sleep(Duration::from_millis(1));
+                    continue;
+                };
+                s.set_nonblocking(false).unwrap();
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                while let Some((_, len)) = read_head(&mut s) {
+                    let mut body = vec![0u8; len];
+                    if s.read_exact(&mut body).is_err() || flag.load(SeqCst) {
+                        // Killed in the middle of a request: no answer.
+                        break;
+                    }
+                    count_events(&counts, &body);
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                }
+            }
+        });
+        Restartable { port, down }
+    }
+}
+
+/// 200,000 events while the receiver is killed and restarted 10 times: received ≥ sent.
+#[test]
+fn http_receiver_killed_and_restarted_ten_times() {
+    use std::sync::atomic::Ordering::SeqCst;
+    const N: u64 = 200_000;
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    let counts: Counts = Arc::default();
+    let rx = Restartable::start(counts.clone());
+    let sink = format!(
+        "[[sinks]]\nurl = \"http://127.0.0.1:{}/\"\nbatch_max_bytes = 262144\ntimeout = \"1s\"\nmax_backoff = \"200ms\"\n",
+        rx.port
+    );
+    let d = daemon(dir.path(), &sink, &["--all"]);
+    // The writer spreads the lines over about three seconds, so the restarts fall among them.
+    let log = dir.path().join("logs/a.log");
+    let writer = thread::spawn(move || {
+        let mut f = fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
+        for chunk in 0..20 {
+            let mut s = String::new();
+            for i in chunk * 10_000..(chunk + 1) * 10_000 {
+                s.push_str(&line(i));
+            }
+            f.write_all(s.as_bytes()).unwrap();
+            thread::sleep(Duration::from_millis(150));
+        }
+    });
+    let mut rng = Rng::new(3);
+    for _ in 0..10 {
+        thread::sleep(Duration::from_millis(100 + rng.next_u64() % 200));
+        rx.down.store(true, SeqCst);
+        thread::sleep(Duration::from_millis(100 + rng.next_u64() % 300));
+        rx.down.store(false, SeqCst);
+    }
+    writer.join().unwrap();
+    let all = wait_for(&counts, N);
+    stop(d);
+    let c = counts.lock().unwrap();
+    let received: u64 = c.values().map(|&n| u64::from(n)).sum();
+    eprintln!(
+        "scenario receiver killed x10: sent {N}, received {received} ({} distinct, {} duplicates)",
+        c.len(),
+        received - c.len() as u64
+    );
+    assert!(all && received >= N, "{} distinct of {N}", c.len());
+    let err = fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    assert!(
+        err.contains("delivery failed; retrying") && err.contains("delivered after retrying"),
+        "the kills were felt: {err}"
+    );
+}
+
+/// https with a certificate made now: the sink trusts it through `tls_ca_file`; without that
+/// the handshake fails, is reported, and retried (not given up).
+#[test]
+fn https_sink_with_a_test_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    write_lines(&dir.path().join("logs/a.log"), 500);
+    // A test CA, and a server certificate for 127.0.0.1 signed by it.
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    // Distinct names: a certificate whose subject is its issuer's name counts as self-signed.
+    ca_params.distinguished_name.push(rcgen::DnType::CommonName, "annotail test CA");
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap()).unwrap();
+    fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
+    let server_key = rcgen::KeyPair::generate().unwrap();
+    let mut server_params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+    server_params.distinguished_name.push(rcgen::DnType::CommonName, "annotail test receiver");
+    let server = server_params.signed_by(&server_key, &ca).unwrap();
+    let cert = server.der().clone();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(server_key.serialize_der()).unwrap();
+    let config =
+        Arc::new(rustls::ServerConfig::builder().with_no_client_auth().with_single_cert(vec![cert], key).unwrap());
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let counts: Counts = Arc::default();
+    {
+        let counts = counts.clone();
+        thread::spawn(move || {
+            for s in listener.incoming().flatten() {
+                let (config, counts) = (config.clone(), counts.clone());
+                thread::spawn(move || {
+                    let conn = rustls::ServerConnection::new(config).unwrap();
+                    let mut tls = rustls::StreamOwned::new(conn, s);
+                    let mut buf = Vec::new();
+                    let mut b = [0u8; 16384];
+                    loop {
+                        let Ok(n) = tls.read(&mut b) else { return };
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&b[..n]);
+                        // Whole requests: head, then Content-Length bytes.
+                        while let Some(h) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..h]).to_ascii_lowercase();
+                            let len: usize = head
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:"))
+                                .map_or(0, |v| v.trim().parse().unwrap());
+                            if buf.len() < h + 4 + len {
+                                break;
+                            }
+                            count_events(&counts, &buf[h + 4..h + 4 + len]);
+                            buf.drain(..h + 4 + len);
+                            let _ = tls.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                            let _ = tls.flush();
+                        }
+                    }
+                });
+            }
+        });
+    }
+    // Not trusted: reported and retried.
+    let untrusted = format!("[[sinks]]\nurl = \"https://127.0.0.1:{port}/in\"\nmax_backoff = \"200ms\"\n");
+    let d = daemon(dir.path(), &untrusted, &["--all", "--shutdown-timeout", "500ms"]);
+    thread::sleep(Duration::from_millis(1500));
+    // Undelivered at the deadline: still exit 0, the events stay for the next run.
+    stop(d);
+    let err = fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    assert!(err.contains("delivery failed; retrying"), "{err}");
+    assert!(counts.lock().unwrap().is_empty());
+    // Trusted through tls_ca_file: everything arrives (the checkpoint did not move meanwhile).
+    let trusted = format!("{untrusted}tls_ca_file = \"ca.pem\"\n");
+    let d = daemon(dir.path(), &trusted, &["--all"]);
+    let all = wait_for(&counts, 500);
+    stop(d);
+    assert!(all, "{}", fs::read_to_string(dir.path().join("stderr.log")).unwrap());
+}

@@ -97,6 +97,8 @@ pub struct SinkSpec {
     pub batch_bytes: usize,
     /// Longest wait between retries.
     pub max_backoff: Duration,
+    /// PEM file of CA certificates trusted for https (besides the system's roots).
+    pub tls_ca_file: Option<PathBuf>,
 }
 
 impl SinkSpec {
@@ -116,6 +118,7 @@ impl SinkSpec {
             // Vector's and Fluent Bit's HTTP inputs accept a few MiB per request by default.
             batch_bytes: 1 << 20,
             max_backoff: Duration::from_secs(30),
+            tls_ca_file: None,
         })
     }
 }
@@ -467,12 +470,15 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
                 *conn = Conn::Unix(tokio::net::UnixStream::connect(p).await.map_err(fail)?)
             }
             (Target::Http(_), Conn::None) => {
-                let c = reqwest::Client::builder().timeout(timeout).build().map_err(|e| Failure {
-                    client_error: false,
-                    broken_pipe: false,
-                    message: e.to_string(),
-                })?;
-                *conn = Conn::Http(c);
+                let other = |message: String| Failure { client_error: false, broken_pipe: false, message };
+                let mut b = reqwest::Client::builder().timeout(timeout);
+                if let Some(ca) = &spec.tls_ca_file {
+                    let pem = tokio::fs::read(ca).await.map_err(|e| other(format!("{}: {e}", ca.display())))?;
+                    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+                        .map_err(|e| other(format!("{}: {e}", ca.display())))?;
+                    b = b.tls_certs_merge(certs);
+                }
+                *conn = Conn::Http(b.build().map_err(|e| other(e.to_string()))?);
             }
             _ => {}
         }
