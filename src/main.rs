@@ -482,11 +482,15 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     if is_follow(&opts, &config) {
         return run_follow(opts, config);
     }
-    if !opts.follow_opts.outputs.is_empty() || !config.sinks.is_empty() {
-        eprintln!(
-            "annotail: --output and [[sinks]] need --follow; reading standard input or files to their end writes to standard output"
-        );
-        return Ok(ExitCode::from(2));
+    let sinks = match sink_specs(&opts, &config, common(&opts, &config).format) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if !sinks.is_empty() {
+        return run_to_sinks(opts, config, sinks);
     }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
         Ok(m) => m,
@@ -527,6 +531,48 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
                 "done"
             );
             Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// Standard input or files read to their end, delivered to `--output` sinks.
+fn run_to_sinks(opts: Opts, config: Config, sinks: Vec<annotail::sink::SinkSpec>) -> anyhow::Result<ExitCode> {
+    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
+        Ok(m) => m,
+        Err(report) => {
+            eprintln!("{report}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let c = common(&opts, &config);
+    let deadline = opts
+        .follow_opts
+        .shutdown_timeout
+        .or(config.state.shutdown_timeout.map(|d| d.0))
+        .unwrap_or(Duration::from_secs(10));
+    let cfg = pipeline::RunConfig {
+        threads: 1,
+        format: c.format,
+        color: c.color,
+        width: c.width,
+        paths: opts.paths,
+        emit: c.emit,
+        every_event: c.every_event,
+        idle: c.idle,
+        framing: c.framing,
+    };
+    let (result, delivered) =
+        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, |w| pipeline::run(&m, &cfg, w))?;
+    std::mem::forget(m);
+    match result {
+        Ok(_) if delivered => Ok(ExitCode::SUCCESS),
+        Ok(_) => {
+            eprintln!("annotail: some events could not be delivered before the deadline");
+            Ok(ExitCode::from(1))
         }
         Err(e) => {
             eprintln!("annotail: {e}");

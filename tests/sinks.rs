@@ -101,8 +101,7 @@ impl Http {
                 let Ok((mut s, _)) = l.accept() else { return };
                 let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
                 // One request per connection is enough: keep-alive requests are served in turn.
-                loop {
-                    let Some((head, body_len)) = read_head(&mut s) else { break };
+                while let Some((head, body_len)) = read_head(&mut s) {
                     let a = answer();
                     let mut body = vec![0u8; body_len];
                     if let Answer::Reset = a {
@@ -555,4 +554,113 @@ fn https_sink_with_a_test_certificate() {
     let all = wait_for(&counts, 500);
     stop(d);
     assert!(all, "{}", fs::read_to_string(dir.path().join("stderr.log")).unwrap());
+}
+
+/// Standard input to a TCP receiver that stops reading: annotail stops reading standard input
+/// (the writer upstream blocks), and once the receiver reads again every event arrives.
+#[test]
+fn stdin_to_a_stalled_receiver_blocks_the_writer() {
+    use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+    const N: u64 = 1_000_000;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut child = cmd()
+        .args(["--all", "--output", &format!("tcp://127.0.0.1:{port}")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let written = Arc::new(AtomicU64::new(0));
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = {
+        let written = written.clone();
+        thread::spawn(move || {
+            for chunk in 0..N / 10_000 {
+                let mut s = String::new();
+                for i in chunk * 10_000..(chunk + 1) * 10_000 {
+                    s.push_str(&line(i));
+                }
+                stdin.write_all(s.as_bytes()).unwrap();
+                written.fetch_add(s.len() as u64, SeqCst);
+            }
+        })
+    };
+    // Accepted, but not read for two seconds.
+    let (conn, _) = listener.accept().unwrap();
+    thread::sleep(Duration::from_secs(2));
+    let stalled_at = written.load(SeqCst);
+    let total = N * line(N - 1).len() as u64;
+    eprintln!(
+        "scenario stdin, receiver stalled: {} of {} MB written before the writer blocked",
+        stalled_at >> 20,
+        total >> 20
+    );
+    assert!(stalled_at < total / 2, "the writer was not held back: {stalled_at} of {total} bytes taken");
+    let mut got = 0u64;
+    for l in BufReader::new(conn).lines().map_while(Result::ok) {
+        let ev: serde_json::Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(seq_of(&ev), Some(got), "in order, once each");
+        got += 1;
+        if got == N {
+            break;
+        }
+    }
+    feeder.join().unwrap();
+    assert_eq!(got, N);
+    assert!(wait_timeout(&mut child, PATIENCE).expect("exits at the end of input").success());
+}
+
+/// `--when-full drop`: a stalled receiver does not hold the input back; what its queue cannot
+/// take is dropped, counted and logged.
+#[test]
+fn when_full_drop_keeps_reading_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let err = fs::File::create(dir.path().join("stderr.log")).unwrap();
+    let mut child = cmd()
+        .args([
+            "--all",
+            "--when-full",
+            "drop",
+            "--output",
+            &format!("tcp://127.0.0.1:{port}"),
+            "--shutdown-timeout",
+            "1s",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Accepted and never read.
+    let _held = thread::spawn(move || {
+        listener.accept().map(|c| {
+            thread::sleep(Duration::from_secs(60));
+            c
+        })
+    });
+    let t = Instant::now();
+    for chunk in 0..50u64 {
+        let mut s = String::new();
+        for i in chunk * 10_000..(chunk + 1) * 10_000 {
+            s.push_str(&line(i));
+        }
+        stdin.write_all(s.as_bytes()).unwrap();
+    }
+    drop(stdin);
+    eprintln!(
+        "scenario when_full drop: 500,000 lines taken in {:.1} s with the receiver stalled",
+        t.elapsed().as_secs_f64()
+    );
+    let st = wait_timeout(&mut child, PATIENCE).expect("exits");
+    let log = fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    assert!(log.contains("queue full: batch dropped"), "{log}");
+    let total = log.lines().find(|l| l.contains("events dropped in all")).expect("the total is reported");
+    let n: u64 = total.split("dropped=").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    assert!(n > 0 && n < 500_000, "{total}");
+    // The receiver never read: what was queued could not be delivered before the deadline.
+    assert_eq!(st.code(), Some(1), "{log}");
 }

@@ -360,7 +360,7 @@ struct Live<'m> {
 
 enum Exit {
     Stop,
-    Reload(Arc<Matcher>, Settings),
+    Reload(Arc<Matcher>, Box<Settings>),
 }
 
 struct Reader {
@@ -434,7 +434,7 @@ impl Reader {
                 Exit::Stop => return,
                 Exit::Reload(m, settings) => {
                     matcher = m;
-                    self.settings = settings;
+                    self.settings = *settings;
                     // New globs are expanded at once.
                     self.expand();
                 }
@@ -499,7 +499,7 @@ impl Reader {
                             t.start = pending;
                         }
                         tracing::info!(records = m.entries.len(), "reloaded");
-                        return Exit::Reload(m, settings);
+                        return Exit::Reload(m, Box::new(settings));
                     }
                     Err(e) => tracing::error!(cause = %e, "reload failed; the running catalog and config are kept"),
                 }

@@ -304,6 +304,10 @@ impl Sinks {
         for q in &mut self.queues {
             q.tx = None;
         }
+        let dropped = self.dropped.load(std::sync::atomic::Ordering::Relaxed);
+        if dropped > 0 {
+            tracing::warn!(dropped, "events dropped in all because a queue was full (when_full = drop)");
+        }
     }
 
     pub fn abort(&self) {
@@ -311,6 +315,81 @@ impl Sinks {
             t.abort();
         }
     }
+}
+
+/// Standard input and files read to their end with `--output`: a [`crate::event::Writer`] that
+/// hands each flushed batch to the sinks, blocking while they are full (so standard input stops
+/// being read: the writer upstream blocks).
+pub struct SinkWriter {
+    multi: MultiWriter,
+    formats: Vec<Format>,
+    tx: Option<mpsc::Sender<Rendered>>,
+    err: Option<std::io::Error>,
+}
+
+impl crate::event::Writer for SinkWriter {
+    fn format(&self) -> Format {
+        self.multi.format()
+    }
+    fn write(&mut self, ev: &crate::event::Annotated<'_>) {
+        self.multi.write(ev);
+        if self.multi.out.bytes() >= 256 << 10 {
+            self.flush();
+        }
+    }
+    fn raw(&mut self, bytes: &[u8]) {
+        self.multi.raw(bytes);
+    }
+    fn rendered(&mut self, _bytes: &[u8]) {
+        unreachable!("sinks read files with one thread");
+    }
+    fn flush(&mut self) {
+        if self.multi.out.is_empty() {
+            return;
+        }
+        let batch = std::mem::replace(&mut self.multi.out, Rendered::new(&self.formats));
+        if self.tx.as_ref().is_none_or(|tx| tx.blocking_send(batch).is_err()) && self.err.is_none() {
+            self.err = Some(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the outputs are gone"));
+        }
+    }
+    fn error(&self) -> Option<&std::io::Error> {
+        self.err.as_ref()
+    }
+}
+
+/// Run `f` with a [`SinkWriter`] delivering to `specs`; when it returns, wait (up to `deadline`)
+/// until everything was delivered. Returns `f`'s result and whether everything was delivered.
+pub fn with_sinks<R>(
+    specs: Vec<SinkSpec>,
+    all: bool,
+    deadline: Duration,
+    f: impl FnOnce(&mut SinkWriter) -> R,
+) -> std::io::Result<(R, bool)> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let formats = Sinks::formats(&specs);
+    let (tx, mut rx) = mpsc::channel::<Rendered>(4);
+    let (_reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
+    let task = rt.spawn(async move {
+        let mut sinks = Sinks::start(specs, reopen_rx);
+        while let Some(r) = rx.recv().await {
+            sinks.send(r).await;
+            sinks.poll_acks();
+        }
+        sinks.close();
+        while sinks.pending() > 0 && !sinks.output_closed() {
+            sinks.acked(true).await;
+        }
+    });
+    let mut w = SinkWriter { multi: MultiWriter::new(&formats, all, false, 100), formats, tx: Some(tx), err: None };
+    let r = f(&mut w);
+    crate::event::Writer::flush(&mut w);
+    w.tx = None;
+    let done = rt.block_on(async { tokio::time::timeout(deadline, task).await.is_ok() });
+    if !done {
+        tracing::warn!("deadline passed with events undelivered");
+    }
+    rt.shutdown_timeout(Duration::from_millis(100));
+    Ok((r, done))
 }
 
 /// A sink's connection, opened lazily and dropped on failure.
