@@ -124,6 +124,7 @@ pub struct SinkConfig {
     pub max_buffer_events: Option<usize>,
     pub max_buffer_bytes: Option<usize>,
     pub batch_max_bytes: Option<usize>,
+    pub batch_timeout: Option<Dur>,
     pub timeout: Option<Dur>,
     pub max_backoff: Option<Dur>,
     pub tls_ca_file: Option<std::path::PathBuf>,
@@ -254,7 +255,7 @@ mod tests {
         let k = c.sinks.iter().find(|k| k.url.starts_with("http")).expect("an http sink in the example");
         assert!(k.format.is_some() && k.min_severity.is_some() && !k.headers.is_empty() && k.when_full.is_some());
         assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
-        assert!(k.timeout.is_some() && k.max_backoff.is_some() && k.tls_ca_file.is_some());
+        assert!(k.timeout.is_some() && k.max_backoff.is_some() && k.tls_ca_file.is_some() && k.batch_timeout.is_some());
         assert!(!c.catalog.is_empty());
     }
 

@@ -383,6 +383,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
             s.max_events = k.max_buffer_events.unwrap_or(s.max_events);
             s.max_bytes = k.max_buffer_bytes.unwrap_or(s.max_bytes);
             s.batch_bytes = k.batch_max_bytes.unwrap_or(s.batch_bytes);
+            s.batch_timeout = k.batch_timeout.map_or(s.batch_timeout, |d| d.0);
             s.timeout = k.timeout.map_or(s.timeout, |d| d.0);
             s.max_backoff = k.max_backoff.map_or(s.max_backoff, |d| d.0);
             s.tls_ca_file = k.tls_ca_file.clone();

@@ -377,70 +377,32 @@ fn rsyslog_receives_every_event() {
     assert_eq!(seen.len() as u64, N, "every event reached rsyslog intact");
 }
 
-/// An HTTP receiver on a fixed port that is taken down (listener closed, connections in flight
-/// reset) and brought back on command.
-struct Restartable {
-    port: u16,
-    down: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Restartable {
-    fn start(counts: Counts) -> Restartable {
-        use std::sync::atomic::Ordering::SeqCst;
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = down.clone();
-        thread::spawn(move || {
-            let mut listener = Some(listener);
-            loop {
-                if flag.load(SeqCst) {
-                    drop(listener.take());
-                    thread::sleep(Duration::from_millis(5));
-                    continue;
-                }
-                let l = listener.get_or_insert_with(|| {
-                    let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
-                    l.set_nonblocking(true).unwrap();
-                    l
-                });
-                l.set_nonblocking(true).unwrap();
-                let Ok((mut s, _)) = l.accept() else {
-                    thread::sleep(Duration::from_millis(1));
-                    continue;
-                };
-                s.set_nonblocking(false).unwrap();
-                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                while let Some((_, len)) = read_head(&mut s) {
-                    let mut body = vec![0u8; len];
-                    if s.read_exact(&mut body).is_err() || flag.load(SeqCst) {
-                        // Killed in the middle of a request: no answer.
-                        break;
-                    }
-                    count_events(&counts, &body);
-                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
-                }
-            }
-        });
-        Restartable { port, down }
-    }
-}
-
-/// 200,000 events while the receiver is killed and restarted 10 times: received ≥ sent.
+/// 200,000 events while the receiver process (`tests/tools/http_receiver.py`) is killed with
+/// SIGKILL and restarted 10 times: received ≥ sent.
 #[test]
 fn http_receiver_killed_and_restarted_ten_times() {
-    use std::sync::atomic::Ordering::SeqCst;
     const N: u64 = 200_000;
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join("logs")).unwrap();
-    let counts: Counts = Arc::default();
-    let rx = Restartable::start(counts.clone());
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let received = dir.path().join("received.ndjson");
+    let script = common::manifest_dir().join("tests/tools/http_receiver.py");
+    let receiver = || {
+        let c =
+            std::process::Command::new("python3").arg(&script).arg(port.to_string()).arg(&received).spawn().unwrap();
+        let t = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(t.elapsed() < PATIENCE, "receiver did not start");
+            thread::sleep(Duration::from_millis(20));
+        }
+        c
+    };
+    let mut rx = receiver();
     let sink = format!(
-        "[[sinks]]\nurl = \"http://127.0.0.1:{}/\"\nbatch_max_bytes = 262144\ntimeout = \"1s\"\nmax_backoff = \"200ms\"\n",
-        rx.port
+        "[[sinks]]\nurl = \"http://127.0.0.1:{port}/\"\nbatch_max_bytes = 262144\ntimeout = \"2s\"\nmax_backoff = \"200ms\"\n"
     );
     let d = daemon(dir.path(), &sink, &["--all"]);
-    // The writer spreads the lines over about three seconds, so the restarts fall among them.
+    // The writer spreads the lines over about three seconds, so the kills fall among them.
     let log = dir.path().join("logs/a.log");
     let writer = thread::spawn(move || {
         let mut f = fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
@@ -456,26 +418,87 @@ fn http_receiver_killed_and_restarted_ten_times() {
     let mut rng = Rng::new(3);
     for _ in 0..10 {
         thread::sleep(Duration::from_millis(100 + rng.next_u64() % 200));
-        rx.down.store(true, SeqCst);
+        rx.kill().unwrap();
+        rx.wait().unwrap();
         thread::sleep(Duration::from_millis(100 + rng.next_u64() % 300));
-        rx.down.store(false, SeqCst);
+        rx = receiver();
     }
     writer.join().unwrap();
-    let all = wait_for(&counts, N);
+    let count = || {
+        let c: Counts = Arc::default();
+        count_events(&c, &fs::read(&received).unwrap_or_default());
+        Arc::try_unwrap(c).unwrap().into_inner().unwrap()
+    };
+    let t = Instant::now();
+    while (count().len() as u64) < N && t.elapsed() < Duration::from_secs(90) {
+        thread::sleep(Duration::from_millis(200));
+    }
     stop(d);
-    let c = counts.lock().unwrap();
-    let received: u64 = c.values().map(|&n| u64::from(n)).sum();
+    let _ = rx.kill();
+    let _ = rx.wait();
+    let c = count();
+    let got: u64 = c.values().map(|&n| u64::from(n)).sum();
     eprintln!(
-        "scenario receiver killed x10: sent {N}, received {received} ({} distinct, {} duplicates)",
+        "scenario receiver process killed x10: sent {N}, received {got} ({} distinct, {} duplicates)",
         c.len(),
-        received - c.len() as u64
+        got - c.len() as u64
     );
-    assert!(all && received >= N, "{} distinct of {N}", c.len());
+    assert_eq!(c.len() as u64, N, "every event arrived");
     let err = fs::read_to_string(dir.path().join("stderr.log")).unwrap();
     assert!(
         err.contains("delivery failed; retrying") && err.contains("delivered after retrying"),
         "the kills were felt: {err}"
     );
+}
+
+/// A file sink is reopened on SIGHUP (logrotate renames it, then signals); a Unix socket sink
+/// with a batch time bound gets every event.
+#[test]
+fn file_sink_reopens_on_sighup_and_unix_socket_sink() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    let sock = dir.path().join("vector.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let got: Counts = Arc::default();
+    {
+        let got = got.clone();
+        thread::spawn(move || {
+            for s in listener.incoming().flatten() {
+                for l in BufReader::new(s).lines().map_while(Result::ok) {
+                    count_events(&got, l.as_bytes());
+                }
+            }
+        });
+    }
+    let out = dir.path().join("events.json");
+    let sinks = format!(
+        "[[sinks]]\nurl = \"file:{}\"\n[[sinks]]\nurl = \"unix:{}\"\nbatch_timeout = \"50ms\"\n",
+        out.display(),
+        sock.display()
+    );
+    let log = dir.path().join("logs/a.log");
+    fs::write(&log, (0..100).map(line).collect::<String>()).unwrap();
+    let d = daemon(dir.path(), &sinks, &["--all"]);
+    let lines_in = |p: &Path| fs::read_to_string(p).map_or(0, |s| s.lines().count());
+    let t = Instant::now();
+    while lines_in(&out) < 100 && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    // logrotate: rename, then SIGHUP; the next events go to a new file.
+    fs::rename(&out, dir.path().join("events.json.1")).unwrap();
+    let st = std::process::Command::new("kill").arg("-HUP").arg(d.id().to_string()).status().unwrap();
+    assert!(st.success());
+    thread::sleep(Duration::from_millis(300));
+    let mut f = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all((100..150).map(line).collect::<String>().as_bytes()).unwrap();
+    let t = Instant::now();
+    while (lines_in(&out) < 50 || got.lock().unwrap().len() < 150) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    stop(d);
+    assert_eq!(lines_in(&dir.path().join("events.json.1")), 100);
+    assert_eq!(lines_in(&out), 50, "new events in the reopened file");
+    assert_eq!(got.lock().unwrap().len(), 150, "the Unix socket sink got every event");
 }
 
 /// https with a certificate made now: the sink trusts it through `tls_ca_file`; without that
@@ -586,8 +609,18 @@ fn stdin_to_a_stalled_receiver_blocks_the_writer() {
             }
         })
     };
-    // Accepted, but not read for two seconds.
-    let (conn, _) = listener.accept().unwrap();
+    // Accepted, but not read for two seconds. (Bounded waits: a broken build fails, not hangs.)
+    listener.set_nonblocking(true).unwrap();
+    let t = Instant::now();
+    let conn = loop {
+        match listener.accept() {
+            Ok((c, _)) => break c,
+            Err(_) if t.elapsed() < PATIENCE => thread::sleep(Duration::from_millis(10)),
+            Err(e) => panic!("annotail never connected: {e}"),
+        }
+    };
+    conn.set_nonblocking(false).unwrap();
+    conn.set_read_timeout(Some(PATIENCE)).unwrap();
     thread::sleep(Duration::from_secs(2));
     let stalled_at = written.load(SeqCst);
     let total = N * line(N - 1).len() as u64;

@@ -95,6 +95,9 @@ pub struct SinkSpec {
     pub timeout: Duration,
     /// Largest request or write: queued batches are joined up to this size.
     pub batch_bytes: usize,
+    /// How long a sink waits for more events to fill a request before sending it (0: send
+    /// what is there at once).
+    pub batch_timeout: Duration,
     /// Longest wait between retries.
     pub max_backoff: Duration,
     /// PEM file of CA certificates trusted for https (besides the system's roots).
@@ -117,6 +120,9 @@ impl SinkSpec {
             timeout: Duration::from_secs(10),
             // Vector's and Fluent Bit's HTTP inputs accept a few MiB per request by default.
             batch_bytes: 1 << 20,
+            // Latency first: what a read produced goes out at once; set a bound for receivers
+            // that prefer fewer, larger requests.
+            batch_timeout: Duration::ZERO,
             max_backoff: Duration::from_secs(30),
             tls_ca_file: None,
         })
@@ -426,13 +432,22 @@ async fn run_sink(
         let Some(first) = rx.recv().await else { return };
         items.push(first);
         let mut size = items[0].batch.rendered.bytes();
+        let fill_until = tokio::time::Instant::now() + spec.batch_timeout;
         while size < spec.batch_bytes {
-            match rx.try_recv() {
-                Ok(it) => {
+            let next = match rx.try_recv() {
+                Ok(it) => Some(it),
+                // Wait for more only while the batch's time bound allows.
+                Err(mpsc::error::TryRecvError::Empty) if !spec.batch_timeout.is_zero() => {
+                    tokio::time::timeout_at(fill_until, rx.recv()).await.ok().flatten()
+                }
+                Err(_) => None,
+            };
+            match next {
+                Some(it) => {
                     size += it.batch.rendered.bytes();
                     items.push(it);
                 }
-                Err(_) => break,
+                None => break,
             }
         }
         payload.clear();
