@@ -350,6 +350,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         color: c.color,
         width: c.width,
         sinks: Vec::new(),
+        watch_config: catalog_paths(&opts.catalog.catalog, config).into_iter().chain(opts.config.clone()).collect(),
     }
 }
 

@@ -891,3 +891,43 @@ fn diagnostics_can_be_json_lines() {
     assert_eq!(v["level"], "INFO", "{v}");
     assert!(v["fields"]["message"].is_string(), "{v}");
 }
+
+/// The catalog is watched: a changed catalog is swapped in while lines keep flowing (no SIGHUP),
+/// a broken one is reported and the old one kept.
+#[test]
+fn a_changed_catalog_is_reloaded_without_a_signal() {
+    let env = Env::new();
+    let catalog = env.dir.path().join("catalog.jsonl");
+    let d = env.start("*.log", &[]);
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(10);
+    env.must_catch_up(10, "started");
+    let stress = "{\"id\":\"t-stress\",\"errorMessage\":\"line written seq={n}\",\"messagePattern\":\"line written seq=(.+?)\"}\n";
+    let matched = |env: &Env| env.seen.lock().unwrap().events.iter().any(|e| e["match"]["id"] == "t-stress");
+    // Broken: reported, the old catalog kept, lines still flow.
+    fs::write(&catalog, "{\"id\": broken\n").unwrap();
+    let t = Instant::now();
+    while !env.stderr().contains("reload failed") && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(env.stderr().contains("the catalog or config changed on disk"), "{}", tail(&env.stderr()));
+    w.write(10);
+    env.must_catch_up(20, "after a broken catalog");
+    assert!(!matched(&env));
+    // Fixed, with a new record: new lines are annotated with it.
+    fs::write(&catalog, format!("{}{stress}", common::TEST_CATALOG)).unwrap();
+    let t = Instant::now();
+    while env.stderr().matches("reloaded").count() == 0 && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    w.write(10);
+    env.must_catch_up(30, "after the new catalog");
+    let t = Instant::now();
+    while !matched(&env) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(matched(&env), "the new record annotates new lines\n{}", tail(&env.stderr()));
+    d.term();
+    let (_, dups) = env.verdict("catalog watched", 30, 0);
+    assert_eq!(dups, 0);
+}

@@ -65,6 +65,8 @@ pub struct Settings {
     pub width: usize,
     /// Where events go (standard output when empty).
     pub sinks: Vec<SinkSpec>,
+    /// The catalog paths and the config file: a change reloads them (as SIGHUP does).
+    pub watch_config: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -118,6 +120,9 @@ const QUEUE: usize = 8;
 /// How long the old content of a truncated file is remembered to recognise its copy: the copy
 /// is made just before the truncation and found by the next expansion, well within this.
 const TRUNCATED_MEMORY: Duration = Duration::from_secs(60);
+/// A changed catalog is reloaded once it has been quiet this long: an editor's save or a
+/// `cp -r` of a catalog directory is several events, and one reload should see all of them.
+const RELOAD_DEBOUNCE: Duration = Duration::from_millis(300);
 /// With `watch = "notify"`, globs are still expanded this often, in case an event was lost.
 const SAFETY_POLL: Duration = Duration::from_secs(10);
 
@@ -390,6 +395,10 @@ struct Reader {
     renamed: Vec<(PathBuf, PathBuf)>,
     /// Old contents of files found truncated: head, where their undelivered bytes began, when.
     truncated: Vec<(Head, (u64, u64), Instant)>,
+    /// The catalog or config changed: reload once they have been quiet until then.
+    reload_due: Option<Instant>,
+    /// Kept alive: the watcher of the catalog and config.
+    _config_watcher: Option<notify::RecommendedWatcher>,
 }
 
 impl Reader {
@@ -400,11 +409,12 @@ impl Reader {
         wake_tx: Sender<Wake>,
         tx: tokio::sync::mpsc::Sender<Batch>,
     ) -> Reader {
-        let watcher = watch::Watcher::new(settings.watch != WatchMode::Poll, wake_tx);
+        let watcher = watch::Watcher::new(settings.watch != WatchMode::Poll, wake_tx.clone());
         if settings.watch == WatchMode::Notify && !watcher.active() {
             tracing::warn!("watch = notify but notification is unavailable: polling every {:?}", SAFETY_POLL);
         }
         let formats = Sinks::formats(&settings.sinks());
+        let config_watcher = watch::watch_config(&settings.watch_config, wake_tx.clone());
         Reader {
             settings,
             loaded,
@@ -425,6 +435,8 @@ impl Reader {
             reload: false,
             renamed: Vec::new(),
             truncated: Vec::new(),
+            reload_due: None,
+            _config_watcher: config_watcher,
         }
     }
 
@@ -469,7 +481,10 @@ impl Reader {
                 return Exit::Stop;
             }
             // Wait for a change, a timer, or a signal.
-            let deadline = self.deadline(&live).min(next_poll);
+            let mut deadline = self.deadline(&live).min(next_poll);
+            if let Some(t) = self.reload_due {
+                deadline = deadline.min(t);
+            }
             let timeout = deadline.saturating_duration_since(Instant::now());
             let first = match self.wake_rx.recv_timeout(timeout) {
                 Ok(w) => Some(w),
@@ -481,6 +496,11 @@ impl Reader {
             }
             while let Ok(w) = self.wake_rx.try_recv() {
                 self.absorb(w);
+            }
+            if self.reload_due.is_some_and(|t| Instant::now() >= t) {
+                self.reload_due = None;
+                tracing::info!("the catalog or config changed on disk: reloading");
+                self.reload = true;
             }
             if self.stop {
                 self.finish_orphans(matcher, &mut live);
@@ -912,6 +932,7 @@ impl Reader {
             }
             Wake::Stop => self.stop = true,
             Wake::Reload => self.reload = true,
+            Wake::ConfigChanged => self.reload_due = Some(Instant::now() + RELOAD_DEBOUNCE),
         }
     }
 

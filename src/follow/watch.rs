@@ -30,6 +30,8 @@ pub enum Wake {
     Stop,
     /// SIGHUP.
     Reload,
+    /// The catalog or the config file changed on disk.
+    ConfigChanged,
 }
 
 /// A path matched by a followed glob.
@@ -155,6 +157,45 @@ impl Watcher {
             Err(e) => tracing::debug!(dir = %dir.display(), cause = %e, "not watched (polled)"),
         }
     }
+}
+
+/// Watch the catalog files and directories and the config file: any change to them wakes the
+/// reader with [`Wake::ConfigChanged`]. Files are watched through their directory (editors and
+/// config management replace files by renaming). `None` when there is nothing to watch or
+/// notification is unavailable (SIGHUP still reloads).
+pub fn watch_config(paths: &[PathBuf], wake: Sender<Wake>) -> Option<notify::RecommendedWatcher> {
+    let paths: Vec<PathBuf> = paths.iter().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())).collect();
+    if paths.is_empty() {
+        return None;
+    }
+    let targets = paths.clone();
+    let handler = move |res: notify::Result<notify::Event>| {
+        let Ok(ev) = res else { return };
+        if matches!(ev.kind, EventKind::Access(_)) {
+            return;
+        }
+        if ev.paths.iter().any(|p| targets.iter().any(|t| p == t || p.starts_with(t))) {
+            let _ = wake.send(Wake::ConfigChanged);
+        }
+    };
+    let mut w = match notify::recommended_watcher(handler) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!(cause = %e, "cannot watch the catalog for changes; SIGHUP reloads it");
+            return None;
+        }
+    };
+    for p in &paths {
+        let (dir, mode) = if p.is_dir() {
+            (p.clone(), RecursiveMode::Recursive)
+        } else {
+            (p.parent().map_or_else(|| PathBuf::from("/"), Path::to_owned), RecursiveMode::NonRecursive)
+        };
+        if let Err(e) = w.watch(&dir, mode) {
+            tracing::warn!(path = %dir.display(), cause = %e, "cannot watch for catalog changes; SIGHUP reloads it");
+        }
+    }
+    Some(w)
 }
 
 #[cfg(test)]
