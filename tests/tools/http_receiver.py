@@ -3,10 +3,13 @@
 
 usage: http_receiver.py PORT OUTFILE
 
-Bodies are written and flushed before the answer, so what was acknowledged survives a SIGKILL of
-this process (the kernel keeps written data); what was not acknowledged must be sent again.
+Each body is written with one write(2) on an O_APPEND descriptor before the answer: a SIGKILL
+lands before or after it, never inside, so the file holds whole bodies only, and what was
+acknowledged survives the kill (the kernel keeps written data). What was not acknowledged must be
+sent again.
 """
 import http.server
+import os
 import sys
 
 
@@ -16,9 +19,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(n)
         if len(body) < n:
             return
-        with open(sys.argv[2], "ab") as f:
-            f.write(body)
-            f.flush()
+        fd = os.open(sys.argv[2], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = os.write(fd, body)
+            assert written == len(body), "a short write to a regular file"
+        finally:
+            os.close(fd)
         self.send_response(200)
         self.send_header("content-length", "0")
         self.end_headers()
