@@ -3,10 +3,9 @@
 
 usage: http_receiver.py PORT OUTFILE
 
-Each body is written with one write(2) on an O_APPEND descriptor before the answer: a SIGKILL
-lands before or after it, never inside, so the file holds whole bodies only, and what was
-acknowledged survives the kill (the kernel keeps written data). What was not acknowledged must be
-sent again.
+Each body is written with one write(2) on an O_APPEND descriptor before the answer, so what was
+acknowledged survives a SIGKILL (the kernel keeps written data). A kill inside the write can leave
+a torn last body (never acknowledged, so sent again); readers of the file skip torn lines.
 """
 import http.server
 import os
