@@ -491,9 +491,6 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    if !sinks.is_empty() {
-        return run_to_sinks(opts, config, sinks);
-    }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
         Ok(m) => m,
         Err(report) => {
@@ -501,6 +498,9 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    if !sinks.is_empty() {
+        return run_to_sinks(opts, config, m, sinks);
+    }
     let c = common(&opts, &config);
     let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
@@ -542,14 +542,12 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
 }
 
 /// Standard input or files read to their end, delivered to `--output` sinks.
-fn run_to_sinks(opts: Opts, config: Config, sinks: Vec<annotail::sink::SinkSpec>) -> anyhow::Result<ExitCode> {
-    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
-        Ok(m) => m,
-        Err(report) => {
-            eprintln!("{report}");
-            return Ok(ExitCode::from(2));
-        }
-    };
+fn run_to_sinks(
+    opts: Opts,
+    config: Config,
+    m: Matcher,
+    sinks: Vec<annotail::sink::SinkSpec>,
+) -> anyhow::Result<ExitCode> {
     let c = common(&opts, &config);
     let deadline = opts
         .follow_opts

@@ -266,13 +266,7 @@ impl<'m> Framer<'m> {
 
     /// End of input: the unfinished last line is a line; complete everything.
     pub fn finish(&mut self, sink: &mut dyn EventSink) {
-        if !self.carry.is_empty() || self.carry_truncated {
-            let mut line = std::mem::take(&mut self.carry);
-            let truncated = std::mem::replace(&mut self.carry_truncated, false);
-            let start = self.carry_start;
-            line.push(b'\n');
-            self.block(&line, start, truncated, sink);
-        }
+        self.end_partial_line(sink);
         for s in 0..2 {
             if let Some(p) = self.cri_partial[s].take() {
                 self.logical_line(p, sink);
