@@ -93,6 +93,8 @@ pub struct Annotator<'m, W> {
     pub counters: Counters,
     pub state: StreamState,
     observed: String,
+    /// Matches per record, for metrics and `--summary`; none when nobody asks.
+    pub tally: Option<std::sync::Arc<crate::metrics::Tally>>,
 }
 
 impl<'m, W: Writer> Annotator<'m, W> {
@@ -112,6 +114,7 @@ impl<'m, W: Writer> Annotator<'m, W> {
             counters: Counters::default(),
             state: StreamState::default(),
             observed: String::new(),
+            tally: None,
         }
     }
 
@@ -279,6 +282,11 @@ impl<W: Writer> Annotator<'_, W> {
         let found = !self.scratch.found.is_empty();
         if found {
             self.counters.matched += 1;
+            if let Some(t) = &self.tally {
+                for f in &self.scratch.found {
+                    t.add(f.entry);
+                }
+            }
         }
         if !found && !all {
             self.text = text;

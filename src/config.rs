@@ -72,6 +72,18 @@ pub struct Config {
     pub sinks: Vec<SinkConfig>,
     #[serde(default)]
     pub log: LogConfig,
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+}
+
+/// The metrics endpoint (`[metrics]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Address to serve /metrics, /health and /ready on; off when absent.
+    pub addr: Option<std::net::SocketAddr>,
+    /// Records with their own `annotail_record_matches_total` series (the most matched).
+    pub top_records: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -252,6 +264,7 @@ mod tests {
         assert!(s.dir.is_some() && s.checkpoint_interval.is_some() && s.shutdown_timeout.is_some());
         assert!(c.output.format.is_some() && c.output.all.is_some());
         assert!(c.log.level.is_some() && c.log.format.is_some());
+        assert!(c.metrics.addr.is_some() && c.metrics.top_records.is_some());
         let k = c.sinks.iter().find(|k| k.url.starts_with("http")).expect("an http sink in the example");
         assert!(k.format.is_some() && k.min_severity.is_some() && !k.headers.is_empty() && k.when_full.is_some());
         assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
@@ -263,6 +276,7 @@ mod tests {
     fn bad_keys_and_values_are_named() {
         let cases: &[(&str, &[&str])] = &[
             ("[input]\nstart_at = \"middle\"\n", &["line 2", "middle", "beginning", "end"]),
+            ("[metrics]\naddr = \"localhost\"\n", &["line 2", "addr", "socket address"]),
             ("[input]\npoll_intervall = \"1s\"\n", &["line 2", "poll_intervall", "unknown field"]),
             ("[input]\npoll_interval = \"soon\"\n", &["line 2", "poll_interval", "not a duration"]),
             ("[input]\npoll_interval = \"0s\"\n", &["input.poll_interval: must be more than 0"]),

@@ -34,5 +34,7 @@ pub mod event;
 pub mod follow;
 pub mod framing;
 pub mod matcher;
+pub mod metrics;
 pub mod pipeline;
 pub mod sink;
+pub mod summary;

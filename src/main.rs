@@ -14,7 +14,11 @@ use annotail::catalog::{self, Level};
 use annotail::config::{Config, LogFormat, StartAt, WatchMode};
 use annotail::event::{Format, OutWriter};
 use annotail::matcher::{Limits, Matcher};
+use annotail::metrics::Metrics;
+use annotail::summary::{self, Summary};
 use annotail::{check, follow, framing, pipeline};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Annotate known RisingWave errors in log streams.
 ///
@@ -76,6 +80,20 @@ struct Opts {
     /// Colours in pretty output [default: auto: on a terminal, unless NO_COLOR is set].
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+
+    /// At exit (end of input, Ctrl-C, SIGTERM), write a table of matches per severity and per
+    /// record to standard error.
+    #[arg(long)]
+    summary: bool,
+
+    /// Serve Prometheus metrics at /metrics, liveness at /health and readiness at /ready on
+    /// this address (e.g. 127.0.0.1:9464) [default: off, or the config's metrics.addr].
+    #[arg(long, value_name = "ADDR")]
+    metrics_addr: Option<std::net::SocketAddr>,
+
+    /// Records with their own per-record metric series (the most matched); 0: none [default: 20].
+    #[arg(long, value_name = "N")]
+    metrics_top_records: Option<usize>,
 
     #[command(flatten)]
     diag: DiagArgs,
@@ -291,7 +309,7 @@ fn common(opts: &Opts, config: &Config) -> Common {
     Common {
         format,
         color,
-        width: std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100),
+        width: width(),
         emit: if all { Emit::All } else { Emit::Matches },
         every_event: all || format == Format::Pretty,
         idle: opts
@@ -305,6 +323,70 @@ fn common(opts: &Opts, config: &Config) -> Common {
             ..d
         },
     }
+}
+
+/// Columns for wrapping: $COLUMNS when set, else the terminal's width (standard output, then
+/// standard error), else 100.
+fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&w: &usize| w > 0)
+        .or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize))
+        .or_else(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| w.0 as usize))
+        .unwrap_or(100)
+}
+
+/// After Ctrl-C (or SIGTERM) in a pipe, how long the input has to end by itself: the writer
+/// upstream (`kubectl logs -f`) got the same Ctrl-C, and when its pipe closes in time the run
+/// ends normally, with every line it wrote counted in the summary.
+const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
+
+/// The metrics, and their endpoint when one is asked for. `Err` is the message for a bad or
+/// busy address.
+fn start_metrics(opts: &Opts, config: &Config) -> Result<Arc<Metrics>, String> {
+    let top = opts.metrics_top_records.or(config.metrics.top_records).unwrap_or(annotail::metrics::DEFAULT_TOP_RECORDS);
+    let metrics = Arc::new(Metrics::new(top));
+    if let Some(addr) = opts.metrics_addr.or(config.metrics.addr) {
+        let local = annotail::metrics::serve::spawn(addr, metrics.clone())
+            .map_err(|e| format!("annotail: cannot serve metrics on {addr}: {e}"))?;
+        tracing::info!(addr = %local, "metrics endpoint: /metrics, /health, /ready");
+    }
+    Ok(metrics)
+}
+
+/// Write the summary to standard error, once (the end of the run and Ctrl-C may race).
+fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static str>) {
+    if printed.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let (lines, events, matched_events) = metrics.read_totals();
+    let sum = Summary { lines, events, matched_events, records: metrics.record_counts(), ended };
+    let tty = std::io::stderr().is_terminal();
+    let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let text = summary::render(&sum, width(), color);
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
+}
+
+/// One-shot runs with --summary: Ctrl-C or SIGTERM prints the summary (after
+/// [`INTERRUPT_GRACE`], unless the run ends first and prints it) and exits 130.
+fn summary_on_interrupt(metrics: Arc<Metrics>, printed: Arc<AtomicBool>, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let (mut int, mut term) = rt.block_on(async { Ok::<_, std::io::Error>((signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?)) })?;
+    std::thread::Builder::new().name("annotail-signals".into()).spawn(move || {
+        rt.block_on(async {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            interrupted.store(true, Ordering::SeqCst);
+            tokio::time::sleep(INTERRUPT_GRACE).await;
+        });
+        print_summary(&metrics, &printed, Some("interrupted"));
+        std::process::exit(130);
+    })?;
+    Ok(())
 }
 
 fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
@@ -401,6 +483,14 @@ fn absolute(p: &std::path::Path) -> String {
 
 fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     let runtime = follow::Runtime::start()?;
+    let metrics = match start_metrics(&opts, &config) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let want_summary = opts.summary;
     let mut settings = follow_settings(&opts, &config);
     settings.sinks = match sink_specs(&opts, &config, settings.format) {
         Ok(s) => s,
@@ -438,7 +528,11 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         let m = load_for_run(&catalog_paths(&opts.catalog.catalog, &config))?;
         Ok((std::sync::Arc::new(m), settings))
     });
-    match follow::run(runtime, m, settings, reload) {
+    let result = follow::run(runtime, m, settings, reload, metrics.clone());
+    if want_summary {
+        print_summary(&metrics, &AtomicBool::new(false), None);
+    }
+    match result {
         Ok(outcome) => {
             tracing::info!(?outcome, "stopped");
             Ok(ExitCode::SUCCESS)
@@ -491,15 +585,39 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
+    let metrics = match start_metrics(&opts, &config) {
         Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
+        Ok(m) => Arc::new(m),
         Err(report) => {
             eprintln!("{report}");
             return Ok(ExitCode::from(2));
         }
     };
+    let tally = metrics.generation(&m);
+    metrics.set_ready(true);
+    let (printed, interrupted) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    if opts.summary {
+        summary_on_interrupt(metrics.clone(), printed.clone(), interrupted.clone())?;
+    }
+    let want_summary = opts.summary;
+    let finish = |code: ExitCode| {
+        if want_summary {
+            let int = interrupted.load(Ordering::SeqCst);
+            print_summary(&metrics, &printed, int.then_some("interrupted"));
+            if int {
+                return ExitCode::from(130);
+            }
+        }
+        code
+    };
     if !sinks.is_empty() {
-        return run_to_sinks(opts, config, m, sinks);
+        return run_to_sinks(opts, config, m, sinks, metrics.clone(), tally).map(finish);
     }
     let c = common(&opts, &config);
     let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
@@ -514,6 +632,8 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         every_event: c.every_event,
         idle: c.idle,
         framing: c.framing,
+        metrics: Some(metrics.clone()),
+        tally: Some(tally),
     };
     let result = pipeline::run(&m, &cfg, &mut writer);
     drop(writer);
@@ -532,11 +652,11 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
                 truncated_lines = totals.truncated_lines,
                 "done"
             );
-            Ok(ExitCode::SUCCESS)
+            Ok(finish(ExitCode::SUCCESS))
         }
         Err(e) => {
             eprintln!("annotail: {e}");
-            Ok(ExitCode::from(1))
+            Ok(finish(ExitCode::from(1)))
         }
     }
 }
@@ -545,8 +665,10 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
 fn run_to_sinks(
     opts: Opts,
     config: Config,
-    m: Matcher,
+    m: Arc<Matcher>,
     sinks: Vec<annotail::sink::SinkSpec>,
+    metrics: Arc<Metrics>,
+    tally: Arc<annotail::metrics::Tally>,
 ) -> anyhow::Result<ExitCode> {
     let c = common(&opts, &config);
     let deadline = opts
@@ -564,9 +686,11 @@ fn run_to_sinks(
         every_event: c.every_event,
         idle: c.idle,
         framing: c.framing,
+        metrics: Some(metrics.clone()),
+        tally: Some(tally),
     };
     let (result, delivered) =
-        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, |w| pipeline::run(&m, &cfg, w))?;
+        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics, |w| pipeline::run(&m, &cfg, w))?;
     std::mem::forget(m);
     match result {
         Ok(_) if delivered => Ok(ExitCode::SUCCESS),

@@ -19,6 +19,8 @@ use crate::annotate::{Annotator, Counters, Emit, SourceMeta};
 use crate::event::Writer;
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
+use crate::metrics::{Metrics, Tally};
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -36,6 +38,10 @@ pub struct RunConfig {
     pub format: crate::event::Format,
     pub color: bool,
     pub width: usize,
+    /// Where counts go as they happen (the metrics endpoint); none to count only the totals.
+    pub metrics: Option<Arc<Metrics>>,
+    /// Matches per record (`--summary`, metrics).
+    pub tally: Option<Arc<Tally>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +64,58 @@ pub struct Totals {
     pub bytes: u64,
     pub truncated_lines: u64,
     pub counters: Counters,
+}
+
+impl Totals {
+    pub fn of<W: Writer>(framer: &Framer<'_>, ann: &Annotator<'_, W>) -> Totals {
+        Totals {
+            lines: framer.stats.lines,
+            bytes: framer.stats.bytes,
+            truncated_lines: framer.stats.truncated_lines,
+            counters: ann.counters,
+        }
+    }
+
+    /// What was counted since `earlier` (an earlier snapshot of the same counts).
+    pub fn since(&self, earlier: &Totals) -> Totals {
+        let (a, b) = (&self.counters, &earlier.counters);
+        Totals {
+            lines: self.lines - earlier.lines,
+            bytes: self.bytes - earlier.bytes,
+            truncated_lines: self.truncated_lines - earlier.truncated_lines,
+            counters: Counters {
+                events: a.events - b.events,
+                written: a.written - b.written,
+                matched: a.matched - b.matched,
+                candidates: a.candidates - b.candidates,
+                examined: a.examined - b.examined,
+                json_errors: a.json_errors - b.json_errors,
+                internal_errors: a.internal_errors - b.internal_errors,
+            },
+        }
+    }
+}
+
+/// Counts of one input published to the metrics as it is read.
+struct Report<'a> {
+    metrics: Option<&'a Metrics>,
+    source: String,
+    last: Totals,
+}
+
+impl<'a> Report<'a> {
+    fn new(cfg: &'a RunConfig, source: String) -> Report<'a> {
+        Report { metrics: cfg.metrics.as_deref(), source, last: Totals::default() }
+    }
+
+    fn update(&mut self, now: Totals) {
+        if let Some(m) = self.metrics {
+            let d = now.since(&self.last);
+            m.add_read(&self.source, &d);
+            m.events_written.inc_by(d.counters.written);
+            self.last = now;
+        }
+    }
 }
 
 /// Read size for files: large blocks keep the prefilter on long runs of bytes.
@@ -122,13 +180,7 @@ fn check_output(writer: &dyn Writer) -> Result<Option<Outcome>, ReadFailure> {
 }
 
 fn add_totals<W: Writer>(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, W>) {
-    let t = Totals {
-        lines: framer.stats.lines,
-        bytes: framer.stats.bytes,
-        truncated_lines: framer.stats.truncated_lines,
-        counters: ann.counters,
-    };
-    add(totals, &t);
+    add(totals, &Totals::of(framer, ann));
 }
 
 /// End of one input: complete its last event, flush, count; a closed output decides the outcome.
@@ -136,11 +188,13 @@ fn finish_source(
     mut framer: Framer<'_>,
     mut ann: Annotator<'_, &mut dyn Writer>,
     totals: &mut Totals,
+    mut report: Report<'_>,
     result: Result<Outcome, ReadFailure>,
 ) -> Result<Outcome, ReadFailure> {
     framer.finish(&mut ann);
     ann.writer().flush();
     add_totals(totals, &framer, &ann);
+    report.update(Totals::of(&framer, &ann));
     match check_output(ann.writer())? {
         Some(o) => Ok(o),
         None => result,
@@ -156,7 +210,9 @@ fn run_file(
     totals: &mut Totals,
 ) -> Result<Outcome, ReadFailure> {
     let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
+    let mut report = Report::new(cfg, meta.path.clone().unwrap_or_default());
     let mut ann = Annotator::new(matcher, cfg.emit, writer, meta);
+    ann.tally = cfg.tally.clone();
     let mut buf = vec![0u8; FILE_BLOCK];
     let result = loop {
         let n = match file.read(&mut buf) {
@@ -167,11 +223,12 @@ fn run_file(
         };
         ann.set_observed(SystemTime::now());
         framer.feed(&buf[..n], &mut ann);
+        report.update(Totals::of(&framer, &ann));
         if let Some(o) = check_output(ann.writer())? {
             break Ok(o);
         }
     };
-    finish_source(framer, ann, totals, result)
+    finish_source(framer, ann, totals, report, result)
 }
 
 fn run_stdin(
@@ -208,6 +265,8 @@ fn run_stdin(
         .expect("spawn the stdin reader");
     let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
     let mut ann = Annotator::new(matcher, cfg.emit, writer, SourceMeta::stdin());
+    ann.tally = cfg.tally.clone();
+    let mut report = Report::new(cfg, "stdin".into());
     let result = loop {
         // With no idle timeout, an event is complete as soon as the input pauses.
         let got = if cfg.idle.is_zero() {
@@ -229,11 +288,12 @@ fn run_stdin(
             Err(mpsc::RecvTimeoutError::Disconnected) => break Ok(Outcome::Done),
         }
         ann.writer().flush();
+        report.update(Totals::of(&framer, &ann));
         if let Some(o) = check_output(ann.writer())? {
             break Ok(o);
         }
     };
-    finish_source(framer, ann, totals, result)
+    finish_source(framer, ann, totals, report, result)
 }
 
 /// Bytes per segment of a file read by several threads: large enough that the per-segment work
@@ -406,6 +466,7 @@ fn run_file_parallel(
                         let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
                         framer.start_at(seg.offset, first_line);
                         let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
+                        ann.tally = cfg.tally.clone();
                         ann.set_observed(SystemTime::now());
                         framer.feed(&bytes, &mut ann);
                         framer.finish(&mut ann);
@@ -436,6 +497,10 @@ fn run_file_parallel(
                 writer.rendered(&d.output);
                 pool.give(d.output);
                 add(totals, &d.totals);
+                if let Some(m) = &cfg.metrics {
+                    m.add_read(&path.display().to_string(), &d.totals);
+                    m.events_written.inc_by(d.totals.counters.written);
+                }
                 *next_out += 1;
             }
         };
@@ -571,4 +636,5 @@ fn add(t: &mut Totals, d: &Totals) {
     t.counters.candidates += d.counters.candidates;
     t.counters.examined += d.counters.examined;
     t.counters.json_errors += d.counters.json_errors;
+    t.counters.internal_errors += d.counters.internal_errors;
 }

@@ -40,6 +40,8 @@ use crate::config::{StartAt, WatchMode};
 use crate::event::Format;
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
+use crate::metrics::{Metrics, PathLabel, ResultLabel, Tally};
+use crate::pipeline::Totals;
 use crate::sink::{MultiWriter, Rendered, SinkSpec, Sinks};
 use checkpoint::{Mark, Saved, StateError, Store};
 use fingerprint::Head;
@@ -178,25 +180,36 @@ pub fn run(
     matcher: Arc<Matcher>,
     settings: Settings,
     reload: Reloader,
+    metrics: Arc<Metrics>,
 ) -> Result<Outcome, FollowError> {
     let Runtime { rt, signals } = runtime;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
     tracing::info!(dir = %settings.state_dir.display(), files = loaded.len(), "state directory opened");
     let store = Arc::new(Mutex::new(store));
+    metrics.checkpoint_current();
+    metrics.set_refresh(Box::new({
+        let store = store.clone();
+        move |m: &Metrics| file_lag(&store, m)
+    }));
     let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
     let (batch_tx, batch_rx) = tokio::sync::mpsc::channel::<Batch>(QUEUE);
     let reader = {
         let (settings, wake_tx) = (settings.clone(), wake_tx.clone());
         std::thread::Builder::new()
             .name("annotail-reader".into())
-            .spawn(move || Reader::new(settings, loaded, wake_rx, wake_tx, batch_tx).run(matcher, reload))
+            .spawn({
+                let metrics = metrics.clone();
+                move || Reader::new(settings, loaded, wake_rx, wake_tx, batch_tx, metrics).run(matcher, reload)
+            })
             .map_err(FollowError::Start)?
     };
-    let outcome = rt.block_on(supervise(signals, settings.clone(), store.clone(), batch_rx, wake_tx))?;
+    let outcome =
+        rt.block_on(supervise(signals, settings.clone(), store.clone(), batch_rx, wake_tx, metrics.clone()))?;
     let mut s = store.lock().expect("store lock");
-    if let Err(e) = s.save() {
-        tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last");
+    match s.save() {
+        Ok(()) => metrics.checkpoint_current(),
+        Err(e) => tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last"),
     }
     drop(s);
     if outcome != Outcome::Deadline {
@@ -215,19 +228,23 @@ async fn supervise(
     store: Arc<Mutex<Store>>,
     mut batch_rx: tokio::sync::mpsc::Receiver<Batch>,
     wake: Sender<Wake>,
+    metrics: Arc<Metrics>,
 ) -> Result<Outcome, FollowError> {
     let (reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
-    let mut sinks = Sinks::start(settings.sinks(), reopen_rx);
-    let saver = tokio::spawn(save_every(store.clone(), settings.checkpoint_interval));
-    let mut marks: std::collections::VecDeque<(u64, Vec<Mark>)> = std::collections::VecDeque::new();
-    let apply = |done: Vec<u64>, marks: &mut std::collections::VecDeque<(u64, Vec<Mark>)>| {
+    let mut sinks = Sinks::start(settings.sinks(), reopen_rx, &metrics);
+    let saver = tokio::spawn(save_every(store.clone(), settings.checkpoint_interval, metrics.clone()));
+    // Per batch in flight: its sequence number, checkpoint marks and event count.
+    type InFlight = std::collections::VecDeque<(u64, Vec<Mark>, usize)>;
+    let mut marks: InFlight = InFlight::new();
+    let apply = |done: Vec<u64>, marks: &mut InFlight| {
         for seq in done {
-            while let Some((s, _)) = marks.front() {
+            while let Some((s, _, _)) = marks.front() {
                 if *s > seq {
                     break;
                 }
-                let (_, m) = marks.pop_front().expect("front");
+                let (_, m, events) = marks.pop_front().expect("front");
                 store.lock().expect("store lock").apply(&m);
+                metrics.events_written.inc_by(events as u64);
             }
         }
     };
@@ -253,6 +270,7 @@ async fn supervise(
             b = batch_rx.recv() => {
                 let Some(b) = b else { reader_done = true; break 'run };
                 // Waiting for room in a sink's queue is backpressure; a signal still gets through.
+                let events = b.rendered.events();
                 let send = sinks.send(b.rendered);
                 tokio::pin!(send);
                 let seq = tokio::select! {
@@ -260,11 +278,12 @@ async fn supervise(
                     _ = signals.term.recv() => break 'run,
                     _ = signals.int.recv() => break 'run,
                 };
-                marks.push_back((seq, b.marks));
+                marks.push_back((seq, b.marks, events));
             }
         }
     }
     // Phase 2: stop reading, deliver what was read, within the deadline.
+    metrics.set_stopping();
     let _ = wake.send(Wake::Stop);
     let deadline = tokio::time::Instant::now() + settings.shutdown_timeout;
     if outcome != Outcome::OutputClosed {
@@ -273,8 +292,9 @@ async fn supervise(
             while !reader_done {
                 match batch_rx.recv().await {
                     Some(b) => {
+                        let events = b.rendered.events();
                         let seq = sinks.send(b.rendered).await;
-                        marks.push_back((seq, b.marks));
+                        marks.push_back((seq, b.marks, events));
                     }
                     None => reader_done = true,
                 }
@@ -305,14 +325,17 @@ async fn supervise(
 
 /// Write the checkpoints every `every` when they changed; the write (with its fsyncs) runs on
 /// the blocking pool so that delivery never waits for a disk.
-async fn save_every(store: Arc<Mutex<Store>>, every: Duration) {
+async fn save_every(store: Arc<Mutex<Store>>, every: Duration, metrics: Arc<Metrics>) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let Some(snap) = store.lock().expect("store lock").snapshot() else { continue };
+        let Some(snap) = store.lock().expect("store lock").snapshot() else {
+            metrics.checkpoint_current();
+            continue;
+        };
         match tokio::task::spawn_blocking(move || snap.write()).await {
-            Ok(Ok(())) => {}
+            Ok(Ok(())) => metrics.checkpoint_current(),
             Ok(Err(e)) => {
                 tracing::error!(cause = %e, "checkpoint not written; retrying at the next interval");
                 store.lock().expect("store lock").mark_dirty();
@@ -341,6 +364,8 @@ struct Tracked {
     meta: SourceMeta,
     /// Last position marked.
     marked: (u64, u64),
+    /// The source (glob) it was found by: the metrics label.
+    source: String,
 }
 
 /// A file seen but not yet fingerprinted (its first line is incomplete).
@@ -361,6 +386,17 @@ struct Waiting {
 struct Live<'m> {
     framer: Framer<'m>,
     ann: Annotator<'m, MultiWriter>,
+    /// Counts already added to the metrics.
+    reported: Totals,
+}
+
+impl Live<'_> {
+    /// Add what was read and seen since the last report to the metrics.
+    fn report(&mut self, metrics: &Metrics, source: &str) {
+        let now = Totals::of(&self.framer, &self.ann);
+        metrics.add_read(source, &now.since(&self.reported));
+        self.reported = now;
+    }
 }
 
 enum Exit {
@@ -399,6 +435,9 @@ struct Reader {
     reload_due: Option<Instant>,
     /// Kept alive: the watcher of the catalog and config.
     _config_watcher: Option<notify::RecommendedWatcher>,
+    metrics: Arc<Metrics>,
+    /// Matches per record of the current generation.
+    tally: Arc<Tally>,
 }
 
 impl Reader {
@@ -408,6 +447,7 @@ impl Reader {
         wake_rx: Receiver<Wake>,
         wake_tx: Sender<Wake>,
         tx: tokio::sync::mpsc::Sender<Batch>,
+        metrics: Arc<Metrics>,
     ) -> Reader {
         let watcher = watch::Watcher::new(settings.watch != WatchMode::Poll, wake_tx.clone());
         if settings.watch == WatchMode::Notify && !watcher.active() {
@@ -437,14 +477,18 @@ impl Reader {
             truncated: Vec::new(),
             reload_due: None,
             _config_watcher: config_watcher,
+            tally: Arc::new(Tally::new(0)),
+            metrics,
         }
     }
 
     fn run(mut self, mut matcher: Arc<Matcher>, mut reload: Reloader) {
         loop {
+            self.tally = self.metrics.generation(&matcher);
             match self.generation(&matcher, &mut reload) {
                 Exit::Stop => return,
                 Exit::Reload(m, settings) => {
+                    self.metrics.reloads.get_or_create(&ResultLabel { result: "ok" }).inc();
                     matcher = m;
                     self.settings = *settings;
                     // New globs are expanded at once.
@@ -512,8 +556,9 @@ impl Reader {
                     Ok((m, settings)) => {
                         // Every file starts again where its undelivered bytes begin, with the new
                         // matcher: nothing is lost, nothing repeated.
-                        for (key, l) in live.drain() {
+                        for (key, mut l) in live.drain() {
                             let t = self.files.get_mut(&key).expect("live files are tracked");
+                            l.report(&self.metrics, &t.source);
                             let pending = l.framer.pending();
                             t.read_pos = pending.0;
                             t.start = pending;
@@ -521,7 +566,10 @@ impl Reader {
                         tracing::info!(records = m.entries.len(), "reloaded");
                         return Exit::Reload(m, Box::new(settings));
                     }
-                    Err(e) => tracing::error!(cause = %e, "reload failed; the running catalog and config are kept"),
+                    Err(e) => {
+                        self.metrics.reloads.get_or_create(&ResultLabel { result: "failed" }).inc();
+                        tracing::error!(cause = %e, "reload failed; the running catalog and config are kept")
+                    }
                 }
             }
         }
@@ -642,7 +690,9 @@ impl Reader {
             self.first_expansion = false;
             self.resume_renamed(&present);
             tracing::info!(files = present.len(), "initial scan done; following");
+            self.metrics.set_ready(true);
         }
+        self.metrics.files.set(self.files.len() as i64);
     }
 
     /// Checkpointed files not found at a followed path: renamed while the daemon was down
@@ -764,6 +814,7 @@ impl Reader {
         tracing::info!(path = %w.path.display(), offset, fingerprint = %format!("{key:016x}"), "following {why}");
         let mut meta = SourceMeta::file(&w.path.display().to_string());
         meta.fingerprint = Some(key);
+        let source = self.source_of(&w.path);
         let now = Instant::now();
         let t = Tracked {
             key,
@@ -779,10 +830,24 @@ impl Reader {
             orphan_since: None,
             meta,
             marked: (u64::MAX, 0),
+            source,
         };
         live.remove(&key);
         self.by_inode.insert((t.dev, t.ino), key);
         self.files.insert(key, t);
+    }
+
+    /// The source a file belongs to: the first glob that matches it, else the first glob in its
+    /// directory (a rotated name), else `other`.
+    fn source_of(&self, path: &Path) -> String {
+        let globs = || self.settings.sources.iter().filter_map(|s| glob::Pattern::new(&s.pattern).ok().map(|p| (s, p)));
+        if let Some((s, _)) = globs().find(|(_, p)| p.matches_path(path)) {
+            return s.pattern.clone();
+        }
+        let dir = path.parent();
+        globs()
+            .find(|(s, _)| Path::new(&s.pattern).parent() == dir)
+            .map_or_else(|| "other".to_owned(), |(s, _)| s.pattern.clone())
     }
 
     /// A new file that is a copy of a followed (or checkpointed) file (copytruncate's copy)
@@ -892,6 +957,7 @@ impl Reader {
         self.by_inode.remove(&(t.dev, t.ino));
         if let Some(mut l) = live.remove(&key) {
             l.framer.finish(&mut l.ann);
+            l.report(&self.metrics, &t.source);
             drain(&mut l.ann, &mut self.batch.rendered);
         }
         self.batch.marks.push(Mark::Drop { key });
@@ -938,13 +1004,15 @@ impl Reader {
 
     /// Read one round of file `key`; true when it has more to read.
     fn read_file<'m>(&mut self, key: u64, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) -> bool {
-        let (settings, formats) = (&self.settings, &self.formats);
+        let (settings, formats, tally) = (&self.settings, &self.formats, &self.tally);
         let t = self.files.get_mut(&key).expect("tracked");
         let l = live.entry(key).or_insert_with(|| {
             let mut framer = Framer::new(matcher, settings.framing, settings.every_event);
             framer.start_at(t.start.0, t.start.1);
             let out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
-            Live { framer, ann: Annotator::new(matcher, settings.emit, out, t.meta.clone()) }
+            let mut ann = Annotator::new(matcher, settings.emit, out, t.meta.clone());
+            ann.tally = Some(tally.clone());
+            Live { framer, ann, reported: Totals::default() }
         });
         // New data in a file that was read to its end: first make sure it is still the same
         // content (truncated and rewritten past the old end is not detected by its size).
@@ -989,6 +1057,7 @@ impl Reader {
                 break;
             }
         }
+        l.report(&self.metrics, &t.source);
         self.mark(key, live);
         more
     }
@@ -1028,6 +1097,7 @@ impl Reader {
                 if l.framer.has_open_event() && l.framer.partial_starts_event() && quiet >= self.settings.idle {
                     l.framer.idle(&mut l.ann);
                 }
+                l.report(&self.metrics, &t.source);
                 drain(&mut l.ann, &mut self.batch.rendered);
             }
             if let Some(since) = t.orphan_since
@@ -1078,6 +1148,19 @@ impl Reader {
         }
         let b = std::mem::replace(&mut self.batch, Batch::new(&self.formats));
         self.tx.blocking_send(b).is_ok()
+    }
+}
+
+/// Per checkpointed file still at its path: bytes on disk past what was delivered.
+fn file_lag(store: &Mutex<Store>, m: &Metrics) {
+    let entries: Vec<Saved> = store.lock().expect("store lock").entries.values().cloned().collect();
+    m.file_lag.clear();
+    for s in entries {
+        let Ok(md) = std::fs::metadata(&s.path) else { continue };
+        if (md.dev(), md.ino()) == (s.dev, s.ino) {
+            let lag = md.len().saturating_sub(s.offset);
+            m.file_lag.get_or_create(&PathLabel { path: s.path }).set(lag.min(i64::MAX as u64) as i64);
+        }
     }
 }
 

@@ -25,6 +25,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, mpsc};
 
 use crate::event::Format;
+use crate::metrics::{Metrics, SinkMetrics};
 pub use render::{MultiWriter, Rendered, Severity};
 
 /// Where a sink delivers.
@@ -157,6 +158,7 @@ const OUTPUT_CLOSED: u64 = u64::MAX;
 
 struct Queue {
     spec: SinkSpec,
+    metrics: SinkMetrics,
     tx: Option<mpsc::UnboundedSender<Item>>,
     events: Arc<Semaphore>,
     bytes: Arc<Semaphore>,
@@ -176,19 +178,21 @@ fn kib(n: usize) -> u32 {
 impl Sinks {
     /// Start one task per sink (inside a tokio runtime). `reopen` tells file sinks to reopen
     /// their file (SIGHUP).
-    pub fn start(specs: Vec<SinkSpec>, reopen: tokio::sync::watch::Receiver<u64>) -> Sinks {
+    pub fn start(specs: Vec<SinkSpec>, reopen: tokio::sync::watch::Receiver<u64>, metrics: &Metrics) -> Sinks {
         let (ack_tx, acks) = mpsc::unbounded_channel();
         let mut queues = Vec::new();
         let mut tasks = Vec::new();
         for (i, spec) in specs.into_iter().enumerate() {
             let (tx, rx) = mpsc::unbounded_channel();
+            let m = metrics.sink(&spec.url);
             let q = Queue {
+                metrics: m.clone(),
                 events: Arc::new(Semaphore::new(spec.max_events.max(1))),
                 bytes: Arc::new(Semaphore::new(kib(spec.max_bytes).max(1) as usize)),
                 tx: Some(tx),
                 spec: spec.clone(),
             };
-            tasks.push(tokio::spawn(run_sink(i, spec, rx, ack_tx.clone(), reopen.clone())));
+            tasks.push(tokio::spawn(run_sink(i, spec, rx, ack_tx.clone(), reopen.clone(), m)));
             queues.push(q);
         }
         Sinks { queues, acks, pending: VecDeque::new(), next_seq: 0, tasks, dropped: Arc::default(), closed: false }
@@ -234,12 +238,14 @@ impl Sinks {
             match (permits, &q.tx) {
                 (Some(p), Some(tx)) => {
                     if tx.send(Item { seq, batch: batch.clone(), _permits: p }).is_ok() {
+                        q.metrics.queued.inc_by(batch.rendered.events() as i64);
                         waiting += 1;
                     } else {
                         tracing::error!(sink = i, "sink task is gone");
                     }
                 }
                 (None, _) => {
+                    q.metrics.dropped.inc_by(batch.rendered.events() as u64);
                     self.dropped.fetch_add(batch.rendered.events() as u64, std::sync::atomic::Ordering::Relaxed);
                     tracing::warn!(sink = %q.spec.url, events = batch.rendered.events(), "queue full: batch dropped (when_full = drop)");
                 }
@@ -369,6 +375,7 @@ pub fn with_sinks<R>(
     specs: Vec<SinkSpec>,
     all: bool,
     deadline: Duration,
+    metrics: Arc<Metrics>,
     f: impl FnOnce(&mut SinkWriter) -> R,
 ) -> std::io::Result<(R, bool)> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
@@ -376,7 +383,7 @@ pub fn with_sinks<R>(
     let (tx, mut rx) = mpsc::channel::<Rendered>(4);
     let (_reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
     let task = rt.spawn(async move {
-        let mut sinks = Sinks::start(specs, reopen_rx);
+        let mut sinks = Sinks::start(specs, reopen_rx, &metrics);
         while let Some(r) = rx.recv().await {
             sinks.send(r).await;
             sinks.poll_acks();
@@ -421,6 +428,7 @@ async fn run_sink(
     mut rx: mpsc::UnboundedReceiver<Item>,
     acks: mpsc::UnboundedSender<(usize, u64)>,
     mut reopen: tokio::sync::watch::Receiver<u64>,
+    metrics: SinkMetrics,
 ) {
     let slot = 0usize;
     let mut conn = Conn::None;
@@ -466,6 +474,7 @@ async fn run_sink(
         while !payload.is_empty() {
             match deliver(&spec, &mut conn, &payload).await {
                 Ok(()) => {
+                    metrics.sent.inc();
                     if attempt > 0 {
                         tracing::info!(sink = %spec.url, attempts = attempt + 1, "delivered after retrying");
                     }
@@ -478,9 +487,11 @@ async fn run_sink(
                 Err(f) => {
                     conn = Conn::None;
                     attempt += 1;
+                    metrics.failed.inc();
                     if f.client_error {
                         client_errors += 1;
                         if client_errors >= CLIENT_ERROR_ATTEMPTS {
+                            metrics.given_up.inc();
                             tracing::error!(sink = %spec.url, cause = %f.message, events = items.iter().map(|i| i.batch.rendered.events()).sum::<usize>(), "rejected by the receiver; batch given up");
                             break;
                         }
@@ -492,10 +503,12 @@ async fn run_sink(
                     // Full jitter in [exp/2, exp]: receivers coming back are not stampeded.
                     let wait = exp.mul_f64(0.5 + fastrand::f64() / 2.0);
                     tokio::time::sleep(wait).await;
+                    metrics.retries.inc();
                 }
             }
         }
         for it in items.drain(..) {
+            metrics.queued.dec_by(it.batch.rendered.events() as i64);
             let _ = acks.send((idx, it.seq));
         }
     }

@@ -1,0 +1,451 @@
+//! Operational metrics: what annotail has read, matched and delivered, in Prometheus form.
+//!
+//! Owns the [`Metrics`] registry (built on `prometheus-client`, which does the encoding) and
+//! the per-record [`Tally`]. Contract:
+//! - Updating is cheap and synchronous: counters are atomics, updated by the reader per read
+//!   (not per line) and by the sinks per batch. The matcher core never sees this module; the
+//!   annotator bumps one atomic per matched record through [`Tally::add`].
+//! - Values that are cheaper to compute when asked (record top-K, per-severity totals, file
+//!   lag, checkpoint age) are filled in by [`Metrics::encode`] just before encoding.
+//! - Label sets are bounded: sources are the configured globs (or `stdin`, or the path read
+//!   to its end), sinks the configured outputs, files the ones followed now (a file's series is
+//!   removed when it is dropped), records the top [`Metrics::top_records`] by matches.
+//!
+//! The HTTP endpoint that serves them is [`serve`] (the tokio edge).
+
+pub mod serve;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+use crate::matcher::Matcher;
+
+/// Records exported one by one by default: enough to see the errors that matter on a dashboard,
+/// few enough that a noisy catalog cannot blow up the series count (4,350 records).
+pub const DEFAULT_TOP_RECORDS: usize = 20;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SourceLabel {
+    pub source: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SeverityLabel {
+    pub severity: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RecordLabel {
+    pub record: String,
+    pub severity: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SinkLabel {
+    pub sink: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SinkResultLabel {
+    pub sink: String,
+    pub result: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PathLabel {
+    pub path: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabel {
+    pub result: &'static str,
+}
+
+/// One sink's counters (clones share the values).
+#[derive(Debug, Clone, Default)]
+pub struct SinkMetrics {
+    pub sent: Counter,
+    pub failed: Counter,
+    pub given_up: Counter,
+    pub retries: Counter,
+    pub dropped: Counter,
+    pub queued: Gauge,
+}
+
+/// A sink URL without its user information (`https://user:secret@host/` → `https://host/`).
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => format!("{}{}", &url[..scheme + 3], &url[at + 1..]),
+        _ => url.to_owned(),
+    }
+}
+
+/// Matches per catalog entry of one matcher (indexed like [`Matcher::entries`]).
+#[derive(Debug)]
+pub struct Tally {
+    counts: Vec<AtomicU64>,
+}
+
+impl Tally {
+    pub fn new(entries: usize) -> Tally {
+        Tally { counts: (0..entries).map(|_| AtomicU64::new(0)).collect() }
+    }
+
+    pub fn add(&self, entry: u32) {
+        if let Some(c) = self.counts.get(entry as usize) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn get(&self, entry: usize) -> u64 {
+        self.counts.get(entry).map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+}
+
+/// Matches of one record, summed over every catalog generation (reloads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordCount {
+    pub id: String,
+    pub title: String,
+    pub severity: String,
+    pub count: u64,
+}
+
+/// Per-record counts across reloads: the current generation's tally plus what earlier
+/// generations counted, folded by record id.
+#[derive(Default)]
+struct Tallies {
+    folded: HashMap<String, RecordCount>,
+    current: Option<(Arc<Matcher>, Arc<Tally>)>,
+}
+
+impl Tallies {
+    fn fold(m: &Matcher, t: &Tally, into: &mut HashMap<String, RecordCount>) {
+        for (i, e) in m.entries.iter().enumerate() {
+            let n = t.get(i);
+            if n == 0 {
+                continue;
+            }
+            into.entry(e.rec.id.clone())
+                .or_insert_with(|| RecordCount {
+                    id: e.rec.id.clone(),
+                    title: e.rec.slug().unwrap_or(&e.rec.id).to_owned(),
+                    severity: e.rec.severity().to_owned(),
+                    count: 0,
+                })
+                .count += n;
+        }
+    }
+}
+
+/// Every metric annotail exports. Shared (`Arc`) by the reader, the sinks and the endpoint.
+pub struct Metrics {
+    registry: Registry,
+    pub lines_read: Family<SourceLabel, Counter>,
+    pub bytes_read: Family<SourceLabel, Counter>,
+    pub events: Counter,
+    pub events_written: Counter,
+    matches: Family<SeverityLabel, Counter>,
+    record_matches: Family<RecordLabel, Counter>,
+    pub candidates: Counter,
+    pub examined: Counter,
+    pub confirmed: Counter,
+    pub parse_errors: Counter,
+    pub truncated_lines: Counter,
+    pub internal_errors: Counter,
+    pub sink_batches: Family<SinkResultLabel, Counter>,
+    pub sink_retries: Family<SinkLabel, Counter>,
+    pub sink_dropped: Family<SinkLabel, Counter>,
+    pub sink_queue_events: Family<SinkLabel, Gauge>,
+    pub file_lag: Family<PathLabel, Gauge>,
+    pub files: Gauge,
+    checkpoint_age: Gauge<f64, AtomicU64>,
+    pub catalog_records: Gauge,
+    pub reloads: Family<ResultLabel, Counter>,
+    tallies: Mutex<Tallies>,
+    /// When the checkpoints on disk were last known to match what was delivered.
+    checkpoint_current: Mutex<Option<Instant>>,
+    /// Called before each encoding to refresh values kept elsewhere (file lag).
+    refresh: Mutex<Option<Box<dyn Fn(&Metrics) + Send>>>,
+    ready: AtomicBool,
+    stopping: AtomicBool,
+    top_records: usize,
+    /// Lines read from every source (the summary's total).
+    lines_all: AtomicU64,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").field("top_records", &self.top_records).finish_non_exhaustive()
+    }
+}
+
+impl Metrics {
+    /// `top_records`: how many records get their own `annotail_record_matches_total` series.
+    pub fn new(top_records: usize) -> Metrics {
+        let mut r = Registry::with_prefix("annotail");
+        let lines_read = Family::<SourceLabel, Counter>::default();
+        r.register("lines_read", "Lines read, per source (glob, stdin or file)", lines_read.clone());
+        let bytes_read = Family::<SourceLabel, Counter>::default();
+        r.register("bytes_read", "Bytes read, per source", bytes_read.clone());
+        let events = Counter::default();
+        r.register("events", "Events framed (a multi-line event counts once)", events.clone());
+        let events_written = Counter::default();
+        r.register(
+            "events_written",
+            "Events delivered: acknowledged by every sink (follow mode) or written",
+            events_written.clone(),
+        );
+        let matches = Family::<SeverityLabel, Counter>::default();
+        r.register("matches", "Record matches, per record severity", matches.clone());
+        let record_matches = Family::<RecordLabel, Counter>::default();
+        r.register("record_matches", "Matches of the most matched records (top K)", record_matches.clone());
+        let candidates = Counter::default();
+        r.register("prefilter_candidates", "Candidate records the prefilter passed to confirmation", candidates.clone());
+        let examined = Counter::default();
+        r.register("prefilter_events", "Events with at least one prefilter candidate", examined.clone());
+        let confirmed = Counter::default();
+        r.register("confirmed_events", "Events a record's regex confirmed", confirmed.clone());
+        let parse_errors = Counter::default();
+        r.register("parse_errors", "Lines that looked like JSON but did not parse", parse_errors.clone());
+        let truncated_lines = Counter::default();
+        r.register("truncated_lines", "Lines cut at max_line_bytes", truncated_lines.clone());
+        let internal_errors = Counter::default();
+        r.register("internal_errors", "Events skipped after an internal error", internal_errors.clone());
+        let sink_batches = Family::<SinkResultLabel, Counter>::default();
+        r.register(
+            "sink_batches",
+            "Sink deliveries: sent, failed (each failed attempt) or given_up (rejected 4xx)",
+            sink_batches.clone(),
+        );
+        let sink_retries = Family::<SinkLabel, Counter>::default();
+        r.register("sink_retries", "Delivery attempts after a failure", sink_retries.clone());
+        let sink_dropped = Family::<SinkLabel, Counter>::default();
+        r.register("sink_dropped_events", "Events dropped because a queue was full (when_full = drop)", sink_dropped.clone());
+        let sink_queue_events = Family::<SinkLabel, Gauge>::default();
+        r.register("sink_queue_events", "Events queued for a sink, not yet delivered", sink_queue_events.clone());
+        let file_lag = Family::<PathLabel, Gauge>::default();
+        r.register("file_lag_bytes", "Bytes of a followed file not yet delivered and checkpointed", file_lag.clone());
+        let files = Gauge::default();
+        r.register("files_followed", "Files followed now (rotated ones still being read included)", files.clone());
+        let checkpoint_age = Gauge::<f64, AtomicU64>::default();
+        r.register(
+            "checkpoint_age_seconds",
+            "Seconds since the checkpoint file last matched what was delivered",
+            checkpoint_age.clone(),
+        );
+        let catalog_records = Gauge::default();
+        r.register("catalog_records", "Catalog records loaded and usable", catalog_records.clone());
+        let reloads = Family::<ResultLabel, Counter>::default();
+        r.register("catalog_reloads", "Catalog and config reloads, ok or failed", reloads.clone());
+        // Both outcomes exist from the start: a rate over a series that appears later misses
+        // its first increment.
+        for result in ["ok", "failed"] {
+            reloads.get_or_create(&ResultLabel { result });
+        }
+        Metrics {
+            registry: r,
+            lines_read,
+            bytes_read,
+            events,
+            events_written,
+            matches,
+            record_matches,
+            candidates,
+            examined,
+            confirmed,
+            parse_errors,
+            truncated_lines,
+            internal_errors,
+            sink_batches,
+            sink_retries,
+            sink_dropped,
+            sink_queue_events,
+            file_lag,
+            files,
+            checkpoint_age,
+            catalog_records,
+            reloads,
+            tallies: Mutex::default(),
+            checkpoint_current: Mutex::new(None),
+            refresh: Mutex::new(None),
+            ready: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+            top_records,
+            lines_all: AtomicU64::new(0),
+        }
+    }
+
+    /// The counters of one sink, looked up once. `url` is shown without credentials.
+    pub fn sink(&self, url: &str) -> SinkMetrics {
+        let name = redact(url);
+        let l = SinkLabel { sink: name.clone() };
+        let r = |result| SinkResultLabel { sink: name.clone(), result };
+        SinkMetrics {
+            sent: self.sink_batches.get_or_create_owned(&r("sent")),
+            failed: self.sink_batches.get_or_create_owned(&r("failed")),
+            given_up: self.sink_batches.get_or_create_owned(&r("given_up")),
+            retries: self.sink_retries.get_or_create_owned(&l),
+            dropped: self.sink_dropped.get_or_create_owned(&l),
+            queued: self.sink_queue_events.get_or_create_owned(&l),
+        }
+    }
+
+    /// A new catalog generation: earlier counts are folded by record id; the returned tally is
+    /// the one annotators of `m` add to.
+    pub fn generation(&self, m: &Arc<Matcher>) -> Arc<Tally> {
+        let tally = Arc::new(Tally::new(m.entries.len()));
+        let mut t = self.tallies.lock().expect("tallies lock");
+        if let Some((om, ot)) = t.current.take() {
+            Tallies::fold(&om, &ot, &mut t.folded);
+        }
+        t.current = Some((m.clone(), tally.clone()));
+        self.catalog_records.set(m.entries.len() as i64);
+        tally
+    }
+
+    /// Matches per record, most matched first (ties by id).
+    pub fn record_counts(&self) -> Vec<RecordCount> {
+        let t = self.tallies.lock().expect("tallies lock");
+        let mut all = t.folded.clone();
+        if let Some((m, tally)) = &t.current {
+            Tallies::fold(m, tally, &mut all);
+        }
+        drop(t);
+        let mut v: Vec<RecordCount> = all.into_values().collect();
+        v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.id.cmp(&b.id)));
+        v
+    }
+
+    /// Count what one source read and one annotator saw since its last report.
+    pub fn add_read(&self, source: &str, d: &crate::pipeline::Totals) {
+        let label = SourceLabel { source: source.to_owned() };
+        self.lines_read.get_or_create(&label).inc_by(d.lines);
+        self.bytes_read.get_or_create(&label).inc_by(d.bytes);
+        self.truncated_lines.inc_by(d.truncated_lines);
+        self.lines_all.fetch_add(d.lines, Ordering::Relaxed);
+        let c = &d.counters;
+        self.events.inc_by(c.events);
+        self.candidates.inc_by(c.candidates);
+        self.examined.inc_by(c.examined);
+        self.confirmed.inc_by(c.matched);
+        self.parse_errors.inc_by(c.json_errors);
+        self.internal_errors.inc_by(c.internal_errors);
+    }
+
+    /// Lines, events and events confirmed so far, from every source.
+    pub fn read_totals(&self) -> (u64, u64, u64) {
+        (self.lines_all.load(Ordering::Relaxed), self.events.get(), self.confirmed.get())
+    }
+
+    /// The checkpoints on disk match what was delivered (just written, or nothing changed).
+    pub fn checkpoint_current(&self) {
+        *self.checkpoint_current.lock().expect("checkpoint lock") = Some(Instant::now());
+    }
+
+    /// Install the hook that refreshes values kept elsewhere before each encoding.
+    pub fn set_refresh(&self, f: Box<dyn Fn(&Metrics) + Send>) {
+        *self.refresh.lock().expect("refresh lock") = Some(f);
+    }
+
+    pub fn set_ready(&self, ready: bool) {
+        self.ready.store(ready, Ordering::Relaxed);
+    }
+
+    pub fn set_stopping(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    /// Why the process is not ready, if it is not.
+    pub fn not_ready(&self) -> Option<&'static str> {
+        if self.stopping.load(Ordering::Relaxed) {
+            Some("stopping")
+        } else if !self.ready.load(Ordering::Relaxed) {
+            Some("starting")
+        } else {
+            None
+        }
+    }
+
+    /// The OpenMetrics text exposition of every metric, refreshed now.
+    pub fn encode(&self) -> String {
+        // Held to the end: two scrapes at once must not interleave the top-K rebuild.
+        let refresh = self.refresh.lock().expect("refresh lock");
+        if let Some(f) = refresh.as_ref() {
+            f(self);
+        }
+        let counts = self.record_counts();
+        let mut per_sev: HashMap<&str, u64> = HashMap::new();
+        for r in &counts {
+            *per_sev.entry(r.severity.as_str()).or_default() += r.count;
+        }
+        for (sev, n) in per_sev {
+            self.matches.get_or_create(&SeverityLabel { severity: sev.to_owned() }).inner().store(n, Ordering::Relaxed);
+        }
+        self.record_matches.clear();
+        for r in counts.iter().take(self.top_records) {
+            let label = RecordLabel { record: r.id.clone(), severity: r.severity.clone() };
+            self.record_matches.get_or_create(&label).inner().store(r.count, Ordering::Relaxed);
+        }
+        if let Some(at) = *self.checkpoint_current.lock().expect("checkpoint lock") {
+            self.checkpoint_age.set(at.elapsed().as_secs_f64());
+        }
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("encoding to a String");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sink_names_hide_credentials() {
+        assert_eq!(redact("https://user:secret@logs.example:8443/in"), "https://logs.example:8443/in");
+        assert_eq!(redact("tcp://127.0.0.1:5170"), "tcp://127.0.0.1:5170");
+        assert_eq!(redact("file:/var/log/a@b.json"), "file:/var/log/a@b.json");
+    }
+
+    fn value(text: &str, series: &str) -> Option<f64> {
+        text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    #[test]
+    fn counters_and_per_record_top_k_are_encoded() {
+        let cat = crate::catalog::load(&[std::path::PathBuf::from("../shared/seeds")]);
+        let (m, _) = Matcher::new(cat, crate::matcher::Limits::default());
+        let m = Arc::new(m);
+        let metrics = Metrics::new(1);
+        let tally = metrics.generation(&m);
+        tally.add(0);
+        tally.add(0);
+        tally.add(1);
+        let mut d = crate::pipeline::Totals { lines: 10, bytes: 100, ..Default::default() };
+        d.counters.matched = 3;
+        metrics.add_read("stdin", &d);
+        let text = metrics.encode();
+        assert_eq!(value(&text, "annotail_lines_read_total{source=\"stdin\"}"), Some(10.0), "{text}");
+        assert_eq!(value(&text, "annotail_bytes_read_total{source=\"stdin\"}"), Some(100.0));
+        assert_eq!(value(&text, "annotail_confirmed_events_total"), Some(3.0));
+        assert_eq!(value(&text, "annotail_catalog_records"), Some(2.0));
+        // Top 1: only the most matched record has its own series.
+        let rec0 = &m.entries[0].rec;
+        let series = format!("annotail_record_matches_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
+        assert_eq!(value(&text, &series), Some(2.0), "{text}");
+        assert_eq!(text.matches("annotail_record_matches_total{").count(), 1);
+        assert!(text.ends_with("# EOF\n"));
+        // A reload keeps the counts (folded by record id).
+        let tally2 = metrics.generation(&m);
+        tally2.add(0);
+        assert_eq!(metrics.record_counts()[0].count, 3);
+    }
+}

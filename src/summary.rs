@@ -1,0 +1,178 @@
+//! `--summary`: the table written to standard error when a run ends (end of input, Ctrl-C,
+//! SIGTERM): totals, matches per severity, matches per record.
+//!
+//! Owns only the rendering; the counts come from [`crate::metrics::Metrics`]. Contract: plain
+//! text that fits `width` columns (record names are cut with `…`), colour only when asked, at
+//! most [`MAX_ROWS`] record rows (the rest summed in one line), and a clear line when nothing
+//! matched.
+
+use std::fmt::Write as _;
+
+use crate::metrics::RecordCount;
+
+/// Record rows shown: a summary is read at a glance; the metrics and JSON events have the rest.
+pub const MAX_ROWS: usize = 30;
+
+const BOLD: &str = "\x1b[1m";
+const RED: &str = "\x1b[31m";
+const YELLOW: &str = "\x1b[33m";
+const RESET: &str = "\x1b[0m";
+
+/// What the table is made of.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub lines: u64,
+    pub events: u64,
+    pub matched_events: u64,
+    pub records: Vec<RecordCount>,
+    /// Why the run ended, when not at the end of its input ("interrupted").
+    pub ended: Option<&'static str>,
+}
+
+/// Severities from the most to the least serious; others sort after them by name.
+const ORDER: &[&str] = &["critical", "error", "warning", "info"];
+
+fn rank(sev: &str) -> usize {
+    ORDER.iter().position(|s| *s == sev).unwrap_or(ORDER.len())
+}
+
+/// `1234567` → `1,234,567`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Cut `s` to `max` characters, ending with `…` when cut.
+fn fit(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+pub fn render(sum: &Summary, width: usize, color: bool) -> String {
+    let c = |code: &'static str| if color { code } else { "" };
+    let sev_color = |sev: &str| match rank(sev) {
+        0 | 1 => c(RED),
+        2 => c(YELLOW),
+        _ => "",
+    };
+    let width = width.max(40);
+    let mut out = String::new();
+    let total: u64 = sum.records.iter().map(|r| r.count).sum();
+    let _ = writeln!(out, "{}annotail summary{}{}", c(BOLD), sum.ended.map(|e| format!(" ({e})")).unwrap_or_default(), c(RESET));
+    let _ = writeln!(out, "  lines read    {}", thousands(sum.lines));
+    let _ = writeln!(out, "  events        {}", thousands(sum.events));
+    let _ = writeln!(
+        out,
+        "  known errors  {} events, {} matches of {} records",
+        thousands(sum.matched_events),
+        thousands(total),
+        thousands(sum.records.len() as u64)
+    );
+    if sum.records.is_empty() {
+        let _ = writeln!(out, "no known error matched");
+        return out;
+    }
+    let mut sevs: Vec<(&str, u64, usize)> = Vec::new();
+    for r in &sum.records {
+        match sevs.iter_mut().find(|(s, _, _)| *s == r.severity) {
+            Some(e) => {
+                e.1 += r.count;
+                e.2 += 1;
+            }
+            None => sevs.push((&r.severity, r.count, 1)),
+        }
+    }
+    sevs.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
+    let count_w = thousands(sum.records.iter().map(|r| r.count).max().unwrap_or(0)).len().max(total.to_string().len()).max(5);
+    let sev_w = sum.records.iter().map(|r| r.severity.len()).max().unwrap_or(0).max(8);
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}{:<sev_w$}  {:>count_w$}  RECORDS{}", c(BOLD), "SEVERITY", "COUNT", c(RESET));
+    for (sev, n, k) in &sevs {
+        let _ = writeln!(out, "{}{:<sev_w$}{}  {:>count_w$}  {}", sev_color(sev), sev, c(RESET), thousands(*n), k);
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}{:>count_w$}  {:<sev_w$}  RECORD{}", c(BOLD), "COUNT", "SEVERITY", c(RESET));
+    let name_w = width.saturating_sub(count_w + sev_w + 4).max(10);
+    for r in sum.records.iter().take(MAX_ROWS) {
+        let name = if r.title == r.id { r.id.clone() } else { format!("{} ({})", r.title, r.id) };
+        let _ = writeln!(
+            out,
+            "{:>count_w$}  {}{:<sev_w$}{}  {}",
+            thousands(r.count),
+            sev_color(&r.severity),
+            r.severity,
+            c(RESET),
+            fit(&name, name_w)
+        );
+    }
+    if sum.records.len() > MAX_ROWS {
+        let rest = &sum.records[MAX_ROWS..];
+        let n: u64 = rest.iter().map(|r| r.count).sum();
+        let _ = writeln!(out, "{:>count_w$}  … {} more records", thousands(n), rest.len());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: &str, sev: &str, count: u64) -> RecordCount {
+        RecordCount { id: id.into(), title: format!("title-of-{id}"), severity: sev.into(), count }
+    }
+
+    #[test]
+    fn table_has_totals_severities_and_records_in_width() {
+        let sum = Summary {
+            lines: 1_234_567,
+            events: 1_000_000,
+            matched_events: 42,
+            records: vec![rec("a", "error", 30), rec("b", "warning", 10), rec("c", "error", 2)],
+            ended: None,
+        };
+        let text = render(&sum, 60, false);
+        assert!(
+            text.starts_with(
+                "annotail summary\n  lines read    1,234,567\n  events        1,000,000\n  known errors  42 events, 42 matches of 3 records\n"
+            ),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        let sev_rows: Vec<&str> = lines.iter().copied().skip_while(|l| !l.starts_with("SEVERITY")).skip(1).take(2).collect();
+        assert_eq!(sev_rows[0].split_whitespace().collect::<Vec<_>>(), ["error", "32", "2"]);
+        assert_eq!(sev_rows[1].split_whitespace().collect::<Vec<_>>(), ["warning", "10", "1"]);
+        assert!(text.contains("   30  error     title-of-a (a)"), "{text}");
+        assert!(!text.contains('\x1b'));
+        assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
+    }
+
+    #[test]
+    fn long_names_are_cut_and_extra_rows_summed() {
+        let mut records: Vec<RecordCount> = (0..MAX_ROWS + 5).map(|i| rec(&format!("r{i:02}"), "error", 100 - i as u64)).collect();
+        records[0].title = "x".repeat(200);
+        let sum = Summary { lines: 1, events: 1, matched_events: 1, records, ended: Some("interrupted") };
+        let text = render(&sum, 50, true);
+        assert!(text.contains("annotail summary (interrupted)"));
+        assert!(text.contains('…'));
+        assert!(text.contains("… 5 more records"), "{text}");
+        let plain = render(&sum, 50, false);
+        assert!(plain.lines().all(|l| l.chars().count() <= 50), "{plain}");
+    }
+
+    #[test]
+    fn nothing_matched_says_so() {
+        let text = render(&Summary { lines: 5, events: 5, ..Default::default() }, 80, false);
+        assert!(text.ends_with("no known error matched\n"), "{text}");
+    }
+}
