@@ -49,6 +49,12 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// `1 event`, `2 events`, `3 matches`.
+fn counted(n: u64, noun: &str) -> String {
+    let plural = if n == 1 { "" } else if noun.ends_with("ch") { "es" } else { "s" };
+    format!("{} {noun}{plural}", thousands(n))
+}
+
 /// Cut `s` to `max` characters, ending with `…` when cut.
 fn fit(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -74,10 +80,10 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let _ = writeln!(out, "  events        {}", thousands(sum.events));
     let _ = writeln!(
         out,
-        "  known errors  {} events, {} matches of {} records",
-        thousands(sum.matched_events),
-        thousands(total),
-        thousands(sum.records.len() as u64)
+        "  known errors  {}, {} of {}",
+        counted(sum.matched_events, "event"),
+        counted(total, "match"),
+        counted(sum.records.len() as u64, "record")
     );
     if sum.records.is_empty() {
         let _ = writeln!(out, "no known error matched");
@@ -119,7 +125,7 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     if sum.records.len() > MAX_ROWS {
         let rest = &sum.records[MAX_ROWS..];
         let n: u64 = rest.iter().map(|r| r.count).sum();
-        let _ = writeln!(out, "{:>count_w$}  … {} more records", thousands(n), rest.len());
+        let _ = writeln!(out, "{:>count_w$}  … {} more", thousands(n), counted(rest.len() as u64, "record"));
     }
     out
 }
@@ -168,6 +174,12 @@ mod tests {
         assert!(text.contains("… 5 more records"), "{text}");
         let plain = render(&sum, 50, false);
         assert!(plain.lines().all(|l| l.chars().count() <= 50), "{plain}");
+    }
+
+    #[test]
+    fn one_is_singular() {
+        let text = render(&Summary { lines: 1, events: 1, matched_events: 1, records: vec![rec("a", "error", 1)], ended: None }, 80, false);
+        assert!(text.contains("  known errors  1 event, 1 match of 1 record\n"), "{text}");
     }
 
     #[test]

@@ -222,6 +222,22 @@ fn configmap_annotail_toml_follows_container_logs_and_passes_check() {
         assert_ne!(*p, "/var/log/containers/*.log", "follows its own output");
     }
 
+    // Metrics on the port the DaemonSet declares, probes and Prometheus annotations on it.
+    let addr = toml["metrics"]["addr"].as_str().expect("[metrics] addr");
+    let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+    let ds = the(&objs, "DaemonSet");
+    let c = &seq(ds, &["spec", "template", "spec", "containers"])[0];
+    let metrics_port = by_name(seq(c, &["ports"]), "metrics").expect("a port named metrics");
+    assert_eq!(at(metrics_port, &["containerPort"]).and_then(Value::as_u64), Some(port as u64));
+    assert_eq!(str_at(c, &["livenessProbe", "httpGet", "path"]), Some("/health"));
+    assert_eq!(str_at(c, &["readinessProbe", "httpGet", "path"]), Some("/ready"));
+    for probe in ["livenessProbe", "readinessProbe"] {
+        assert_eq!(str_at(c, &[probe, "httpGet", "port"]), Some("metrics"));
+    }
+    let ann = at(ds, &["spec", "template", "metadata", "annotations"]).expect("pod annotations");
+    assert_eq!(str_at(ann, &["prometheus.io/port"]), Some(port.to_string().as_str()));
+    assert_eq!(str_at(ann, &["prometheus.io/path"]), Some("/metrics"));
+
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("annotail.toml");
     std::fs::write(&file, &text).unwrap();

@@ -1,0 +1,366 @@
+//! The metrics endpoint and `--summary`, driven for real: the binary follows files or reads a
+//! pipe while this test scrapes `/metrics` over a real socket on 127.0.0.1 and compares every
+//! counter with what it fed and what came out on standard output.
+
+mod common;
+
+use std::collections::HashMap;
+use std::fs::{self, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{PATIENCE, cmd, wait_timeout};
+use serde_json::Value;
+
+/// A child process killed when the test ends, pass or fail (a leaked daemon would hold the
+/// test harness's pipes open).
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = std::process::Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+}
+
+/// GET `path` from the endpoint: (status, body).
+fn get(addr: &str, path: &str) -> (u16, String) {
+    request(addr, "GET", path)
+}
+
+fn request(addr: &str, method: &str, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let status = resp.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = resp.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_owned();
+    (status, body)
+}
+
+/// The value of one series (`name{labels}` exactly as exposed), if present.
+fn series(text: &str, name: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Sum of every series of a metric family (`name{...} v` and `name v`).
+fn family_sum(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// Collect stdout lines (JSON events) as they come.
+fn collect(child: &mut Child) -> Arc<Mutex<Vec<Value>>> {
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let stdout = child.stdout.take().unwrap();
+    let o = out.clone();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            o.lock().unwrap().push(serde_json::from_str(&line).expect("each stdout line is a JSON event"));
+        }
+    });
+    out
+}
+
+/// Wait for the daemon's diagnostics (a file) to name the endpoint's address.
+fn endpoint(stderr_file: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        let text = fs::read_to_string(stderr_file).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains("metrics endpoint")) {
+            let addr = line.split("addr=").nth(1).unwrap().split_whitespace().next().unwrap();
+            return addr.to_owned();
+        }
+        assert!(start.elapsed() < PATIENCE, "no metrics endpoint announced:\n{text}");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Scrape until `cond` holds on the body; returns that body.
+fn scrape_until(addr: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let (status, body) = get(addr, "/metrics");
+        assert_eq!(status, 200);
+        if cond(&body) {
+            return body;
+        }
+        assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}; last scrape:\n{body}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Matches per record and per severity in the events that came out (primary and also-matched).
+fn matches_in(events: &[Value]) -> (HashMap<String, u64>, HashMap<String, u64>) {
+    let (mut per_record, mut per_sev) = (HashMap::new(), HashMap::new());
+    for ev in events {
+        let primary = ev["match"].as_object().into_iter();
+        let also = ev["also_matched"].as_array().into_iter().flatten().filter_map(Value::as_object);
+        for m in primary.chain(also) {
+            *per_record.entry(m["id"].as_str().unwrap().to_owned()).or_default() += 1;
+            *per_sev.entry(m["severity"].as_str().unwrap().to_owned()).or_default() += 1;
+        }
+    }
+    (per_record, per_sev)
+}
+
+/// Check the match counters of a scrape against the events that came out.
+fn assert_matches_agree(body: &str, events: &[Value]) {
+    let (per_record, per_sev) = matches_in(events);
+    assert!(!per_sev.is_empty(), "the corpus has known errors");
+    for (sev, n) in &per_sev {
+        let got = series(body, &format!("annotail_matches_total{{severity=\"{sev}\"}}"));
+        assert_eq!(got, Some(*n as f64), "matches of severity {sev}");
+    }
+    // Every per-record series exported agrees; there are at most top_records (20) of them.
+    let exported: Vec<&str> = body.lines().filter(|l| l.starts_with("annotail_record_matches_total{")).collect();
+    assert!(!exported.is_empty() && exported.len() <= 20, "{exported:?}");
+    for l in exported {
+        let id = l.split("record=\"").nth(1).unwrap().split('"').next().unwrap();
+        let v: f64 = l.rsplit(' ').next().unwrap().parse().unwrap();
+        assert_eq!(per_record.get(id).copied().unwrap_or(0) as f64, v, "record {id}");
+    }
+    // And they are the most matched ones.
+    let max = per_record.values().max().copied().unwrap();
+    assert_eq!(family_sum(body, "annotail_record_matches_total") >= max as f64, true);
+}
+
+#[test]
+fn scrape_while_following_matches_what_was_fed() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    let catalog = dir.path().join("catalog.jsonl");
+    fs::write(&catalog, common::TEST_CATALOG).unwrap();
+    let err_file = dir.path().join("stderr.log");
+    let sample = fs::read(common::example_log()).unwrap();
+    let mut c = cmd();
+    c.arg("--follow").arg(format!("{}/*.log", logs.display()));
+    c.arg("--state-dir").arg(dir.path().join("state"));
+    c.args(["--format", "json", "--metrics-addr", "127.0.0.1:0", "--poll-interval", "50ms"]);
+    c.args(["--checkpoint-interval", "100ms", "--log-level", "info", "-c"]).arg(&catalog);
+    c.stdout(Stdio::piped()).stderr(fs::File::create(&err_file).unwrap());
+    let mut d = Guard(c.spawn().unwrap());
+    let events = collect(&mut d.0);
+    let addr = endpoint(&err_file);
+    assert_eq!(get(&addr, "/health"), (200, "ok\n".to_owned()));
+    let start = Instant::now();
+    while get(&addr, "/ready").0 != 200 {
+        assert!(start.elapsed() < PATIENCE, "never ready");
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(get(&addr, "/nope").0, 404);
+    assert_eq!(request(&addr, "POST", "/metrics").0, 405);
+
+    // Feed the example log in two halves; after each, every counter agrees with what was fed.
+    let lines: Vec<&[u8]> = sample.split_inclusive(|&b| b == b'\n').collect();
+    let half = lines.len() / 2;
+    let log = logs.join("meta.log");
+    let mut fed_lines = 0u64;
+    let mut fed_bytes = 0u64;
+    let source = format!("annotail_lines_read_total{{source=\"{}/*.log\"}}", logs.display());
+    for part in [&lines[..half], &lines[half..]] {
+        let mut f = OpenOptions::new().create(true).append(true).open(&log).unwrap();
+        for l in part {
+            f.write_all(l).unwrap();
+        }
+        fed_lines += part.len() as u64;
+        fed_bytes += part.iter().map(|l| l.len() as u64).sum::<u64>();
+        let body = scrape_until(&addr, "every line read and delivered", |b| {
+            series(b, &source) == Some(fed_lines as f64)
+                && series(b, "annotail_sink_queue_events{sink=\"-\"}") == Some(0.0)
+                && series(b, &format!("annotail_file_lag_bytes{{path=\"{}\"}}", log.display())) == Some(0.0)
+        });
+        let bytes = format!("annotail_bytes_read_total{{source=\"{}/*.log\"}}", logs.display());
+        assert_eq!(series(&body, &bytes), Some(fed_bytes as f64));
+        // Give stdout's reader a moment to have parsed what the sink wrote.
+        let written = series(&body, "annotail_events_written_total").unwrap();
+        let start = Instant::now();
+        while (events.lock().unwrap().len() as f64) < written {
+            assert!(start.elapsed() < PATIENCE);
+            thread::sleep(Duration::from_millis(10));
+        }
+        let evs = events.lock().unwrap().clone();
+        assert_eq!(evs.len() as f64, written, "events written = events on standard output");
+        assert_eq!(series(&body, "annotail_confirmed_events_total"), Some(evs.len() as f64));
+        assert_matches_agree(&body, &evs);
+        assert!(series(&body, "annotail_prefilter_candidates_total").unwrap() >= evs.len() as f64);
+        assert_eq!(series(&body, "annotail_files_followed"), Some(1.0));
+        assert_eq!(series(&body, "annotail_catalog_records"), Some(5.0));
+        assert!(series(&body, "annotail_checkpoint_age_seconds").unwrap() < 30.0);
+        assert!(series(&body, "annotail_sink_batches_total{sink=\"-\",result=\"sent\"}").unwrap() >= 1.0);
+        assert_eq!(series(&body, "annotail_sink_batches_total{sink=\"-\",result=\"failed\"}"), Some(0.0));
+        assert!(body.ends_with("# EOF\n"));
+    }
+
+    // Reloads are counted, a broken catalog as failed; the counts survive them.
+    signal(&d.0, "-HUP");
+    scrape_until(&addr, "a reload", |b| series(b, "annotail_catalog_reloads_total{result=\"ok\"}") == Some(1.0));
+    fs::write(&catalog, "{ not json\n").unwrap();
+    signal(&d.0, "-HUP");
+    let body = scrape_until(&addr, "a failed reload", |b| {
+        series(b, "annotail_catalog_reloads_total{result=\"failed\"}") == Some(1.0)
+    });
+    assert_matches_agree(&body, &events.lock().unwrap());
+    assert_eq!(series(&body, &source), Some(fed_lines as f64));
+
+    signal(&d.0, "-TERM");
+    let status = wait_timeout(&mut d.0, PATIENCE).expect("exits after SIGTERM");
+    assert!(status.success());
+}
+
+#[test]
+fn sink_failures_retries_and_queue_depth_are_counted() {
+    // A TCP receiver that is down at first: deliveries fail and are retried, the queue fills.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let err_file = dir.path().join("stderr.log");
+    let catalog = dir.path().join("catalog.jsonl");
+    fs::write(&catalog, common::TEST_CATALOG).unwrap();
+    let url = format!("tcp://127.0.0.1:{port}");
+    let mut c = cmd();
+    c.args(["--all", "--metrics-addr", "127.0.0.1:0", "--log-level", "info", "--output", &url, "-c"]).arg(&catalog);
+    c.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(fs::File::create(&err_file).unwrap());
+    let mut d = Guard(c.spawn().unwrap());
+    let addr = endpoint(&err_file);
+    let mut stdin = d.0.stdin.take().unwrap();
+    for i in 0..1000 {
+        writeln!(stdin, "2026-03-02T08:00:00.000000000Z  INFO risingwave_meta: line {i}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let sink = format!("sink=\"{url}\"");
+    let body = scrape_until(&addr, "failed deliveries", |b| {
+        series(b, &format!("annotail_sink_batches_total{{{sink},result=\"failed\"}}")).unwrap_or(0.0) >= 2.0
+            && series(b, &format!("annotail_sink_queue_events{{{sink}}}")).unwrap_or(0.0) >= 1000.0
+    });
+    assert!(series(&body, &format!("annotail_sink_retries_total{{{sink}}}")).unwrap() >= 1.0);
+    assert_eq!(series(&body, "annotail_lines_read_total{source=\"stdin\"}"), Some(1000.0));
+    // The receiver comes up: everything is delivered, the queue empties.
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let got = thread::spawn(move || {
+        let (s, _) = listener.accept().unwrap();
+        BufReader::new(s).lines().map_while(Result::ok).count()
+    });
+    let body = scrape_until(&addr, "delivery", |b| {
+        series(b, &format!("annotail_sink_queue_events{{{sink}}}")) == Some(0.0)
+            && series(b, &format!("annotail_sink_batches_total{{{sink},result=\"sent\"}}")).unwrap_or(0.0) >= 1.0
+    });
+    assert_eq!(series(&body, "annotail_events_written_total"), Some(1000.0));
+    drop(stdin);
+    let status = wait_timeout(&mut d.0, PATIENCE).expect("exits at the end of its input");
+    assert!(status.success());
+    assert_eq!(got.join().unwrap(), 1000);
+}
+
+#[test]
+fn a_busy_metrics_address_is_a_clear_error() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    let out = common::run_cmd(cmd().args(["--metrics-addr", &addr]), b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::stderr_of(&out);
+    assert!(err.contains(&format!("cannot serve metrics on {addr}")), "{err}");
+    let out = common::run_cmd(cmd().args(["--metrics-addr", "localhost"]), b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr_of(&out).contains("--metrics-addr"));
+}
+
+/// The summary's record rows: record id → count.
+fn summary_rows(stderr: &str) -> HashMap<String, u64> {
+    stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("COUNT"))
+        .skip(1)
+        .filter_map(|l| {
+            let count = l.split_whitespace().next()?.replace(',', "").parse().ok()?;
+            let id = l.rsplit_once('(')?.1.strip_suffix(')')?.to_owned();
+            Some((id, count))
+        })
+        .collect()
+}
+
+#[test]
+fn summary_at_the_end_agrees_with_the_events() {
+    let out = common::run_cmd(cmd().args(["--summary", "--format", "json"]).arg(common::example_log()), b"");
+    assert!(out.status.success());
+    let events = common::events(&out.stdout);
+    let err = common::stderr_of(&out);
+    let lines = common::physical_lines(&fs::read(common::example_log()).unwrap());
+    assert!(err.contains("annotail summary\n"), "{err}");
+    let total = |label: &str| -> String {
+        err.lines().find_map(|l| l.trim().strip_prefix(label)).unwrap().trim().replace(',', "")
+    };
+    assert_eq!(total("lines read"), lines.to_string());
+    let (per_record, per_sev) = matches_in(&events);
+    assert!(total("known errors").starts_with(&format!("{} events", events.len())), "{err}");
+    for (sev, n) in &per_sev {
+        let row = err.lines().find(|l| l.starts_with(sev.as_str()) && !l.contains('(')).unwrap();
+        assert_eq!(row.split_whitespace().nth(1).unwrap().replace(',', ""), n.to_string(), "{row}");
+    }
+    let rows = summary_rows(&err);
+    assert!(!rows.is_empty());
+    for (id, n) in &rows {
+        assert_eq!(per_record.get(id), Some(n), "record {id}");
+    }
+    // Without --summary there is no table.
+    let out = common::run_cmd(cmd().args(["--format", "json"]).arg(common::example_log()), b"");
+    assert!(!common::stderr_of(&out).contains("annotail summary"));
+}
+
+#[test]
+fn summary_on_ctrl_c_with_the_pipe_still_open() {
+    let mut c = cmd();
+    c.args(["--summary", "--format", "json"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut d = Guard(c.spawn().unwrap());
+    let mut stdin = d.0.stdin.take().unwrap();
+    let sample = fs::read(common::example_log()).unwrap();
+    stdin.write_all(&sample).unwrap();
+    stdin.flush().unwrap();
+    // Wait until every event is out (as many as a run to the end gives), then Ctrl-C while the
+    // writer keeps its end open (a writer that ignores the signal).
+    let expected = common::events(&common::run_cmd(cmd().args(["--format", "json"]).arg(common::example_log()), b"").stdout).len();
+    let events = collect(&mut d.0);
+    let start = Instant::now();
+    while events.lock().unwrap().len() < expected {
+        assert!(start.elapsed() < PATIENCE, "only {} of {expected} events", events.lock().unwrap().len());
+        thread::sleep(Duration::from_millis(20));
+    }
+    signal(&d.0, "-INT");
+    let status = wait_timeout(&mut d.0, PATIENCE).expect("exits after Ctrl-C");
+    assert_eq!(status.code(), Some(130));
+    let mut err = String::new();
+    d.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(err.contains("annotail summary (interrupted)"), "{err}");
+    let lines = common::physical_lines(&sample);
+    assert!(err.contains(&format!("lines read    {}", thousands(lines))), "{err}");
+    drop(stdin);
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
