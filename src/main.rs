@@ -370,10 +370,16 @@ fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static
 
 /// One-shot runs with --summary: Ctrl-C or SIGTERM prints the summary (after
 /// [`INTERRUPT_GRACE`], unless the run ends first and prints it) and exits 130.
-fn summary_on_interrupt(metrics: Arc<Metrics>, printed: Arc<AtomicBool>, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> {
+fn summary_on_interrupt(
+    metrics: Arc<Metrics>,
+    printed: Arc<AtomicBool>,
+    interrupted: Arc<AtomicBool>,
+) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let (mut int, mut term) = rt.block_on(async { Ok::<_, std::io::Error>((signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?)) })?;
+    let (mut int, mut term) = rt.block_on(async {
+        Ok::<_, std::io::Error>((signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?))
+    })?;
     std::thread::Builder::new().name("annotail-signals".into()).spawn(move || {
         rt.block_on(async {
             tokio::select! {

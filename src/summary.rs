@@ -51,7 +51,13 @@ fn thousands(n: u64) -> String {
 
 /// `1 event`, `2 events`, `3 matches`.
 fn counted(n: u64, noun: &str) -> String {
-    let plural = if n == 1 { "" } else if noun.ends_with("ch") { "es" } else { "s" };
+    let plural = if n == 1 {
+        ""
+    } else if noun.ends_with("ch") {
+        "es"
+    } else {
+        "s"
+    };
     format!("{} {noun}{plural}", thousands(n))
 }
 
@@ -75,7 +81,13 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let width = width.max(40);
     let mut out = String::new();
     let total: u64 = sum.records.iter().map(|r| r.count).sum();
-    let _ = writeln!(out, "{}annotail summary{}{}", c(BOLD), sum.ended.map(|e| format!(" ({e})")).unwrap_or_default(), c(RESET));
+    let _ = writeln!(
+        out,
+        "{}annotail summary{}{}",
+        c(BOLD),
+        sum.ended.map(|e| format!(" ({e})")).unwrap_or_default(),
+        c(RESET)
+    );
     let _ = writeln!(out, "  lines read    {}", thousands(sum.lines));
     let _ = writeln!(out, "  events        {}", thousands(sum.events));
     let _ = writeln!(
@@ -100,7 +112,8 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
         }
     }
     sevs.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
-    let count_w = thousands(sum.records.iter().map(|r| r.count).max().unwrap_or(0)).len().max(total.to_string().len()).max(5);
+    let count_w =
+        thousands(sum.records.iter().map(|r| r.count).max().unwrap_or(0)).len().max(total.to_string().len()).max(5);
     let sev_w = sum.records.iter().map(|r| r.severity.len()).max().unwrap_or(0).max(8);
     let _ = writeln!(out);
     let _ = writeln!(out, "{}{:<sev_w$}  {:>count_w$}  RECORDS{}", c(BOLD), "SEVERITY", "COUNT", c(RESET));
@@ -155,7 +168,8 @@ mod tests {
             "{text}"
         );
         let lines: Vec<&str> = text.lines().collect();
-        let sev_rows: Vec<&str> = lines.iter().copied().skip_while(|l| !l.starts_with("SEVERITY")).skip(1).take(2).collect();
+        let sev_rows: Vec<&str> =
+            lines.iter().copied().skip_while(|l| !l.starts_with("SEVERITY")).skip(1).take(2).collect();
         assert_eq!(sev_rows[0].split_whitespace().collect::<Vec<_>>(), ["error", "32", "2"]);
         assert_eq!(sev_rows[1].split_whitespace().collect::<Vec<_>>(), ["warning", "10", "1"]);
         assert!(text.contains("   30  error     title-of-a (a)"), "{text}");
@@ -165,7 +179,8 @@ mod tests {
 
     #[test]
     fn long_names_are_cut_and_extra_rows_summed() {
-        let mut records: Vec<RecordCount> = (0..MAX_ROWS + 5).map(|i| rec(&format!("r{i:02}"), "error", 100 - i as u64)).collect();
+        let mut records: Vec<RecordCount> =
+            (0..MAX_ROWS + 5).map(|i| rec(&format!("r{i:02}"), "error", 100 - i as u64)).collect();
         records[0].title = "x".repeat(200);
         let sum = Summary { lines: 1, events: 1, matched_events: 1, records, ended: Some("interrupted") };
         let text = render(&sum, 50, true);
@@ -178,7 +193,11 @@ mod tests {
 
     #[test]
     fn one_is_singular() {
-        let text = render(&Summary { lines: 1, events: 1, matched_events: 1, records: vec![rec("a", "error", 1)], ended: None }, 80, false);
+        let text = render(
+            &Summary { lines: 1, events: 1, matched_events: 1, records: vec![rec("a", "error", 1)], ended: None },
+            80,
+            false,
+        );
         assert!(text.contains("  known errors  1 event, 1 match of 1 record\n"), "{text}");
     }
 

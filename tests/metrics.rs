@@ -151,7 +151,7 @@ fn scrape_while_following_matches_what_was_fed() {
     let mut c = cmd();
     c.arg("--follow").arg(format!("{}/*.log", logs.display()));
     c.arg("--state-dir").arg(dir.path().join("state"));
-    c.args(["--format", "json", "--metrics-addr", "127.0.0.1:0", "--poll-interval", "50ms"]);
+    c.args(["--format", "json", "--metrics-addr", "127.0.0.1:0", "--poll-interval", "50ms", "--summary"]);
     c.args(["--checkpoint-interval", "100ms", "--log-level", "info", "-c"]).arg(&catalog);
     c.stdout(Stdio::piped()).stderr(fs::File::create(&err_file).unwrap());
     let mut d = Guard(c.spawn().unwrap());
@@ -220,7 +220,10 @@ fn scrape_while_following_matches_what_was_fed() {
 
     signal(&d.0, "-TERM");
     let status = wait_timeout(&mut d.0, PATIENCE).expect("exits after SIGTERM");
-    assert!(status.success());
+    assert!(status.success(), "SIGTERM is a normal stop in follow mode, summary or not");
+    // --summary in follow mode: the table after the orderly stop, with every line read.
+    let err = fs::read_to_string(&err_file).unwrap();
+    assert!(err.contains(&format!("annotail summary\n  lines read    {}", thousands(fed_lines))), "{err}");
 }
 
 #[test]
@@ -267,6 +270,44 @@ fn sink_failures_retries_and_queue_depth_are_counted() {
     let status = wait_timeout(&mut d.0, PATIENCE).expect("exits at the end of its input");
     assert!(status.success());
     assert_eq!(got.join().unwrap(), 1000);
+}
+
+#[test]
+fn top_records_bounds_the_per_record_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let err_file = dir.path().join("stderr.log");
+    let mut c = cmd();
+    c.args(["--format", "json", "--metrics-addr", "127.0.0.1:0", "--metrics-top-records", "2", "--log-level", "info"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(fs::File::create(&err_file).unwrap());
+    let mut d = Guard(c.spawn().unwrap());
+    let addr = endpoint(&err_file);
+    let events = collect(&mut d.0);
+    let mut stdin = d.0.stdin.take().unwrap();
+    let sample = fs::read(common::example_log()).unwrap();
+    stdin.write_all(&sample).unwrap();
+    stdin.flush().unwrap();
+    // Standard input still open: the counts are live, not only at the end.
+    let lines = common::physical_lines(&sample) as f64;
+    let body = scrape_until(&addr, "the whole sample", |b| {
+        series(b, "annotail_lines_read_total{source=\"stdin\"}") == Some(lines)
+    });
+    let exported: Vec<&str> = body.lines().filter(|l| l.starts_with("annotail_record_matches_total{")).collect();
+    assert_eq!(exported.len(), 2, "{exported:?}");
+    assert_eq!(series(&body, "annotail_catalog_records").map(|n| n > 4000.0), Some(true), "the embedded catalog");
+    // The two exported are the most matched.
+    let start = Instant::now();
+    while (events.lock().unwrap().len() as f64) < series(&body, "annotail_confirmed_events_total").unwrap() {
+        assert!(start.elapsed() < PATIENCE);
+        thread::sleep(Duration::from_millis(10));
+    }
+    let (per_record, _) = matches_in(&events.lock().unwrap());
+    let mut counts: Vec<u64> = per_record.values().copied().collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    let mut got: Vec<u64> = exported.iter().map(|l| l.rsplit(' ').next().unwrap().parse().unwrap()).collect();
+    got.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(got, counts[..2]);
+    drop(stdin);
+    assert!(wait_timeout(&mut d.0, PATIENCE).expect("exits at the end of input").success());
 }
 
 #[test]
@@ -335,7 +376,8 @@ fn summary_on_ctrl_c_with_the_pipe_still_open() {
     stdin.flush().unwrap();
     // Wait until every event is out (as many as a run to the end gives), then Ctrl-C while the
     // writer keeps its end open (a writer that ignores the signal).
-    let expected = common::events(&common::run_cmd(cmd().args(["--format", "json"]).arg(common::example_log()), b"").stdout).len();
+    let expected =
+        common::events(&common::run_cmd(cmd().args(["--format", "json"]).arg(common::example_log()), b"").stdout).len();
     let events = collect(&mut d.0);
     let start = Instant::now();
     while events.lock().unwrap().len() < expected {

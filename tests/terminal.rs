@@ -137,7 +137,12 @@ fn pretty_view_wraps_at_the_pane_width_with_colours_and_summary() {
         let sum_at = screen.find("annotail summary").expect("summary");
         assert!(sum_at > screen.find("╰─").unwrap());
         assert!(screen.contains("  known errors  1 event, 1 match of 1 record"), "{screen}");
-        assert!(screen.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["1", "warning", "barrier-collect", "(t-split)"]), "{screen}");
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["1", "warning", "barrier-collect", "(t-split)"]),
+            "{screen}"
+        );
         // Colours on a terminal: the warning in yellow.
         assert!(t.screen(true).contains("\x1b[33m"), "no colour on a terminal");
     }

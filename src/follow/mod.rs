@@ -209,7 +209,9 @@ pub fn run(
     let mut s = store.lock().expect("store lock");
     match s.save() {
         Ok(()) => metrics.checkpoint_current(),
-        Err(e) => tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last"),
+        Err(e) => {
+            tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last")
+        }
     }
     drop(s);
     if outcome != Outcome::Deadline {

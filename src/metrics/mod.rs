@@ -209,7 +209,11 @@ impl Metrics {
         let record_matches = Family::<RecordLabel, Counter>::default();
         r.register("record_matches", "Matches of the most matched records (top K)", record_matches.clone());
         let candidates = Counter::default();
-        r.register("prefilter_candidates", "Candidate records the prefilter passed to confirmation", candidates.clone());
+        r.register(
+            "prefilter_candidates",
+            "Candidate records the prefilter passed to confirmation",
+            candidates.clone(),
+        );
         let examined = Counter::default();
         r.register("prefilter_events", "Events with at least one prefilter candidate", examined.clone());
         let confirmed = Counter::default();
@@ -229,7 +233,11 @@ impl Metrics {
         let sink_retries = Family::<SinkLabel, Counter>::default();
         r.register("sink_retries", "Delivery attempts after a failure", sink_retries.clone());
         let sink_dropped = Family::<SinkLabel, Counter>::default();
-        r.register("sink_dropped_events", "Events dropped because a queue was full (when_full = drop)", sink_dropped.clone());
+        r.register(
+            "sink_dropped_events",
+            "Events dropped because a queue was full (when_full = drop)",
+            sink_dropped.clone(),
+        );
         let sink_queue_events = Family::<SinkLabel, Gauge>::default();
         r.register("sink_queue_events", "Events queued for a sink, not yet delivered", sink_queue_events.clone());
         let file_lag = Family::<PathLabel, Gauge>::default();
@@ -439,10 +447,17 @@ mod tests {
         assert_eq!(value(&text, "annotail_catalog_records"), Some(2.0));
         // Top 1: only the most matched record has its own series.
         let rec0 = &m.entries[0].rec;
-        let series = format!("annotail_record_matches_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
+        let series =
+            format!("annotail_record_matches_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
         assert_eq!(value(&text, &series), Some(2.0), "{text}");
         assert_eq!(text.matches("annotail_record_matches_total{").count(), 1);
         assert!(text.ends_with("# EOF\n"));
+        // Readiness: starting, ready, stopping.
+        assert_eq!(metrics.not_ready(), Some("starting"));
+        metrics.set_ready(true);
+        assert_eq!(metrics.not_ready(), None);
+        metrics.set_stopping();
+        assert_eq!(metrics.not_ready(), Some("stopping"));
         // A reload keeps the counts (folded by record id).
         let tally2 = metrics.generation(&m);
         tally2.add(0);
