@@ -146,6 +146,9 @@ impl Tallies {
     }
 }
 
+/// Refreshes values kept elsewhere (file lag from the checkpoints) before an encoding.
+pub type Refresh = Box<dyn Fn(&Metrics) + Send>;
+
 /// Every metric annotail exports. Shared (`Arc`) by the reader, the sinks and the endpoint.
 pub struct Metrics {
     registry: Registry,
@@ -174,7 +177,7 @@ pub struct Metrics {
     /// When the checkpoints on disk were last known to match what was delivered.
     checkpoint_current: Mutex<Option<Instant>>,
     /// Called before each encoding to refresh values kept elsewhere (file lag).
-    refresh: Mutex<Option<Box<dyn Fn(&Metrics) + Send>>>,
+    refresh: Mutex<Option<Refresh>>,
     ready: AtomicBool,
     stopping: AtomicBool,
     top_records: usize,
@@ -257,7 +260,7 @@ impl Metrics {
         // Both outcomes exist from the start: a rate over a series that appears later misses
         // its first increment.
         for result in ["ok", "failed"] {
-            reloads.get_or_create(&ResultLabel { result });
+            drop(reloads.get_or_create(&ResultLabel { result }));
         }
         Metrics {
             registry: r,
@@ -360,7 +363,7 @@ impl Metrics {
     }
 
     /// Install the hook that refreshes values kept elsewhere before each encoding.
-    pub fn set_refresh(&self, f: Box<dyn Fn(&Metrics) + Send>) {
+    pub fn set_refresh(&self, f: Refresh) {
         *self.refresh.lock().expect("refresh lock") = Some(f);
     }
 
