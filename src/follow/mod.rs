@@ -368,6 +368,9 @@ struct Tracked {
     marked: (u64, u64),
     /// The source (glob) it was found by: the metrics label.
     source: String,
+    /// Bytes and lines counted in the metrics, as absolute positions: after a reload the open
+    /// event's lines are framed again and must not be counted twice.
+    counted: (u64, u64),
 }
 
 /// A file seen but not yet fingerprinted (its first line is incomplete).
@@ -394,9 +397,15 @@ struct Live<'m> {
 
 impl Live<'_> {
     /// Add what was read and seen since the last report to the metrics.
-    fn report(&mut self, metrics: &Metrics, source: &str) {
+    fn report(&mut self, metrics: &Metrics, t: &mut Tracked) {
         let now = Totals::of(&self.framer, &self.ann);
-        metrics.add_read(source, &now.since(&self.reported));
+        let mut d = now.since(&self.reported);
+        // Only bytes and lines past what was ever counted for this file.
+        let (bytes, lines) = (t.start.0 + now.bytes, t.start.1 + now.lines);
+        d.bytes = bytes.saturating_sub(t.counted.0.max(bytes - d.bytes));
+        d.lines = lines.saturating_sub(t.counted.1.max(lines - d.lines));
+        t.counted = (t.counted.0.max(bytes), t.counted.1.max(lines));
+        metrics.add_read(&t.source, &d);
         self.reported = now;
     }
 }
@@ -560,7 +569,7 @@ impl Reader {
                         // matcher: nothing is lost, nothing repeated.
                         for (key, mut l) in live.drain() {
                             let t = self.files.get_mut(&key).expect("live files are tracked");
-                            l.report(&self.metrics, &t.source);
+                            l.report(&self.metrics, t);
                             let pending = l.framer.pending();
                             t.read_pos = pending.0;
                             t.start = pending;
@@ -833,6 +842,7 @@ impl Reader {
             meta,
             marked: (u64::MAX, 0),
             source,
+            counted: (offset, line),
         };
         live.remove(&key);
         self.by_inode.insert((t.dev, t.ino), key);
@@ -955,11 +965,11 @@ impl Reader {
 
     /// Emit everything held for file `key` and stop following it.
     fn finish(&mut self, key: u64, live: &mut HashMap<u64, Live<'_>>) -> Option<Tracked> {
-        let t = self.files.remove(&key)?;
+        let mut t = self.files.remove(&key)?;
         self.by_inode.remove(&(t.dev, t.ino));
         if let Some(mut l) = live.remove(&key) {
             l.framer.finish(&mut l.ann);
-            l.report(&self.metrics, &t.source);
+            l.report(&self.metrics, &mut t);
             drain(&mut l.ann, &mut self.batch.rendered);
         }
         self.batch.marks.push(Mark::Drop { key });
@@ -1059,7 +1069,7 @@ impl Reader {
                 break;
             }
         }
-        l.report(&self.metrics, &t.source);
+        l.report(&self.metrics, t);
         self.mark(key, live);
         more
     }
@@ -1099,7 +1109,7 @@ impl Reader {
                 if l.framer.has_open_event() && l.framer.partial_starts_event() && quiet >= self.settings.idle {
                     l.framer.idle(&mut l.ann);
                 }
-                l.report(&self.metrics, &t.source);
+                l.report(&self.metrics, t);
                 drain(&mut l.ann, &mut self.batch.rendered);
             }
             if let Some(since) = t.orphan_since
