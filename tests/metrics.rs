@@ -398,3 +398,41 @@ fn thousands(n: u64) -> String {
     }
     out
 }
+
+/// A reload re-frames each file from its open event's start; those lines were counted once
+/// already (bug: `lines_read` grew by the open event's lines at every reload).
+#[test]
+fn regression_reload_counts_the_open_event_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    let catalog = dir.path().join("catalog.jsonl");
+    fs::write(&catalog, common::TEST_CATALOG).unwrap();
+    let err_file = dir.path().join("stderr.log");
+    let mut c = cmd();
+    c.arg("--follow").arg(format!("{}/*.log", logs.display())).arg("--state-dir").arg(dir.path().join("state"));
+    // The last event stays open (no idle completion) across the reload.
+    c.args(["--metrics-addr", "127.0.0.1:0", "--idle-timeout", "600000", "--log-level", "info", "-c"]).arg(&catalog);
+    c.stdout(Stdio::null()).stderr(fs::File::create(&err_file).unwrap());
+    let mut d = Guard(c.spawn().unwrap());
+    let addr = endpoint(&err_file);
+    let log = logs.join("a.log");
+    let event = |i: u32| format!("2026-03-02T08:00:00.000000000Z ERROR risingwave_meta: failed {i}\n  caused by: x\n  caused by: y\n");
+    let mut f = OpenOptions::new().create(true).append(true).open(&log).unwrap();
+    for i in 0..4 {
+        f.write_all(event(i).as_bytes()).unwrap();
+    }
+    let source = format!("annotail_lines_read_total{{source=\"{}/*.log\"}}", logs.display());
+    scrape_until(&addr, "12 lines", |b| series(b, &source) == Some(12.0));
+    for n in 1..=3 {
+        signal(&d.0, "-HUP");
+        scrape_until(&addr, "the reload", |b| series(b, "annotail_catalog_reloads_total{result=\"ok\"}") == Some(n as f64));
+    }
+    f.write_all(event(4).as_bytes()).unwrap();
+    let body = scrape_until(&addr, "15 lines", |b| series(b, &source).unwrap_or(0.0) >= 15.0);
+    assert_eq!(series(&body, &source), Some(15.0), "lines counted twice after reloads");
+    let bytes = format!("annotail_bytes_read_total{{source=\"{}/*.log\"}}", logs.display());
+    assert_eq!(series(&body, &bytes), Some(fs::metadata(&log).unwrap().len() as f64));
+    signal(&d.0, "-TERM");
+    assert!(wait_timeout(&mut d.0, PATIENCE).expect("exits").success());
+}
