@@ -36,3 +36,4 @@ pub mod framing;
 pub mod matcher;
 pub mod pipeline;
 pub mod sink;
+pub mod stats;
