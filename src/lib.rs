@@ -37,4 +37,5 @@ pub mod matcher;
 pub mod metrics;
 pub mod pipeline;
 pub mod sink;
+pub mod stats;
 pub mod summary;

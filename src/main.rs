@@ -191,6 +191,9 @@ enum Command {
         /// The log line (or event) to explain; '-' reads it from standard input.
         line: String,
     },
+    /// Catalog maintenance report: records whose sample lines other records also match, records
+    /// that never match real logs (--against), and the records slowest to confirm.
+    Stats(annotail::stats::Args),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -578,6 +581,9 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             };
             print!("{}", check::explain(&m, &line));
             return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Stats(args)) => {
+            return Ok(annotail::stats::command(&args, &catalog_paths(&args.catalog, &config)));
         }
         None => {}
     }

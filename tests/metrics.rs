@@ -417,7 +417,9 @@ fn regression_reload_counts_the_open_event_once() {
     let mut d = Guard(c.spawn().unwrap());
     let addr = endpoint(&err_file);
     let log = logs.join("a.log");
-    let event = |i: u32| format!("2026-03-02T08:00:00.000000000Z ERROR risingwave_meta: failed {i}\n  caused by: x\n  caused by: y\n");
+    let event = |i: u32| {
+        format!("2026-03-02T08:00:00.000000000Z ERROR risingwave_meta: failed {i}\n  caused by: x\n  caused by: y\n")
+    };
     let mut f = OpenOptions::new().create(true).append(true).open(&log).unwrap();
     for i in 0..4 {
         f.write_all(event(i).as_bytes()).unwrap();
@@ -426,7 +428,9 @@ fn regression_reload_counts_the_open_event_once() {
     scrape_until(&addr, "12 lines", |b| series(b, &source) == Some(12.0));
     for n in 1..=3 {
         signal(&d.0, "-HUP");
-        scrape_until(&addr, "the reload", |b| series(b, "annotail_catalog_reloads_total{result=\"ok\"}") == Some(n as f64));
+        scrape_until(&addr, "the reload", |b| {
+            series(b, "annotail_catalog_reloads_total{result=\"ok\"}") == Some(n as f64)
+        });
     }
     f.write_all(event(4).as_bytes()).unwrap();
     let body = scrape_until(&addr, "15 lines", |b| series(b, &source).unwrap_or(0.0) >= 15.0);
