@@ -31,7 +31,7 @@ pub struct Prefilter {
     /// leftmost searcher that aho-corasick can accelerate with SIMD (Teddy) for a few dozen
     /// literals, finds the lines worth giving to `exact`.
     short: Option<Short>,
-    skim: Skim,
+    pub skim: Skim,
     /// literal id → the records keyed on it.
     owners: Vec<Vec<u32>>,
     literals: Vec<Vec<u8>>,

@@ -224,6 +224,20 @@ impl Rarity {
     }
 }
 
+/// What [`Skim::probe_stats`] counts: probes, bitmap passes per group, passes whose gram is an
+/// indexed one (a real gram, not a collision) and how often each such gram passed.
+#[derive(Debug, Default, Clone)]
+pub struct SkimStats {
+    pub probes: usize,
+    pub long_passes: usize,
+    pub short_passes: usize,
+    pub long_in_table: usize,
+    pub found: usize,
+    pub long_literals: usize,
+    pub short_literals: usize,
+    pub top: FxHashMap<u64, usize>,
+}
+
 pub struct Skim {
     long: Group,
     short: Group,
@@ -302,6 +316,44 @@ impl Skim {
                 q += STRIDE;
             }
         }
+    }
+
+    /// Probe statistics over `hay`, for tuning (`examples/skim_stats.rs`); matching never
+    /// calls it.
+    pub fn probe_stats(&self, hay: &[u8]) -> SkimStats {
+        let count = |g: &Group| {
+            g.table
+                .values()
+                .map(|o| match o {
+                    Owners::Few(v) => v.len(),
+                    Owners::Many { by_head, .. } => by_head.values().map(Vec::len).sum(),
+                })
+                .sum::<usize>()
+                / STRIDE
+        };
+        let mut st =
+            SkimStats { long_literals: count(&self.long), short_literals: count(&self.short), ..Default::default() };
+        let mut out = Vec::new();
+        let mut p = 0;
+        while p + 8 <= hay.len() {
+            let g = load8(hay, p);
+            st.probes += 1;
+            if self.long.pass(g) {
+                st.long_passes += 1;
+                if self.long.table.contains_key(&g) {
+                    st.long_in_table += 1;
+                    *st.top.entry(g).or_default() += 1;
+                }
+                self.long.confirm(hay, p, g, &self.lits, &mut out);
+            }
+            if self.short.pass(g) {
+                st.short_passes += 1;
+                self.short.confirm(hay, p, g, &self.lits, &mut out);
+            }
+            p += STRIDE;
+        }
+        st.found = out.len();
+        st
     }
 
     pub fn memory_usage(&self) -> usize {

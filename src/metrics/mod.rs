@@ -432,7 +432,8 @@ mod tests {
 
     #[test]
     fn counters_and_per_record_top_k_are_encoded() {
-        let cat = crate::catalog::load(&[std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/catalog/seeds")]);
+        let cat =
+            crate::catalog::load(&[std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/catalog/seeds")]);
         let (m, _) = Matcher::new(cat, crate::matcher::Limits::default());
         let m = Arc::new(m);
         let metrics = Metrics::new(1);

@@ -1,0 +1,27 @@
+//! How the prefilter's skim does on a corpus: probes, bitmap passes per group, occurrences.
+//! Guides the skim's tuning (BENCHMARKS.md); not a test.
+//!
+//! `cargo run --release --example skim_stats -- CORPUS [CATALOG]`
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let hay = std::fs::read(&args[0]).expect("read the corpus");
+    let paths: Vec<std::path::PathBuf> = args.iter().skip(1).map(Into::into).collect();
+    let (m, _) = annotail::matcher::Matcher::new(annotail::catalog::load(&paths), Default::default());
+    let st = m.prefilter.skim.probe_stats(&hay);
+    let mut top: Vec<(u64, usize)> = st.top.iter().map(|(a, b)| (*a, *b)).collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1));
+    for (g, n) in top.iter().take(15) {
+        println!("{n:>8} {:?}", String::from_utf8_lossy(&g.to_le_bytes()));
+    }
+    println!(
+        "probes {} long passes {} (in table {}) short passes {} found {}",
+        st.probes, st.long_passes, st.long_in_table, st.short_passes, st.found
+    );
+    println!(
+        "pass rate: long {:.2}%, short {:.2}%; occurrences per pass {:.3}",
+        100.0 * st.long_passes as f64 / st.probes as f64,
+        100.0 * st.short_passes as f64 / st.probes as f64,
+        st.found as f64 / (st.long_passes + st.short_passes).max(1) as f64
+    );
+}
