@@ -267,7 +267,8 @@ fn key(out: &mut Vec<u8>, k: &str) {
 }
 
 fn num(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(n.to_string().as_bytes());
+    // Formats on the stack: `to_string` allocated for every number of every event.
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 fn opt(out: &mut Vec<u8>, k: &str, v: Option<&str>, first: &mut bool) {
