@@ -11,8 +11,9 @@ fn main() {
     let st = m.prefilter.skim.probe_stats(&hay);
     let mut top: Vec<(u64, usize)> = st.top.iter().map(|(a, b)| (*a, *b)).collect();
     top.sort_by(|a, b| b.1.cmp(&a.1));
-    for (g, n) in top.iter().take(15) {
-        println!("{n:>8} {:?}", String::from_utf8_lossy(&g.to_le_bytes()));
+    for (g, n) in top.iter().take(25) {
+        let (owners, offs) = m.prefilter.skim.owners_of(*g);
+        println!("{n:>8} {:?} owners {owners} at {offs} offsets", String::from_utf8_lossy(&g.to_le_bytes()));
     }
     println!(
         "probes {} long passes {} (in table {}) short passes {} found {}",

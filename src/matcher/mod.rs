@@ -262,7 +262,7 @@ impl Matcher {
             }
         }
         let keys: Vec<Option<&[u8]>> = entries.iter().map(|e| e.key.as_deref()).collect();
-        let prefilter = Prefilter::new(&keys);
+        let prefilter = Prefilter::new(&keys, &rarity);
         let unkeyed = entries.iter().enumerate().filter(|(_, e)| e.key.is_none()).map(|(i, _)| i as u32).collect();
         (Matcher { entries, prefilter, unkeyed }, problems)
     }

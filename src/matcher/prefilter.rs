@@ -39,7 +39,7 @@ pub struct Prefilter {
 
 impl Prefilter {
     /// `keys[i]` is record i's key literal, `None` for records without one.
-    pub fn new(keys: &[Option<&[u8]>]) -> Prefilter {
+    pub fn new(keys: &[Option<&[u8]>], rarity: &super::skim::Rarity) -> Prefilter {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut owners: Vec<Vec<u32>> = Vec::new();
         let mut index: rustc_hash::FxHashMap<&[u8], u32> = rustc_hash::FxHashMap::default();
@@ -67,7 +67,7 @@ impl Prefilter {
                 }
             }
         }
-        let skim = Skim::new(&literals);
+        let skim = Skim::new(&literals, rarity);
         // Literals too short for the skim go to aho-corasick, which scans for them alone.
         let short: Vec<&[u8]> = skim.unindexed.iter().map(|&i| literals[i as usize].as_slice()).collect();
         let short = (!short.is_empty()).then(|| Short {
