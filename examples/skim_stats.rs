@@ -10,7 +10,7 @@ fn main() {
     let (m, _) = annotail::matcher::Matcher::new(annotail::catalog::load(&paths), Default::default());
     let st = m.prefilter.skim.probe_stats(&hay);
     let mut top: Vec<(u64, usize)> = st.top.iter().map(|(a, b)| (*a, *b)).collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1));
+    top.sort_by_key(|t| std::cmp::Reverse(t.1));
     for (g, n) in top.iter().take(25) {
         let (owners, offs) = m.prefilter.skim.owners_of(*g);
         println!("{n:>8} {:?} owners {owners} at {offs} offsets", String::from_utf8_lossy(&g.to_le_bytes()));
