@@ -567,10 +567,27 @@ const CYAN: &str = "\x1b[36m";
 /// Solutions shown under a match; the rest are in the JSON output.
 const PRETTY_SOLUTIONS: usize = 3;
 
+/// Wrap width meaning "the terminal's width now" (`main` passes it when `COLUMNS` is not set
+/// and standard output is a terminal): read for each annotation, so that a resized terminal
+/// gets the new width from the next annotation on.
+pub const TERMINAL_WIDTH: usize = 0;
+
+/// Columns when there is no terminal to ask.
+const FALLBACK_WIDTH: usize = 100;
+
+/// The terminal's width now (standard output, then standard error), else 100.
+pub fn terminal_width() -> usize {
+    terminal_size::terminal_size_of(std::io::stdout())
+        .or_else(|| terminal_size::terminal_size_of(std::io::stderr()))
+        .map_or(FALLBACK_WIDTH, |(w, _)| usize::from(w.0))
+}
+
 pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: usize) {
     out.extend_from_slice(ev.raw);
     out.push(b'\n');
     let Some(f) = ev.found.first() else { return };
+    // One ioctl per annotation (known errors only), not per line.
+    let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
     let c = |code: &'static str| if color { code } else { "" };
     let r = &ev.matcher.entries[f.entry as usize].rec;
     let sev = r.severity();

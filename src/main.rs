@@ -328,16 +328,14 @@ fn common(opts: &Opts, config: &Config) -> Common {
     }
 }
 
-/// Columns for wrapping: $COLUMNS when set, else the terminal's width (standard output, then
-/// standard error), else 100.
+/// Columns for wrapping: $COLUMNS when set; else the terminal's width, read again at each
+/// annotation ([`annotail::event::TERMINAL_WIDTH`]).
 fn width() -> usize {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
         .filter(|&w: &usize| w > 0)
-        .or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize))
-        .or_else(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| w.0 as usize))
-        .unwrap_or(100)
+        .unwrap_or(annotail::event::TERMINAL_WIDTH)
 }
 
 /// After Ctrl-C (or SIGTERM) in a pipe, how long the input has to end by itself: the writer
@@ -367,7 +365,11 @@ fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static
     let sum = Summary { lines, events, matched_events, records: metrics.record_counts(), ended };
     let tty = std::io::stderr().is_terminal();
     let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let text = summary::render(&sum, width(), color);
+    let w = match width() {
+        annotail::event::TERMINAL_WIDTH => annotail::event::terminal_width(),
+        w => w,
+    };
+    let text = summary::render(&sum, w, color);
     let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
 }
 

@@ -178,3 +178,43 @@ fn ctrl_c_in_the_pane_prints_the_summary() {
     assert!(screen.contains("lines read    3"), "{screen}");
     assert!(screen.contains("__EXIT_130__"), "{screen}");
 }
+
+#[test]
+fn a_resized_pane_gets_the_new_width_from_the_next_annotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (catalog, log) = setup(dir.path());
+    let t = Tmux::new();
+    let shell = format!("tail -n +1 -f {log} | env -u COLUMNS {} -c {catalog}; sleep 60", common::bin());
+    t.run(80, &shell);
+    t.wait_for("actor_id = 1234");
+    t.tmux(&["resize-window", "-t", "t", "-x", "50"]);
+    // Let the pane take its new size before the next error arrives.
+    let start = Instant::now();
+    while t.tmux(&["display-message", "-p", "-t", "t", "#{pane_width}"]).trim() != "50" {
+        assert!(start.elapsed() < PATIENCE, "the pane was not resized");
+        thread::sleep(Duration::from_millis(20));
+    }
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        b"2026-03-02T08:00:03.011660911Z ERROR risingwave_meta::barrier: barrier collection failed for actor 5678\n",
+    )
+    .unwrap();
+    let screen = t.wait_for("actor_id = 5678");
+    // The screen may still hold the first annotation (rewrapped or cut by tmux); the second is
+    // the one after the new error line.
+    let second: Vec<&str> =
+        screen.lines().skip_while(|l| !l.contains("actor_id = 5678")).take_while(|l| !l.is_empty()).collect();
+    let fix_at = second.iter().position(|l| l.starts_with("     fix: If the actor")).expect("the long fix");
+    let mut words: Vec<&str> = second[fix_at].trim_start().strip_prefix("fix: ").unwrap().split(' ').collect();
+    for l in &second[fix_at + 1..] {
+        // A line the terminal wrapped (annotail wrote it for 80 columns) does not start indented.
+        assert!(l.starts_with("       "), "not a continuation of annotail's wrapping: {l:?}\n{screen}");
+        words.extend(l.trim_start().split(' '));
+    }
+    assert_eq!(words.join(" "), LONG_FIX, "{screen}");
+    assert!(second.len() - fix_at >= 4, "wrapped at 50 columns, not 80:\n{screen}");
+    for l in &second {
+        assert!(l.chars().count() <= 50, "{l:?}\n{screen}");
+    }
+}
