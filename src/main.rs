@@ -380,22 +380,20 @@ fn summary_on_interrupt(
     printed: Arc<AtomicBool>,
     interrupted: Arc<AtomicBool>,
 ) -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let (mut int, mut term) = rt.block_on(async {
-        Ok::<_, std::io::Error>((signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?))
-    })?;
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    // The flag is set inside the signal handler itself: when the writer upstream dies of the
+    // same Ctrl-C and the input ends, the run already knows it was interrupted (a flag set
+    // later by a thread lost that race in CI).
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(sig, interrupted.clone())?;
+    }
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     std::thread::Builder::new().name("annotail-signals".into()).spawn(move || {
-        rt.block_on(async {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
-            interrupted.store(true, Ordering::SeqCst);
-            tokio::time::sleep(INTERRUPT_GRACE).await;
-        });
-        print_summary(&metrics, &printed, Some("interrupted"));
-        std::process::exit(130);
+        if signals.forever().next().is_some() {
+            std::thread::sleep(INTERRUPT_GRACE);
+            print_summary(&metrics, &printed, Some("interrupted"));
+            std::process::exit(130);
+        }
     })?;
     Ok(())
 }

@@ -42,7 +42,23 @@ impl Tmux {
     /// Run `shell` in a new pane of `width` columns; the environment is the pane's own.
     fn run(&self, width: u16, shell: &str) {
         let (w, h) = (width.to_string(), "60".to_string());
-        self.tmux(&["new-session", "-d", "-s", "t", "-x", &w, "-y", &h, shell]);
+        // remain-on-exit: the screen stays capturable even if the pane's shell ends early.
+        self.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &w,
+            "-y",
+            &h,
+            shell,
+            ";",
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+        ]);
     }
 
     /// The visible screen (`-e`: with escape sequences); trailing blank lines dropped.
@@ -166,8 +182,10 @@ fn ctrl_c_in_the_pane_prints_the_summary() {
     let (catalog, log) = setup(dir.path());
     let t = Tmux::new();
     // `tail -f` never ends by itself: the way `kubectl logs -f | annotail` is used.
+    // The pane's shell gets the Ctrl-C too: it traps it (children still get the default
+    // disposition) so that it lives on to print the exit status.
     let shell = format!(
-        "tail -n +1 -f {log} | env -u COLUMNS {} --summary -c {catalog}; echo __EXIT_$?__; sleep 60",
+        "trap : INT; tail -n +1 -f {log} | env -u COLUMNS {} --summary -c {catalog}; echo __EXIT_$?__; sleep 60",
         common::bin()
     );
     t.run(80, &shell);
