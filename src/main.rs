@@ -583,7 +583,14 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Stats(args)) => {
-            return Ok(annotail::stats::command(&args, &catalog_paths(&args.catalog, &config)));
+            // `--against` files are framed as a run would frame them: the config's [input] limits.
+            let d = framing::Limits::default();
+            let limits = framing::Limits {
+                max_line_bytes: config.input.max_line_bytes.unwrap_or(d.max_line_bytes).max(1),
+                max_event_lines: config.input.max_event_lines.unwrap_or(d.max_event_lines).max(1),
+                ..d
+            };
+            return Ok(annotail::stats::command(&args, &catalog_paths(&args.catalog, &config), limits));
         }
         None => {}
     }

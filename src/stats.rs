@@ -186,7 +186,9 @@ pub fn load(paths: &[PathBuf]) -> Result<(Matcher, Vec<Problem>, usize), StatsEr
     Ok((m, problems, read))
 }
 
-/// Make the report. `started`: when the command started, for `elapsed_ms`.
+/// Make the report. `started`: when the command started, for `elapsed_ms`; `limits`: the
+/// framing limits a run would use on the `--against` files (the config's `[input]`).
+#[allow(clippy::too_many_arguments)]
 pub fn report(
     m: &Matcher,
     problems: &[Problem],
@@ -194,6 +196,7 @@ pub fn report(
     against: &[PathBuf],
     top: usize,
     started: Instant,
+    limits: framing::Limits,
 ) -> Result<Report, StatsError> {
     // Fail on an unreadable file before any work, naming it.
     for p in against {
@@ -202,7 +205,7 @@ pub fn report(
     warm(m);
     let timed_over = if against.is_empty() { "samples" } else { "against" };
     let sampled = sample_pass(m, against.is_empty());
-    let (against, counted) = match against_pass(m, against)? {
+    let (against, counted) = match against_pass(m, against, limits)? {
         Some((a, tally)) => (Some(a), Some(tally)),
         None => (None, None),
     };
@@ -308,7 +311,11 @@ fn sample_pass(m: &Matcher, timed: bool) -> SamplePass {
 
 /// Run the `--against` files through the pipeline into a counting, timing writer; `None` when
 /// there are none.
-fn against_pass<'m>(m: &'m Matcher, files: &[PathBuf]) -> Result<Option<(Against, Tally<'m>)>, StatsError> {
+fn against_pass<'m>(
+    m: &'m Matcher,
+    files: &[PathBuf],
+    limits: framing::Limits,
+) -> Result<Option<(Against, Tally<'m>)>, StatsError> {
     if files.is_empty() {
         return Ok(None);
     }
@@ -326,7 +333,7 @@ fn against_pass<'m>(m: &'m Matcher, files: &[PathBuf]) -> Result<Option<(Against
             color: false,
             width: 80,
             idle: Duration::from_millis(100),
-            framing: framing::Limits::default(),
+            framing: limits,
             metrics: None,
             tally: None,
         };
@@ -627,10 +634,10 @@ impl Report {
 /// `annotail stats`, as `main` runs it: `catalog` is the catalog paths after the config file is
 /// taken into account. Prints the report on standard output, errors on standard error; exit
 /// status 0, or 2 when the catalog or an `--against` file cannot be read.
-pub fn command(args: &Args, catalog: &[PathBuf]) -> ExitCode {
+pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> ExitCode {
     let started = Instant::now();
     let result = load(catalog).and_then(|(m, problems, read)| {
-        let r = report(&m, &problems, read, &args.against, args.top, started);
+        let r = report(&m, &problems, read, &args.against, args.top, started, limits);
         // Freeing the compiled catalog takes longer than the OS needs to reclaim it.
         std::mem::forget(m);
         r
@@ -709,7 +716,7 @@ mod tests {
 "#;
         let (m, problems) = Matcher::new(catalog::from_text("t.jsonl", text), Limits::default());
         assert!(problems.is_empty(), "{problems:?}");
-        let r = report(&m, &problems, 4, &[], 5, Instant::now()).unwrap();
+        let r = report(&m, &problems, 4, &[], 5, Instant::now(), framing::Limits::default()).unwrap();
         assert_eq!(r.overlaps, vec![Overlap { record: "narrow".into(), also_matched_by: vec!["wide".into()] }]);
         assert_eq!(r.overlap_pairs, 1);
         assert_eq!(r.self_mismatch.len(), 1, "{:?}", r.self_mismatch);

@@ -256,6 +256,20 @@ fn config_file_catalog_key_gives_the_catalog() {
 }
 
 #[test]
+fn against_files_are_framed_with_the_config_input_limits() {
+    let st = setup();
+    let (cat, corpus) = (s(&st.catalog), s(&st.corpus));
+    let v = stats_json(&["-c", &cat, "--against", &corpus], b"");
+    assert_eq!(strs(&v["never_matched"]), ["s-unused"], "{v}");
+    // Lines cut at 40 bytes, as a run with this config cuts them: `cannot drop view v1` sits
+    // past the cut, so s-liar is never matched either.
+    let cfg = st.write_file("annotail.toml", "[input]\nmax_line_bytes = 40\n");
+    let v = stats_json(&["--config", &s(&cfg), "-c", &cat, "--against", &corpus], b"");
+    let never = strs(&v["never_matched"]);
+    assert!(never.contains(&"s-liar") && never.contains(&"s-unused"), "{v}");
+}
+
+#[test]
 fn unreadable_inputs_exit_2_naming_the_file() {
     let st = setup();
     let cat = s(&st.catalog);
