@@ -308,7 +308,6 @@ fn common(opts: &Opts, config: &Config) -> Common {
     };
     let all = opts.all || config.output.all.unwrap_or(false);
     let input = &config.input;
-    let d = framing::Limits::default();
     Common {
         format,
         color,
@@ -320,11 +319,44 @@ fn common(opts: &Opts, config: &Config) -> Common {
             .map(Duration::from_millis)
             .or(input.idle_timeout.map(|d| d.0))
             .unwrap_or(Duration::from_millis(100)),
-        framing: framing::Limits {
-            max_line_bytes: opts.max_line_bytes.or(input.max_line_bytes).unwrap_or(d.max_line_bytes).max(1),
-            max_event_lines: opts.max_event_lines.or(input.max_event_lines).unwrap_or(d.max_event_lines).max(1),
-            ..d
-        },
+        framing: framing_limits(opts.max_line_bytes, opts.max_event_lines, input),
+    }
+}
+
+/// Framing limits: the command line's, else the config's `[input]`, else the defaults.
+fn framing_limits(
+    max_line_bytes: Option<usize>,
+    max_event_lines: Option<u32>,
+    input: &annotail::config::InputConfig,
+) -> framing::Limits {
+    let d = framing::Limits::default();
+    framing::Limits {
+        max_line_bytes: max_line_bytes.or(input.max_line_bytes).unwrap_or(d.max_line_bytes).max(1),
+        max_event_lines: max_event_lines.or(input.max_event_lines).unwrap_or(d.max_event_lines).max(1),
+        ..d
+    }
+}
+
+/// The pipeline's configuration for a run to the end of its inputs.
+fn run_config(
+    c: &Common,
+    paths: Vec<PathBuf>,
+    threads: usize,
+    metrics: &Arc<Metrics>,
+    tally: Arc<annotail::metrics::Tally>,
+) -> pipeline::RunConfig {
+    pipeline::RunConfig {
+        threads,
+        format: c.format,
+        color: c.color,
+        width: c.width,
+        paths,
+        emit: c.emit,
+        every_event: c.every_event,
+        idle: c.idle,
+        framing: c.framing,
+        metrics: Some(metrics.clone()),
+        tally: Some(tally),
     }
 }
 
@@ -584,12 +616,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Stats(args)) => {
             // `--against` files are framed as a run would frame them: the config's [input] limits.
-            let d = framing::Limits::default();
-            let limits = framing::Limits {
-                max_line_bytes: config.input.max_line_bytes.unwrap_or(d.max_line_bytes).max(1),
-                max_event_lines: config.input.max_event_lines.unwrap_or(d.max_event_lines).max(1),
-                ..d
-            };
+            let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
             return Ok(annotail::stats::command(&args, &catalog_paths(&args.catalog, &config), limits));
         }
         None => {}
@@ -641,19 +668,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     let c = common(&opts, &config);
     let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let cfg = pipeline::RunConfig {
-        threads,
-        format: c.format,
-        color: c.color,
-        width: c.width,
-        paths: opts.paths,
-        emit: c.emit,
-        every_event: c.every_event,
-        idle: c.idle,
-        framing: c.framing,
-        metrics: Some(metrics.clone()),
-        tally: Some(tally),
-    };
+    let cfg = run_config(&c, opts.paths, threads, &metrics, tally);
     let result = pipeline::run(&m, &cfg, &mut writer);
     drop(writer);
     // Freeing the compiled catalog takes longer than the OS needs to reclaim it.
@@ -695,19 +710,7 @@ fn run_to_sinks(
         .shutdown_timeout
         .or(config.state.shutdown_timeout.map(|d| d.0))
         .unwrap_or(Duration::from_secs(10));
-    let cfg = pipeline::RunConfig {
-        threads: 1,
-        format: c.format,
-        color: c.color,
-        width: c.width,
-        paths: opts.paths,
-        emit: c.emit,
-        every_event: c.every_event,
-        idle: c.idle,
-        framing: c.framing,
-        metrics: Some(metrics.clone()),
-        tally: Some(tally),
-    };
+    let cfg = run_config(&c, opts.paths, 1, &metrics, tally);
     let (result, delivered) =
         annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics, |w| pipeline::run(&m, &cfg, w))?;
     std::mem::forget(m);

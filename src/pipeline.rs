@@ -19,7 +19,7 @@ use crate::annotate::{Annotator, Counters, Emit, SourceMeta};
 use crate::event::Writer;
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
-use crate::metrics::{Metrics, Tally};
+use crate::metrics::{Metrics, SourceMetrics, Tally};
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -98,22 +98,26 @@ impl Totals {
 
 /// Counts of one input published to the metrics as it is read.
 struct Report<'a> {
-    metrics: Option<&'a Metrics>,
-    source: String,
+    metrics: Option<(&'a Metrics, SourceMetrics)>,
     last: Totals,
 }
 
 impl<'a> Report<'a> {
-    fn new(cfg: &'a RunConfig, source: String) -> Report<'a> {
-        Report { metrics: cfg.metrics.as_deref(), source, last: Totals::default() }
+    fn new(cfg: &'a RunConfig, source: &str) -> Report<'a> {
+        Report { metrics: cfg.metrics.as_deref().map(|m| (m, m.source(source))), last: Totals::default() }
     }
 
+    /// The input's counts so far (a snapshot of the same counts as the last one).
     fn update(&mut self, now: Totals) {
-        if let Some(m) = self.metrics {
-            let d = now.since(&self.last);
-            m.add_read(&self.source, &d);
+        self.add(&now.since(&self.last));
+        self.last = now;
+    }
+
+    /// Counts since the last report.
+    fn add(&self, d: &Totals) {
+        if let Some((m, source)) = &self.metrics {
+            m.add_read(source, d);
             m.events_written.inc_by(d.counters.written);
-            self.last = now;
         }
     }
 }
@@ -210,7 +214,7 @@ fn run_file(
     totals: &mut Totals,
 ) -> Result<Outcome, ReadFailure> {
     let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
-    let mut report = Report::new(cfg, meta.path.clone().unwrap_or_default());
+    let mut report = Report::new(cfg, meta.path.as_deref().unwrap_or_default());
     let mut ann = Annotator::new(matcher, cfg.emit, writer, meta);
     ann.tally = cfg.tally.clone();
     let mut buf = vec![0u8; FILE_BLOCK];
@@ -266,7 +270,7 @@ fn run_stdin(
     let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
     let mut ann = Annotator::new(matcher, cfg.emit, writer, SourceMeta::stdin());
     ann.tally = cfg.tally.clone();
-    let mut report = Report::new(cfg, "stdin".into());
+    let mut report = Report::new(cfg, "stdin");
     let result = loop {
         // With no idle timeout, an event is complete as soon as the input pauses.
         let got = if cfg.idle.is_zero() {
@@ -485,6 +489,7 @@ fn run_file_parallel(
         let mut pending = std::collections::BTreeMap::new();
         let mut next_out = 0u64;
         let read_error: std::cell::RefCell<Option<io::Error>> = std::cell::RefCell::new(None);
+        let report = Report::new(cfg, &path.display().to_string());
         let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>,
                            next_out: &mut u64,
                            writer: &mut dyn Writer,
@@ -497,10 +502,7 @@ fn run_file_parallel(
                 writer.rendered(&d.output);
                 pool.give(d.output);
                 add(totals, &d.totals);
-                if let Some(m) = &cfg.metrics {
-                    m.add_read(&path.display().to_string(), &d.totals);
-                    m.events_written.inc_by(d.totals.counters.written);
-                }
+                report.add(&d.totals);
                 *next_out += 1;
             }
         };

@@ -206,7 +206,7 @@ pub fn report(
     let timed_over = if against.is_empty() { "samples" } else { "against" };
     let sampled = sample_pass(m, against.is_empty());
     let (against, counted) = match against_pass(m, against, limits)? {
-        Some((a, tally)) => (Some(a), Some(tally)),
+        Some((a, rec)) => (Some(a), Some(rec)),
         None => (None, None),
     };
     let cost = counted.as_ref().map_or(&sampled.cost, |t| &t.cost);
@@ -271,9 +271,9 @@ struct SamplePass {
 /// Run every record's sample through framing and annotate as one log.
 fn sample_pass(m: &Matcher, timed: bool) -> SamplePass {
     let (samples, owners) = samples(m);
-    let mut tally = Tally::new(m, timed, true);
+    let mut rec = Recorder::new(m, timed, true);
     {
-        let mut ann = Annotator::new(m, Emit::All, &mut tally, SourceMeta::stdin());
+        let mut ann = Annotator::new(m, Emit::All, &mut rec, SourceMeta::stdin());
         let mut fr = Framer::new(m, framing::Limits::default(), true);
         fr.feed(samples.text.as_bytes(), &mut ann);
         fr.finish(&mut ann);
@@ -281,7 +281,7 @@ fn sample_pass(m: &Matcher, timed: bool) -> SamplePass {
     // Which records each sample confirmed: a sample is one event, unless a line of its message
     // looks like the start of another; then the sample is the union of its events.
     let mut hits: Vec<Vec<u32>> = vec![Vec::new(); owners.len()];
-    for (line, found) in tally.events.iter().flatten() {
+    for (line, found) in rec.events.iter().flatten() {
         let i = samples.first_lines.partition_point(|&l| l <= *line);
         if i > 0 {
             hits[i - 1].extend(found);
@@ -306,7 +306,7 @@ fn sample_pass(m: &Matcher, timed: bool) -> SamplePass {
     }
     overlaps.sort_by(|a, b| a.record.cmp(&b.record));
     self_mismatch.sort_by(|a, b| a.record.cmp(&b.record));
-    SamplePass { samples: owners.len(), overlaps, self_mismatch, cost: tally.cost }
+    SamplePass { samples: owners.len(), overlaps, self_mismatch, cost: rec.cost }
 }
 
 /// Run the `--against` files through the pipeline into a counting, timing writer; `None` when
@@ -315,11 +315,11 @@ fn against_pass<'m>(
     m: &'m Matcher,
     files: &[PathBuf],
     limits: framing::Limits,
-) -> Result<Option<(Against, Tally<'m>)>, StatsError> {
+) -> Result<Option<(Against, Recorder<'m>)>, StatsError> {
     if files.is_empty() {
         return Ok(None);
     }
-    let mut tally = Tally::new(m, true, false);
+    let mut rec = Recorder::new(m, true, false);
     let mut a = Against { files: Vec::new(), lines: 0, bytes: 0, matched_events: 0 };
     for p in files {
         let cfg = pipeline::RunConfig {
@@ -338,13 +338,13 @@ fn against_pass<'m>(
             tally: None,
         };
         let (_, totals) =
-            pipeline::run(m, &cfg, &mut tally).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;
+            pipeline::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;
         a.lines += totals.lines;
         a.bytes += totals.bytes;
         a.matched_events += totals.counters.matched;
         a.files.push(p.display().to_string());
     }
-    Ok(Some((a, tally)))
+    Ok(Some((a, rec)))
 }
 
 fn id(m: &Matcher, e: usize) -> &str {
@@ -459,7 +459,7 @@ const REPEATS: usize = 3;
 
 /// The counting writer: per record, matches and primary matches; optionally the cost of
 /// confirming each candidate of each event; for the sample pass, what each event confirmed.
-struct Tally<'m> {
+struct Recorder<'m> {
     m: &'m Matcher,
     matches: Vec<u64>,
     primary: Vec<u64>,
@@ -476,10 +476,10 @@ struct Tally<'m> {
     cands: Vec<u32>,
 }
 
-impl<'m> Tally<'m> {
+impl<'m> Recorder<'m> {
     fn new(m: &'m Matcher, timed: bool, keep_events: bool) -> Self {
         let n = m.entries.len();
-        Tally {
+        Recorder {
             m,
             matches: vec![0; n],
             primary: vec![0; n],
@@ -531,7 +531,7 @@ impl<'m> Tally<'m> {
     }
 }
 
-impl Writer for Tally<'_> {
+impl Writer for Recorder<'_> {
     fn format(&self) -> Format {
         // Not pretty: the annotator would echo unmatched events through `raw`.
         Format::Json

@@ -32,6 +32,10 @@ struct Seen {
 /// What the daemon logs once its first expansion of the globs is done.
 const READY: &str = "initial scan done";
 
+/// A record matching every line the tests write: a catalog reloaded with it annotates them.
+const STRESS_RECORD: &str =
+    "{\"id\":\"t-stress\",\"errorMessage\":\"line written seq={n}\",\"messagePattern\":\"line written seq=(.+?)\"}\n";
+
 /// Sequence numbers of a second writer start here.
 const SECOND: u64 = 10_000_000;
 
@@ -644,8 +648,7 @@ fn sighup_reload_under_load_loses_and_repeats_nothing() {
     let mut w = Writer::new(env.log("a.log"));
     w.write(1);
     assert!(env.wait_all(1, PATIENCE), "started");
-    let good = common::TEST_CATALOG.to_owned()
-        + "{\"id\":\"t-stress\",\"errorMessage\":\"line written seq={n}\",\"messagePattern\":\"line written seq=(.+?)\"}\n";
+    let good = common::TEST_CATALOG.to_owned() + STRESS_RECORD;
     for i in 0..20 {
         w.write(2000);
         if i % 5 == 2 {
@@ -902,7 +905,6 @@ fn a_changed_catalog_is_reloaded_without_a_signal() {
     let mut w = Writer::new(env.log("a.log"));
     w.write(10);
     env.must_catch_up(10, "started");
-    let stress = "{\"id\":\"t-stress\",\"errorMessage\":\"line written seq={n}\",\"messagePattern\":\"line written seq=(.+?)\"}\n";
     let matched = |env: &Env| env.seen.lock().unwrap().events.iter().any(|e| e["match"]["id"] == "t-stress");
     // Broken: reported, the old catalog kept, lines still flow.
     fs::write(&catalog, "{\"id\": broken\n").unwrap();
@@ -915,7 +917,7 @@ fn a_changed_catalog_is_reloaded_without_a_signal() {
     env.must_catch_up(20, "after a broken catalog");
     assert!(!matched(&env));
     // Fixed, with a new record: new lines are annotated with it.
-    fs::write(&catalog, format!("{}{stress}", common::TEST_CATALOG)).unwrap();
+    fs::write(&catalog, format!("{}{STRESS_RECORD}", common::TEST_CATALOG)).unwrap();
     let t = Instant::now();
     while env.stderr().matches("reloaded").count() == 0 && t.elapsed() < PATIENCE {
         thread::sleep(Duration::from_millis(20));

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -131,24 +131,56 @@ fn assert_matches_agree(body: &str, events: &[Value]) {
     assert!(body.lines().any(|l| l.starts_with("annotail_record_matches_total{") && l.ends_with(&format!(" {max}"))));
 }
 
+/// A daemon's directory: `logs/` to follow, the test catalog, its state, and a file for its
+/// diagnostics.
+struct FollowDir {
+    dir: tempfile::TempDir,
+    logs: PathBuf,
+    catalog: PathBuf,
+    err_file: PathBuf,
+}
+
+impl FollowDir {
+    fn new() -> FollowDir {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        fs::create_dir(&logs).unwrap();
+        let catalog = dir.path().join("catalog.jsonl");
+        fs::write(&catalog, common::TEST_CATALOG).unwrap();
+        let err_file = dir.path().join("stderr.log");
+        FollowDir { dir, logs, catalog, err_file }
+    }
+
+    /// `annotail --follow logs/*.log` with its state directory and catalog, a metrics endpoint
+    /// on a free port, and diagnostics (info) in `err_file`.
+    fn command(&self) -> Command {
+        let mut c = cmd();
+        c.arg("--follow")
+            .arg(format!("{}/*.log", self.logs.display()))
+            .arg("--state-dir")
+            .arg(self.dir.path().join("state"));
+        c.args(["--metrics-addr", "127.0.0.1:0", "--log-level", "info", "-c"]).arg(&self.catalog);
+        c.stderr(fs::File::create(&self.err_file).unwrap());
+        c
+    }
+
+    /// The series of a per-source metric for the followed glob.
+    fn source_series(&self, metric: &str) -> String {
+        format!("{metric}{{source=\"{}/*.log\"}}", self.logs.display())
+    }
+}
+
 #[test]
 fn scrape_while_following_matches_what_was_fed() {
-    let dir = tempfile::tempdir().unwrap();
-    let logs = dir.path().join("logs");
-    fs::create_dir(&logs).unwrap();
-    let catalog = dir.path().join("catalog.jsonl");
-    fs::write(&catalog, common::TEST_CATALOG).unwrap();
-    let err_file = dir.path().join("stderr.log");
+    let fx = FollowDir::new();
+    let (logs, catalog, err_file) = (&fx.logs, &fx.catalog, &fx.err_file);
     let sample = fs::read(common::example_log()).unwrap();
-    let mut c = cmd();
-    c.arg("--follow").arg(format!("{}/*.log", logs.display()));
-    c.arg("--state-dir").arg(dir.path().join("state"));
-    c.args(["--format", "json", "--metrics-addr", "127.0.0.1:0", "--poll-interval", "50ms", "--summary"]);
-    c.args(["--checkpoint-interval", "100ms", "--log-level", "info", "-c"]).arg(&catalog);
-    c.stdout(Stdio::piped()).stderr(fs::File::create(&err_file).unwrap());
+    let mut c = fx.command();
+    c.args(["--format", "json", "--poll-interval", "50ms", "--summary", "--checkpoint-interval", "100ms"]);
+    c.stdout(Stdio::piped());
     let mut d = Guard(c.spawn().unwrap());
     let events = collect(&mut d.0);
-    let addr = endpoint(&err_file);
+    let addr = endpoint(err_file);
     assert_eq!(get(&addr, "/health"), (200, "ok\n".to_owned()));
     let start = Instant::now();
     while get(&addr, "/ready").0 != 200 {
@@ -164,7 +196,7 @@ fn scrape_while_following_matches_what_was_fed() {
     let log = logs.join("meta.log");
     let mut fed_lines = 0u64;
     let mut fed_bytes = 0u64;
-    let source = format!("annotail_lines_read_total{{source=\"{}/*.log\"}}", logs.display());
+    let source = fx.source_series("annotail_lines_read_total");
     for part in [&lines[..half], &lines[half..]] {
         let mut f = OpenOptions::new().create(true).append(true).open(&log).unwrap();
         for l in part {
@@ -177,8 +209,7 @@ fn scrape_while_following_matches_what_was_fed() {
                 && series(b, "annotail_sink_queue_events{sink=\"-\"}") == Some(0.0)
                 && series(b, &format!("annotail_file_lag_bytes{{path=\"{}\"}}", log.display())) == Some(0.0)
         });
-        let bytes = format!("annotail_bytes_read_total{{source=\"{}/*.log\"}}", logs.display());
-        assert_eq!(series(&body, &bytes), Some(fed_bytes as f64));
+        assert_eq!(series(&body, &fx.source_series("annotail_bytes_read_total")), Some(fed_bytes as f64));
         // Give stdout's reader a moment to have parsed what the sink wrote.
         let written = series(&body, "annotail_events_written_total").unwrap();
         let start = Instant::now();
@@ -202,7 +233,7 @@ fn scrape_while_following_matches_what_was_fed() {
     // Reloads are counted, a broken catalog as failed; the counts survive them.
     signal(&d.0, "-HUP");
     scrape_until(&addr, "a reload", |b| series(b, "annotail_catalog_reloads_total{result=\"ok\"}") == Some(1.0));
-    fs::write(&catalog, "{ not json\n").unwrap();
+    fs::write(catalog, "{ not json\n").unwrap();
     signal(&d.0, "-HUP");
     let body = scrape_until(&addr, "a failed reload", |b| {
         series(b, "annotail_catalog_reloads_total{result=\"failed\"}") == Some(1.0)
@@ -214,7 +245,7 @@ fn scrape_while_following_matches_what_was_fed() {
     let status = wait_timeout(&mut d.0, PATIENCE).expect("exits after SIGTERM");
     assert!(status.success(), "SIGTERM is a normal stop in follow mode, summary or not");
     // --summary in follow mode: the table after the orderly stop, with every line read.
-    let err = fs::read_to_string(&err_file).unwrap();
+    let err = fs::read_to_string(err_file).unwrap();
     assert!(err.contains(&format!("annotail summary\n  lines read    {}", thousands(fed_lines))), "{err}");
 }
 
@@ -403,20 +434,13 @@ fn thousands(n: u64) -> String {
 /// already (bug: `lines_read` grew by the open event's lines at every reload).
 #[test]
 fn regression_reload_counts_the_open_event_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let logs = dir.path().join("logs");
-    fs::create_dir(&logs).unwrap();
-    let catalog = dir.path().join("catalog.jsonl");
-    fs::write(&catalog, common::TEST_CATALOG).unwrap();
-    let err_file = dir.path().join("stderr.log");
-    let mut c = cmd();
-    c.arg("--follow").arg(format!("{}/*.log", logs.display())).arg("--state-dir").arg(dir.path().join("state"));
+    let fx = FollowDir::new();
+    let mut c = fx.command();
     // The last event stays open (no idle completion) across the reload.
-    c.args(["--metrics-addr", "127.0.0.1:0", "--idle-timeout", "600000", "--log-level", "info", "-c"]).arg(&catalog);
-    c.stdout(Stdio::null()).stderr(fs::File::create(&err_file).unwrap());
+    c.args(["--idle-timeout", "600000"]).stdout(Stdio::null());
     let mut d = Guard(c.spawn().unwrap());
-    let addr = endpoint(&err_file);
-    let log = logs.join("a.log");
+    let addr = endpoint(&fx.err_file);
+    let log = fx.logs.join("a.log");
     let event = |i: u32| {
         format!("2026-03-02T08:00:00.000000000Z ERROR risingwave_meta: failed {i}\n  caused by: x\n  caused by: y\n")
     };
@@ -424,7 +448,7 @@ fn regression_reload_counts_the_open_event_once() {
     for i in 0..4 {
         f.write_all(event(i).as_bytes()).unwrap();
     }
-    let source = format!("annotail_lines_read_total{{source=\"{}/*.log\"}}", logs.display());
+    let source = fx.source_series("annotail_lines_read_total");
     scrape_until(&addr, "12 lines", |b| series(b, &source) == Some(12.0));
     for n in 1..=3 {
         signal(&d.0, "-HUP");
@@ -435,8 +459,10 @@ fn regression_reload_counts_the_open_event_once() {
     f.write_all(event(4).as_bytes()).unwrap();
     let body = scrape_until(&addr, "15 lines", |b| series(b, &source).unwrap_or(0.0) >= 15.0);
     assert_eq!(series(&body, &source), Some(15.0), "lines counted twice after reloads");
-    let bytes = format!("annotail_bytes_read_total{{source=\"{}/*.log\"}}", logs.display());
-    assert_eq!(series(&body, &bytes), Some(fs::metadata(&log).unwrap().len() as f64));
+    assert_eq!(
+        series(&body, &fx.source_series("annotail_bytes_read_total")),
+        Some(fs::metadata(&log).unwrap().len() as f64)
+    );
     signal(&d.0, "-TERM");
     assert!(wait_timeout(&mut d.0, PATIENCE).expect("exits").success());
 }

@@ -40,7 +40,7 @@ use crate::config::{StartAt, WatchMode};
 use crate::event::Format;
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
-use crate::metrics::{Metrics, PathLabel, ResultLabel, Tally};
+use crate::metrics::{Metrics, PathLabel, ResultLabel, SourceMetrics, Tally};
 use crate::pipeline::Totals;
 use crate::sink::{MultiWriter, Rendered, SinkSpec, Sinks};
 use checkpoint::{Mark, Saved, StateError, Store};
@@ -366,8 +366,8 @@ struct Tracked {
     meta: SourceMeta,
     /// Last position marked.
     marked: (u64, u64),
-    /// The source (glob) it was found by: the metrics label.
-    source: String,
+    /// The read counters of the source (glob) it was found by.
+    source: SourceMetrics,
     /// Bytes and lines counted in the metrics, as absolute positions: after a reload the open
     /// event's lines are framed again and must not be counted twice.
     counted: (u64, u64),
@@ -825,7 +825,7 @@ impl Reader {
         tracing::info!(path = %w.path.display(), offset, fingerprint = %format!("{key:016x}"), "following {why}");
         let mut meta = SourceMeta::file(&w.path.display().to_string());
         meta.fingerprint = Some(key);
-        let source = self.source_of(&w.path);
+        let source = self.metrics.source(&self.source_of(&w.path));
         let now = Instant::now();
         let t = Tracked {
             key,

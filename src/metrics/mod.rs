@@ -69,6 +69,13 @@ pub struct ResultLabel {
     pub result: &'static str,
 }
 
+/// One source's read counters (clones share the values).
+#[derive(Debug, Clone, Default)]
+pub struct SourceMetrics {
+    lines: Counter,
+    bytes: Counter,
+}
+
 /// One sink's counters (clones share the values).
 #[derive(Debug, Clone, Default)]
 pub struct SinkMetrics {
@@ -195,68 +202,45 @@ impl Metrics {
     /// `top_records`: how many records get their own `annotail_record_matches_total` series.
     pub fn new(top_records: usize) -> Metrics {
         let mut r = Registry::with_prefix("annotail");
-        let lines_read = Family::<SourceLabel, Counter>::default();
-        r.register("lines_read", "Lines read, per source (glob, stdin or file)", lines_read.clone());
-        let bytes_read = Family::<SourceLabel, Counter>::default();
-        r.register("bytes_read", "Bytes read, per source", bytes_read.clone());
-        let events = Counter::default();
-        r.register("events", "Events framed (a multi-line event counts once)", events.clone());
-        let events_written = Counter::default();
-        r.register(
-            "events_written",
-            "Events delivered: acknowledged by every sink (follow mode) or written",
-            events_written.clone(),
-        );
-        let matches = Family::<SeverityLabel, Counter>::default();
-        r.register("matches", "Record matches, per record severity", matches.clone());
-        let record_matches = Family::<RecordLabel, Counter>::default();
-        r.register("record_matches", "Matches of the most matched records (top K)", record_matches.clone());
-        let candidates = Counter::default();
-        r.register(
-            "prefilter_candidates",
-            "Candidate records the prefilter passed to confirmation",
-            candidates.clone(),
-        );
-        let examined = Counter::default();
-        r.register("prefilter_events", "Events with at least one prefilter candidate", examined.clone());
-        let confirmed = Counter::default();
-        r.register("confirmed_events", "Events a record's regex confirmed", confirmed.clone());
-        let parse_errors = Counter::default();
-        r.register("parse_errors", "Lines that looked like JSON but did not parse", parse_errors.clone());
-        let truncated_lines = Counter::default();
-        r.register("truncated_lines", "Lines cut at max_line_bytes", truncated_lines.clone());
-        let internal_errors = Counter::default();
-        r.register("internal_errors", "Events skipped after an internal error", internal_errors.clone());
-        let sink_batches = Family::<SinkResultLabel, Counter>::default();
-        r.register(
+        // A new metric, registered under `name` (the registry keeps a clone sharing its value).
+        fn reg<M: prometheus_client::registry::Metric + Clone + Default>(
+            r: &mut Registry,
+            name: &str,
+            help: &str,
+        ) -> M {
+            let m = M::default();
+            r.register(name, help, m.clone());
+            m
+        }
+        let lines_read = reg(&mut r, "lines_read", "Lines read, per source (glob, stdin or file)");
+        let bytes_read = reg(&mut r, "bytes_read", "Bytes read, per source");
+        let events = reg(&mut r, "events", "Events framed (a multi-line event counts once)");
+        let events_written =
+            reg(&mut r, "events_written", "Events delivered: acknowledged by every sink (follow mode) or written");
+        let matches = reg(&mut r, "matches", "Record matches, per record severity");
+        let record_matches = reg(&mut r, "record_matches", "Matches of the most matched records (top K)");
+        let candidates = reg(&mut r, "prefilter_candidates", "Candidate records the prefilter passed to confirmation");
+        let examined = reg(&mut r, "prefilter_events", "Events with at least one prefilter candidate");
+        let confirmed = reg(&mut r, "confirmed_events", "Events a record's regex confirmed");
+        let parse_errors = reg(&mut r, "parse_errors", "Lines that looked like JSON but did not parse");
+        let truncated_lines = reg(&mut r, "truncated_lines", "Lines cut at max_line_bytes");
+        let internal_errors = reg(&mut r, "internal_errors", "Events skipped after an internal error");
+        let sink_batches = reg(
+            &mut r,
             "sink_batches",
             "Sink deliveries: sent, failed (each failed attempt) or given_up (rejected 4xx)",
-            sink_batches.clone(),
         );
-        let sink_retries = Family::<SinkLabel, Counter>::default();
-        r.register("sink_retries", "Delivery attempts after a failure", sink_retries.clone());
-        let sink_dropped = Family::<SinkLabel, Counter>::default();
-        r.register(
-            "sink_dropped_events",
-            "Events dropped because a queue was full (when_full = drop)",
-            sink_dropped.clone(),
-        );
-        let sink_queue_events = Family::<SinkLabel, Gauge>::default();
-        r.register("sink_queue_events", "Events queued for a sink, not yet delivered", sink_queue_events.clone());
-        let file_lag = Family::<PathLabel, Gauge>::default();
-        r.register("file_lag_bytes", "Bytes of a followed file not yet delivered and checkpointed", file_lag.clone());
-        let files = Gauge::default();
-        r.register("files_followed", "Files followed now (rotated ones still being read included)", files.clone());
-        let checkpoint_age = Gauge::<f64, AtomicU64>::default();
-        r.register(
-            "checkpoint_age_seconds",
-            "Seconds since the checkpoint file last matched what was delivered",
-            checkpoint_age.clone(),
-        );
-        let catalog_records = Gauge::default();
-        r.register("catalog_records", "Catalog records loaded and usable", catalog_records.clone());
-        let reloads = Family::<ResultLabel, Counter>::default();
-        r.register("catalog_reloads", "Catalog and config reloads, ok or failed", reloads.clone());
+        let sink_retries = reg(&mut r, "sink_retries", "Delivery attempts after a failure");
+        let sink_dropped =
+            reg(&mut r, "sink_dropped_events", "Events dropped because a queue was full (when_full = drop)");
+        let sink_queue_events = reg(&mut r, "sink_queue_events", "Events queued for a sink, not yet delivered");
+        let file_lag = reg(&mut r, "file_lag_bytes", "Bytes of a followed file not yet delivered and checkpointed");
+        let files = reg(&mut r, "files_followed", "Files followed now (rotated ones still being read included)");
+        let checkpoint_age =
+            reg(&mut r, "checkpoint_age_seconds", "Seconds since the checkpoint file last matched what was delivered");
+        let catalog_records = reg(&mut r, "catalog_records", "Catalog records loaded and usable");
+        let reloads: Family<ResultLabel, Counter> =
+            reg(&mut r, "catalog_reloads", "Catalog and config reloads, ok or failed");
         // Both outcomes exist from the start: a rate over a series that appears later misses
         // its first increment.
         for result in ["ok", "failed"] {
@@ -336,11 +320,19 @@ impl Metrics {
         v
     }
 
-    /// Count what one source read and one annotator saw since its last report.
-    pub fn add_read(&self, source: &str, d: &crate::pipeline::Totals) {
+    /// The read counters of one source, looked up once (not per read).
+    pub fn source(&self, source: &str) -> SourceMetrics {
         let label = SourceLabel { source: source.to_owned() };
-        self.lines_read.get_or_create(&label).inc_by(d.lines);
-        self.bytes_read.get_or_create(&label).inc_by(d.bytes);
+        SourceMetrics {
+            lines: self.lines_read.get_or_create_owned(&label),
+            bytes: self.bytes_read.get_or_create_owned(&label),
+        }
+    }
+
+    /// Count what one source read and one annotator saw since its last report.
+    pub fn add_read(&self, source: &SourceMetrics, d: &crate::pipeline::Totals) {
+        source.lines.inc_by(d.lines);
+        source.bytes.inc_by(d.bytes);
         self.truncated_lines.inc_by(d.truncated_lines);
         self.lines_all.fetch_add(d.lines, Ordering::Relaxed);
         let c = &d.counters;
@@ -443,7 +435,7 @@ mod tests {
         tally.add(1);
         let mut d = crate::pipeline::Totals { lines: 10, bytes: 100, ..Default::default() };
         d.counters.matched = 3;
-        metrics.add_read("stdin", &d);
+        metrics.add_read(&metrics.source("stdin"), &d);
         let text = metrics.encode();
         assert_eq!(value(&text, "annotail_lines_read_total{source=\"stdin\"}"), Some(10.0), "{text}");
         assert_eq!(value(&text, "annotail_bytes_read_total{source=\"stdin\"}"), Some(100.0));
