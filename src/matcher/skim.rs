@@ -208,9 +208,12 @@ impl Sketch {
 /// probes that passed were such words (`examples/skim_stats.rs`).
 const SAMPLE: &[u8] = include_bytes!("rarity_sample.log");
 
-/// How often a literal is likely to occur in real logs, from the sample: the count of its
-/// rarest 8-byte gram (an upper bound of the literal's own count), or of its rarest 4-byte gram
-/// when it is shorter than 8 bytes.
+/// What an occurrence of a key costs against a probe that passes on one of its grams: a pass is
+/// a table lookup and two 8-byte compares (~30 ns); an occurrence makes its records candidates,
+/// whose confirmation walks the event (~0.5 µs).
+const OCCURRENCE_COST: u32 = 16;
+
+/// How often the skim's probes would pass on a literal in real logs, from the sample.
 pub struct Rarity {
     q8: Sketch,
     q4: Sketch,
@@ -225,12 +228,32 @@ impl Default for Rarity {
 }
 
 impl Rarity {
+    /// The expected cost of keying on `lit`: for a literal the skim indexes, the summed sample
+    /// counts of the grams of the window it would index (what its probes will pass on); for a
+    /// shorter one, the count of its rarest 4-byte gram. Keys were once ranked by their rarest
+    /// 8-byte gram, which said nothing of the window the skim indexes: a 10-byte key is indexed
+    /// by 4-byte grams (`, schema: ` passed on every `, sc`), and a long key with one rare word
+    /// could still be indexed where its common words were.
     pub fn estimate(&self, lit: &[u8]) -> u32 {
         let (sk, q) = if lit.len() >= 8 { (&self.q8, 8) } else { (&self.q4, 4) };
         if lit.len() < q {
             return u32::MAX;
         }
-        (0..=lit.len() - q).map(|i| sk.get(&lit[i..i + q])).min().unwrap_or(u32::MAX)
+        let occurrences = (0..=lit.len() - q).map(|i| sk.get(&lit[i..i + q])).min().unwrap_or(u32::MAX);
+        let passes = Skim::shape(lit.len()).map_or(0, |shape| self.window(lit, shape).1);
+        occurrences.saturating_mul(OCCURRENCE_COST).saturating_add(passes)
+    }
+
+    /// The window of `lit` the skim indexes (its start), and its cost: the sum of its grams'
+    /// sample counts, each the number of probes per sample that would pass on that gram. Ties go
+    /// to the window whose commonest gram is rarer.
+    fn window(&self, lit: &[u8], (_, q, s): (usize, usize, usize)) -> (usize, u32) {
+        let sk = if q == 8 { &self.q8 } else { &self.q4 };
+        let cost = |j: usize| {
+            (0..s).map(|t| sk.get(&lit[j + t..j + t + q])).fold((0u32, 0u32), |(sum, mx), c| (sum.saturating_add(c), mx.max(c)))
+        };
+        let j = (0..=lit.len() - (q + s - 1)).min_by_key(|&j| cost(j)).expect("literal is at least one window long");
+        (j, cost(j).0)
     }
 }
 
@@ -281,23 +304,15 @@ impl Skim {
         let mut long = Group::new(LONG, bits(grams(LONG.0, usize::MAX, LONG.2)));
         let mut short = Group::new(SHORT, bits(grams(SHORT.0, LONG.0, SHORT.2)));
         const _: () = assert!(LONG.1 == 8 && SHORT.1 == 4, "the rarity sketches are of 8- and 4-byte grams");
-        let (sk_long, sk_short) = (&rarity.q8, &rarity.q4);
         let mut unindexed = Vec::new();
         for (id, lit) in literals.iter().enumerate() {
-            let (group, sk, (_, q, s)) = if lit.len() >= LONG.0 {
-                (&mut long, &sk_long, LONG)
-            } else if lit.len() >= SHORT.0 {
-                (&mut short, &sk_short, SHORT)
-            } else {
+            let Some(shape) = Skim::shape(lit.len()) else {
                 unindexed.push(id as u32);
                 continue;
             };
-            let w = q + s - 1;
-            // The window whose most common gram is rarest, then whose grams are rarest in all.
-            let cost = |j: usize| {
-                (0..s).map(|t| sk.get(&lit[j + t..j + t + q])).fold((0, 0), |(mx, sum), c| (mx.max(c), sum + c))
-            };
-            let best = (0..=lit.len() - w).min_by_key(|&j| cost(j)).expect("literal is at least one window long");
+            let group = if shape == LONG { &mut long } else { &mut short };
+            let (_, q, s) = shape;
+            let (best, _) = rarity.window(lit, shape);
             for t in 0..s {
                 group.insert(&lit[best + t..best + t + q], lit, id as u32, best + t);
             }
@@ -305,6 +320,17 @@ impl Skim {
         long.finish();
         short.finish();
         Skim { long, short, lits: literals.to_vec(), unindexed }
+    }
+
+    /// The group shape a literal of `len` bytes is indexed with; `None`: too short to index.
+    fn shape(len: usize) -> Option<(usize, usize, usize)> {
+        if len >= LONG.0 {
+            Some(LONG)
+        } else if len >= SHORT.0 {
+            Some(SHORT)
+        } else {
+            None
+        }
     }
 
     /// Every occurrence of every indexed literal in `hay`, as (end, literal id), in no order.
