@@ -173,13 +173,17 @@ struct Prefixes {
 
 impl<W: Writer> Annotator<'_, W> {
     /// Clean the event's lines into `self.text`; the first line's prefixes are returned with
-    /// ranges into `self.line_buf` (a copy of the first raw line without ANSI codes).
+    /// ranges into `self.line_buf` (a copy of the first raw line's prefixes, without ANSI codes).
     fn clean(&mut self, bytes: &[u8]) -> Prefixes {
         self.text.clear();
         let mut state = self.state;
         let mut pre = Prefixes { runtime_ts: None, pod: None, container: None, stream: None };
         let mut tmp = Vec::new();
-        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        // Lines found with memchr: a byte-at-a-time split was 3% of an `--all` run.
+        let mut from = 0;
+        for i in 0.. {
+            let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |n| from + n);
+            let line = &bytes[from..end];
             let l: &[u8] = if memchr::memchr(0x1b, line).is_some() {
                 tmp.clear();
                 parse::strip_ansi(line, &mut tmp);
@@ -189,8 +193,9 @@ impl<W: Writer> Annotator<'_, W> {
             };
             let (p, _) = parse::classify(l, &mut state);
             if i == 0 {
+                // The prefixes all lie before the content: only they are kept (most lines have none).
                 self.line_buf.clear();
-                self.line_buf.extend_from_slice(l);
+                self.line_buf.extend_from_slice(&l[..p.content]);
                 pre.runtime_ts = p.runtime_ts.clone();
                 if let Some((pod, c)) = &p.kubectl {
                     pre.pod = Some(pod.clone());
@@ -201,6 +206,10 @@ impl<W: Writer> Annotator<'_, W> {
                 self.text.push(b'\n');
             }
             self.text.extend_from_slice(&l[p.content..]);
+            if end == bytes.len() {
+                break;
+            }
+            from = end + 1;
         }
         self.state = state;
         pre

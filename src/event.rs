@@ -258,7 +258,17 @@ fn s(out: &mut Vec<u8>, v: &str) {
 }
 
 fn b(out: &mut Vec<u8>, v: &[u8]) {
-    s(out, &text(v));
+    // Printable ASCII without `"` or `\` (most messages) is valid UTF-8 that needs no escape:
+    // one pass decides both, where the UTF-8 check and then the escape check were two.
+    let plain = !v.iter().fold(false, |acc, &c| acc | (c < 0x20) | (c >= 0x80) | (c == b'"') | (c == b'\\'));
+    if plain {
+        out.reserve(v.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(v);
+        out.push(b'"');
+    } else {
+        s(out, &text(v));
+    }
 }
 
 fn key(out: &mut Vec<u8>, k: &str) {
@@ -271,13 +281,23 @@ fn num(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
-fn opt(out: &mut Vec<u8>, k: &str, v: Option<&str>, first: &mut bool) {
+/// A string annotail itself chose (a schema name, a format, a key of its own): written without
+/// the escape check, which costs a call and a pass per string, several times per event.
+fn known(out: &mut Vec<u8>, v: &'static str) {
+    debug_assert!(!v.bytes().any(|c| c < 0x20 || c == b'"' || c == b'\\'), "{v:?} needs escaping");
+    out.push(b'"');
+    out.extend_from_slice(v.as_bytes());
+    out.push(b'"');
+}
+
+fn opt(out: &mut Vec<u8>, k: &'static str, v: Option<&str>, first: &mut bool) {
     if let Some(v) = v {
         if !*first {
             out.push(b',');
         }
         *first = false;
-        key(out, k);
+        known(out, k);
+        out.push(b':');
         s(out, v);
     }
 }
@@ -363,7 +383,7 @@ fn span(out: &mut Vec<u8>, f: &Found) {
 
 pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<String>>) {
     out.extend_from_slice(b"{\"schema\":");
-    s(out, ev.schema);
+    known(out, ev.schema);
     if let Some(id) = ev.event_id {
         out.extend_from_slice(format!(",\"event_id\":\"{id:016x}\"").as_bytes());
     }
@@ -372,7 +392,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
     out.extend_from_slice(b",\"observed\":");
     s(out, ev.observed);
     out.extend_from_slice(b",\"source\":{\"kind\":");
-    s(out, ev.source.kind);
+    known(out, ev.source.kind);
     if let Some(p) = ev.source.path {
         out.extend_from_slice(b",\"path\":");
         s(out, p);
@@ -431,7 +451,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
 
 fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
     out.extend_from_slice(b"{\"format\":");
-    s(out, log.format);
+    known(out, log.format);
     let mut first = false;
     opt(out, "level", log.level.as_deref(), &mut first);
     opt(out, "target", log.target.as_deref(), &mut first);
