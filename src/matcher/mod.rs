@@ -58,6 +58,12 @@ const MIN_LITERAL: usize = 3;
 /// any line (`(.+?)`, `.{2}`): it is refused.
 const MIN_GENERIC_LEN: usize = 8;
 
+/// Start-up threads for preparing records: more than four gains little on catalogs of this
+/// size (the rest of start-up is serial) and would take cores from a busy host.
+const MAX_PREPARE_THREADS: usize = 4;
+/// Records per preparing thread at least: below this a thread costs more than it saves.
+const MIN_PREPARE_CHUNK: usize = 512;
+
 /// How a record ranks as the primary match, best last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
@@ -254,12 +260,36 @@ impl Matcher {
     /// Compile a catalog. Records with errors are left out and reported.
     pub fn new(catalog: Catalog, limits: Limits) -> (Matcher, Vec<Problem>) {
         let mut problems = catalog.problems;
-        let mut entries = Vec::with_capacity(catalog.records.len());
         let rarity = skim::Rarity::default();
-        for rec in catalog.records {
-            if let Some(e) = prepare(rec, limits, &rarity, &mut problems) {
-                entries.push(e);
-            }
+        // Records are prepared (parsed, their literals and key chosen) on every core: it is most
+        // of start-up, and records do not depend on each other. Chunks keep the catalog's order.
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PREPARE_THREADS);
+        let chunk = catalog.records.len().div_ceil(workers).max(MIN_PREPARE_CHUNK);
+        let mut records = catalog.records;
+        let mut chunks = Vec::new();
+        while records.len() > chunk {
+            let rest = records.split_off(chunk);
+            chunks.push(std::mem::replace(&mut records, rest));
+        }
+        chunks.push(records);
+        let prepared: Vec<(Vec<Entry>, Vec<Problem>)> = std::thread::scope(|s| {
+            let rarity = &rarity;
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .map(|recs| {
+                    s.spawn(move || {
+                        let mut problems = Vec::new();
+                        let entries = recs.into_iter().filter_map(|r| prepare(r, limits, rarity, &mut problems)).collect();
+                        (entries, problems)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("preparing a record does not panic")).collect()
+        });
+        let mut entries = Vec::new();
+        for (e, p) in prepared {
+            entries.extend(e);
+            problems.extend(p);
         }
         let keys: Vec<Option<&[u8]>> = entries.iter().map(|e| e.key.as_deref()).collect();
         let prefilter = Prefilter::new(&keys, &rarity);
