@@ -590,8 +590,13 @@ impl<'m> Framer<'m> {
 /// no line break.
 pub fn event_boundary(buf: &[u8], lines: usize) -> Option<usize> {
     let last_nl = memchr::memrchr(b'\n', buf)?;
-    let fallback = last_nl + 1;
-    let mut end = last_nl;
+    Some(header_line_before(buf, lines).unwrap_or(last_nl + 1))
+}
+
+/// The start of the last line of `buf` (among its last `lines` complete lines, and not its
+/// first line, which may be cut) that has a header; `None` when there is none.
+pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
+    let mut end = memchr::memrchr(b'\n', buf)?;
     for _ in 0..lines {
         let start = line_start(buf, end);
         if start == 0 {
@@ -603,7 +608,7 @@ pub fn event_boundary(buf: &[u8], lines: usize) -> Option<usize> {
         }
         end = start - 1;
     }
-    Some(fallback)
+    None
 }
 
 /// Does `block` hold an ANSI escape (ESC), and a JSON escape the prefilter does not know (`\u`,

@@ -279,7 +279,8 @@ impl Matcher {
                 .map(|recs| {
                     s.spawn(move || {
                         let mut problems = Vec::new();
-                        let entries = recs.into_iter().filter_map(|r| prepare(r, limits, rarity, &mut problems)).collect();
+                        let entries =
+                            recs.into_iter().filter_map(|r| prepare(r, limits, rarity, &mut problems)).collect();
                         (entries, problems)
                     })
                 })

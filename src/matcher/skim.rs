@@ -250,9 +250,8 @@ impl Rarity {
     fn window(&self, lit: &[u8], (_, q, s): (usize, usize, usize)) -> (usize, u32) {
         let sk = if q == 8 { &self.q8 } else { &self.q4 };
         let counts: Vec<u32> = (0..=lit.len() - q).map(|i| sk.get(&lit[i..i + q])).collect();
-        let cost = |j: usize| {
-            counts[j..j + s].iter().fold((0u32, 0u32), |(sum, mx), &c| (sum.saturating_add(c), mx.max(c)))
-        };
+        let cost =
+            |j: usize| counts[j..j + s].iter().fold((0u32, 0u32), |(sum, mx), &c| (sum.saturating_add(c), mx.max(c)));
         let j = (0..counts.len() + 1 - s).min_by_key(|&j| cost(j)).expect("literal is at least one window long");
         (j, cost(j).0)
     }
