@@ -69,3 +69,39 @@ fn threads_give_the_output_of_one_thread() {
         }
     }
 }
+
+/// Regression: segment cuts look for an event start in the last 16 KiB before the target first.
+/// Events longer than that (a 40 KiB await-tree dump) must make the reader look further back,
+/// not cut them: each must come out whole, as with one thread.
+#[test]
+fn regression_events_longer_than_the_small_lookback_are_not_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read_to_string(example_log()).unwrap();
+    let mut dump = String::from(
+        "2026-03-02T08:00:01.000000000Z ERROR risingwave_meta::barrier: Failed to execute enumerator `on_tick` for source 9: Don't support Float32 and Int256\n",
+    );
+    for k in 0..700 {
+        dump.push_str(&format!("    actor {k:>5} [1.234s] Epoch 7 await-tree frame: waiting on the exchange\n"));
+    }
+    assert!(dump.len() > 40 << 10);
+    // Mostly dumps, so that segment targets (every few MiB) fall deep inside one.
+    let head: String = log.lines().take(5).map(|l| format!("{l}\n")).collect();
+    let mut text = String::new();
+    while text.len() < 12 << 20 {
+        text.push_str(&head);
+        text.push_str(&dump);
+    }
+    let input = dir.path().join("dumps.log");
+    std::fs::write(&input, &text).unwrap();
+    let one = run(&["--threads", "1", &path_str(&input)], b"");
+    let two = run(&["--threads", "2", &path_str(&input)], b"");
+    assert_eq!(two.status.code(), Some(0), "{}", stderr_of(&two));
+    let (a, b) = (without_read_time(&one.stdout), without_read_time(&two.stdout));
+    assert_eq!(a, b);
+    let dumps: Vec<&Value> = b
+        .iter()
+        .filter(|e| e["message"].as_str().is_some_and(|m| m.contains("for source 9: Don't support")))
+        .collect();
+    assert_eq!(dumps.len(), text.matches("for source 9").count());
+    assert!(dumps.iter().all(|e| src_lines(e) == 701), "a dump was split");
+}
