@@ -116,7 +116,9 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = n;
     }
     // CRI record or kubectl --timestamps
-    if let Some(t) = timestamp_len(&line[i..]) {
+    let prefixed = i;
+    let first_ts = timestamp_len(&line[i..]);
+    if let Some(t) = first_ts {
         let after = &line[i + t..];
         if after.first() == Some(&b' ') {
             let rest = &after[1..];
@@ -143,7 +145,13 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     }
     p.content = i;
     let c = &line[i..];
-    let h = if risingwave_header(c).is_some() {
+    // The timestamp already found at the content's start is not parsed again.
+    let rw = match first_ts {
+        Some(t) if i == prefixed => c.get(t) == Some(&b' ') && level_at(&c[t + 1..]),
+        None if i == prefixed => false,
+        _ => risingwave_header(c).is_some(),
+    };
+    let h = if rw {
         Header::RisingWave
     } else if c.first() == Some(&b'{') {
         Header::Json
@@ -206,8 +214,20 @@ pub struct TextLine {
 pub type KeyValue = (Range<usize>, Range<usize>);
 
 fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    IDENT[b as usize]
 }
+
+/// `[A-Za-z0-9_]` as a table: one load per byte where the comparisons took several (targets and
+/// span names are scanned byte by byte on every line of an `--all` run).
+static IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    t
+};
 
 /// `ident(::ident)*:` followed by a space or the end: the length up to the colon.
 fn target_len(s: &[u8]) -> Option<usize> {
