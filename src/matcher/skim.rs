@@ -15,17 +15,41 @@
 
 use rustc_hash::FxHashMap;
 
-/// Group shapes: (minimum literal length, q, stride). Both groups probe every 5th position, so
-/// one load serves both. Long literals (12 bytes or more): 8-byte grams (window 12). Short
-/// literals (8 to 11 bytes; the shortest keys of the RisingWave catalog are 8): 4-byte grams
-/// (window 8). Measured on a 100 MB corpus against strides 4 and 8 with 5- and 8-byte grams:
-/// this shape probed fastest (fewer probes than stride 4, rarer grams than stride 8).
-const LONG: (usize, usize, usize) = (12, 8, 5);
-const SHORT: (usize, usize, usize) = (8, 4, 5);
-const STRIDE: usize = 5;
-const _: () = assert!(LONG.2 == STRIDE && SHORT.2 == STRIDE);
+/// A skim layout: both groups probe every `stride`-th position, so one load serves both.
+/// Groups are (minimum literal length, q, stride): long literals get 8-byte grams, short ones
+/// (down to 8 bytes: the shortest keys of the RisingWave catalog) shorter grams, since a group's
+/// window (`q + stride - 1` bytes) must fit in its shortest literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    stride: usize,
+    long: (usize, usize, usize),
+    short: (usize, usize, usize),
+}
+
+/// The layouts a catalog is skimmed with, the one expected to cost least chosen at build time
+/// (see [`Skim::new`]). Stride 5 probes fewer positions; stride 4 indexes short literals by
+/// 5-byte grams instead of 4-byte ones, far rarer in logs. Measured on 100 MB: the 4,350-record
+/// catalog skims in 59 ms at stride 5 and 65 ms at stride 4 (35 short literals); the
+/// 43,500-record one in 146 ms at stride 5 and 110 ms at stride 4 (402 short literals, whose
+/// 4-byte grams passed on 10% of probes). Strides 6 to 8 pushed too many keys below the short
+/// group's minimum (BENCHMARKS.md).
+const LAYOUTS: [Layout; 2] = [
+    Layout { stride: 5, long: (12, 8, 5), short: (8, 4, 5) },
+    Layout { stride: 4, long: (11, 8, 4), short: (8, 5, 4) },
+];
+
+/// The layout keys are chosen for (before the catalog's own layout is known).
+const KEY_LAYOUT: Layout = LAYOUTS[0];
+
+/// Costs the layout choice weighs, in nanoseconds: a probe of one position (a load, two hashes,
+/// two bit tests; 45 ms for 21 M positions) and a probe that passes (a table lookup and two
+/// compares; ~33 ns, from the same runs).
+const PROBE_NS: f64 = 2.2;
+const PASS_NS: f64 = 33.0;
+
 /// Literals shorter than this are left to the caller.
-pub const SHORT_MIN: usize = SHORT.0;
+pub const SHORT_MIN: usize = 8;
+const _: () = assert!(LAYOUTS[0].short.0 == SHORT_MIN && LAYOUTS[1].short.0 == SHORT_MIN);
 
 /// Bitmap size: 2^BITS_PER_GRAM bits per indexed gram (rounded up to a power of two) keeps the
 /// fill near 3%. For the 4,350-record catalog that is 2^20 bits (128 KiB, in L2) for ~20,000
@@ -233,13 +257,14 @@ const OCCURRENCE_COST: u32 = 16;
 pub struct Rarity {
     q8: Sketch,
     q4: Sketch,
+    q5: Sketch,
 }
 
 impl Default for Rarity {
     /// Built once per catalog load and shared with [`Skim::new`] (each sketch is a pass over the
     /// sample: a few milliseconds of start-up).
     fn default() -> Self {
-        Rarity { q8: Sketch::new(SAMPLE, 8), q4: Sketch::new(SAMPLE, 4) }
+        Rarity { q8: Sketch::new(SAMPLE, 8), q4: Sketch::new(SAMPLE, 4), q5: Sketch::new(SAMPLE, 5) }
     }
 }
 
@@ -256,7 +281,7 @@ impl Rarity {
             return u32::MAX;
         }
         let occurrences = (0..=lit.len() - q).map(|i| sk.get(&lit[i..i + q])).min().unwrap_or(u32::MAX);
-        let passes = Skim::shape(lit.len()).map_or(0, |shape| self.window(lit, shape).1);
+        let passes = KEY_LAYOUT.shape(lit.len()).map_or(0, |shape| self.window(lit, shape).1);
         occurrences.saturating_mul(OCCURRENCE_COST).saturating_add(passes)
     }
 
@@ -264,7 +289,11 @@ impl Rarity {
     /// sample counts, each the number of probes per sample that would pass on that gram. Ties go
     /// to the window whose commonest gram is rarer.
     fn window(&self, lit: &[u8], (_, q, s): (usize, usize, usize)) -> (usize, u32) {
-        let sk = if q == 8 { &self.q8 } else { &self.q4 };
+        let sk = match q {
+            8 => &self.q8,
+            5 => &self.q5,
+            _ => &self.q4,
+        };
         let counts: Vec<u32> = (0..=lit.len() - q).map(|i| sk.get(&lit[i..i + q])).collect();
         let cost =
             |j: usize| counts[j..j + s].iter().fold((0u32, 0u32), |(sum, mx), &c| (sum.saturating_add(c), mx.max(c)));
@@ -287,6 +316,19 @@ pub struct SkimStats {
     pub top: FxHashMap<u64, usize>,
 }
 
+impl Layout {
+    /// The group shape a literal of `len` bytes is indexed with; `None`: too short to index.
+    fn shape(&self, len: usize) -> Option<(usize, usize, usize)> {
+        if len >= self.long.0 {
+            Some(self.long)
+        } else if len >= self.short.0 {
+            Some(self.short)
+        } else {
+            None
+        }
+    }
+}
+
 impl Skim {
     /// How many literals own long-group gram `g`, at how many distinct offsets (tuning aid).
     pub fn owners_of(&self, g: u64) -> (usize, usize) {
@@ -307,6 +349,7 @@ impl Skim {
 pub struct Skim {
     long: Group,
     short: Group,
+    stride: usize,
     lits: Vec<Vec<u8>>,
     /// Ids of literals too short to index.
     pub unindexed: Vec<u32>,
@@ -314,20 +357,34 @@ pub struct Skim {
 
 impl Skim {
     pub fn new(literals: &[Vec<u8>], rarity: &Rarity) -> Skim {
+        // The layout whose probes and expected passes (the sample counts of the grams it would
+        // index, each met by one probe in `stride`) cost least over the sample.
+        let cost = |l: &Layout| {
+            let passes: u64 = literals
+                .iter()
+                .filter_map(|lit| l.shape(lit.len()).map(|shape| u64::from(rarity.window(lit, shape).1)))
+                .sum();
+            (SAMPLE.len() as f64 * PROBE_NS + passes as f64 * PASS_NS) / l.stride as f64
+        };
+        let layout = *LAYOUTS.iter().min_by(|a, b| cost(a).total_cmp(&cost(b))).expect("layouts");
+        Skim::with_layout(literals, rarity, layout)
+    }
+
+    fn with_layout(literals: &[Vec<u8>], rarity: &Rarity, layout: Layout) -> Skim {
         let grams =
             |min: usize, max: usize, s: usize| literals.iter().filter(|l| l.len() >= min && l.len() < max).count() * s;
         let bits =
             |n: usize| ((n.max(1).next_power_of_two().trailing_zeros()) + BITS_PER_GRAM).clamp(MIN_BITS, MAX_BITS);
-        let mut long = Group::new(LONG, bits(grams(LONG.0, usize::MAX, LONG.2)));
-        let mut short = Group::new(SHORT, bits(grams(SHORT.0, LONG.0, SHORT.2)));
-        const _: () = assert!(LONG.1 == 8 && SHORT.1 == 4, "the rarity sketches are of 8- and 4-byte grams");
+        let (lg, sh) = (layout.long, layout.short);
+        let mut long = Group::new(lg, bits(grams(lg.0, usize::MAX, lg.2)));
+        let mut short = Group::new(sh, bits(grams(sh.0, lg.0, sh.2)));
         let mut unindexed = Vec::new();
         for (id, lit) in literals.iter().enumerate() {
-            let Some(shape) = Skim::shape(lit.len()) else {
+            let Some(shape) = layout.shape(lit.len()) else {
                 unindexed.push(id as u32);
                 continue;
             };
-            let group = if shape == LONG { &mut long } else { &mut short };
+            let group = if shape == lg { &mut long } else { &mut short };
             let (_, q, s) = shape;
             let (best, _) = rarity.window(lit, shape);
             for t in 0..s {
@@ -336,22 +393,20 @@ impl Skim {
         }
         long.finish();
         short.finish();
-        Skim { long, short, lits: literals.to_vec(), unindexed }
-    }
-
-    /// The group shape a literal of `len` bytes is indexed with; `None`: too short to index.
-    fn shape(len: usize) -> Option<(usize, usize, usize)> {
-        if len >= LONG.0 {
-            Some(LONG)
-        } else if len >= SHORT.0 {
-            Some(SHORT)
-        } else {
-            None
-        }
+        Skim { long, short, stride: layout.stride, lits: literals.to_vec(), unindexed }
     }
 
     /// Every occurrence of every indexed literal in `hay`, as (end, literal id), in no order.
     pub fn find(&self, hay: &[u8], out: &mut Vec<(usize, u32)>) {
+        match self.stride {
+            5 => self.find_with::<5>(hay, out),
+            4 => self.find_with::<4>(hay, out),
+            s => unreachable!("no layout has stride {s}"),
+        }
+    }
+
+    /// The probe loop for one stride, compiled for it: offsets are constants.
+    fn find_with<const STRIDE: usize>(&self, hay: &[u8], out: &mut Vec<(usize, u32)>) {
         let (long, short, lits) = (&self.long, &self.short, &self.lits);
         let mut p = 0;
         if hay.len() >= 8 {
@@ -399,7 +454,7 @@ impl Skim {
                     Owners::Many { by_head, .. } => by_head.values().map(Vec::len).sum(),
                 })
                 .sum::<usize>()
-                / STRIDE
+                / self.stride
         };
         let mut st =
             SkimStats { long_literals: count(&self.long), short_literals: count(&self.short), ..Default::default() };
@@ -420,7 +475,7 @@ impl Skim {
                 st.short_passes += 1;
                 self.short.confirm(hay, p, g, &self.lits, &mut out);
             }
-            p += STRIDE;
+            p += self.stride;
         }
         st.found = out.len();
         st
@@ -459,7 +514,13 @@ mod tests {
         .iter()
         .map(|s| s.as_bytes().to_vec())
         .collect();
-        let sk = Skim::new(&lits, &Rarity::default());
+        let rarity = Rarity::default();
+        for layout in LAYOUTS {
+            check_layout(&lits, Skim::with_layout(&lits, &rarity, layout));
+        }
+    }
+
+    fn check_layout(lits: &[Vec<u8>], sk: Skim) {
         assert_eq!(sk.unindexed, vec![5]);
         for pad in 0..20 {
             for (id, lit) in lits.iter().enumerate().take(4) {
@@ -484,5 +545,18 @@ mod tests {
         sk.find(&[b'a'; 23], &mut out);
         out.sort_unstable();
         assert_eq!(out, vec![(20, 4), (21, 4), (22, 4), (23, 4)]);
+    }
+
+    /// The layout is chosen by the expected cost over the sample: the real catalog's few short
+    /// keys keep stride 5; many short keys made of words common in logs (whose 4-byte grams pass
+    /// often) take stride 4 and 5-byte grams.
+    #[test]
+    fn layout_follows_the_catalog() {
+        let rarity = Rarity::default();
+        let real: Vec<Vec<u8>> = (0..4000).map(|i| format!("table {i} snapshot backfill job failed").into_bytes()).collect();
+        assert_eq!(Skim::new(&real, &rarity).stride, 5);
+        let words = ["barrier ", "compaction ", "actor id ", "fragment ", "epoch is ", "worker node"];
+        let short: Vec<Vec<u8>> = (0..400).map(|i| words[i % words.len()].as_bytes().to_vec()).collect();
+        assert_eq!(Skim::new(&short, &rarity).stride, 4);
     }
 }
