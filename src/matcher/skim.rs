@@ -11,7 +11,9 @@
 //! position meets one indexed gram, once. A probe is an 8-byte load, a multiply and a bit test
 //! in an L1/L2-sized bitmap; the rare probe that passes looks the gram up in a hash table of
 //! (literal, offset) and compares the literal in place. Literals are split by length into groups
-//! with their own `q` and `s`, since a group's stride is bounded by its shortest literal.
+//! with their own `q`, since a group's window must fit in its shortest literal; both groups probe
+//! at one stride, which is chosen per catalog (a [`Layout`]) from the sample: the stride whose
+//! probes and expected passes cost least.
 
 use rustc_hash::FxHashMap;
 
