@@ -260,7 +260,7 @@ fn s(out: &mut Vec<u8>, v: &str) {
 fn b(out: &mut Vec<u8>, v: &[u8]) {
     // Printable ASCII without `"` or `\` (most messages) is valid UTF-8 that needs no escape:
     // one pass decides both, where the UTF-8 check and then the escape check were two.
-    let plain = !v.iter().fold(false, |acc, &c| acc | (c < 0x20) | (c >= 0x80) | (c == b'"') | (c == b'\\'));
+    let plain = !v.iter().fold(false, |acc, &c| acc | !(0x20..0x80).contains(&c) | (c == b'"') | (c == b'\\'));
     if plain {
         out.reserve(v.len() + 2);
         out.push(b'"');

@@ -98,10 +98,8 @@ fn regression_events_longer_than_the_small_lookback_are_not_split() {
     assert_eq!(two.status.code(), Some(0), "{}", stderr_of(&two));
     let (a, b) = (without_read_time(&one.stdout), without_read_time(&two.stdout));
     assert_eq!(a, b);
-    let dumps: Vec<&Value> = b
-        .iter()
-        .filter(|e| e["message"].as_str().is_some_and(|m| m.contains("for source 9: Don't support")))
-        .collect();
+    let dumps: Vec<&Value> =
+        b.iter().filter(|e| e["message"].as_str().is_some_and(|m| m.contains("for source 9: Don't support"))).collect();
     assert_eq!(dumps.len(), text.matches("for source 9").count());
     assert!(dumps.iter().all(|e| src_lines(e) == 701), "a dump was split");
 }

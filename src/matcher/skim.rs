@@ -12,7 +12,7 @@
 //! in an L1/L2-sized bitmap; the rare probe that passes looks the gram up in a hash table of
 //! (literal, offset) and compares the literal in place. Literals are split by length into groups
 //! with their own `q`, since a group's window must fit in its shortest literal; both groups probe
-//! at one stride, which is chosen per catalog (a [`Layout`]) from the sample: the stride whose
+//! at one stride, which is chosen per catalog (a `Layout`) from the sample: the stride whose
 //! probes and expected passes cost least.
 
 use rustc_hash::FxHashMap;
@@ -555,7 +555,8 @@ mod tests {
     #[test]
     fn layout_follows_the_catalog() {
         let rarity = Rarity::default();
-        let real: Vec<Vec<u8>> = (0..4000).map(|i| format!("table {i} snapshot backfill job failed").into_bytes()).collect();
+        let real: Vec<Vec<u8>> =
+            (0..4000).map(|i| format!("table {i} snapshot backfill job failed").into_bytes()).collect();
         assert_eq!(Skim::new(&real, &rarity).stride, 5);
         let words = ["barrier ", "compaction ", "actor id ", "fragment ", "epoch is ", "worker node"];
         let short: Vec<Vec<u8>> = (0..400).map(|i| words[i % words.len()].as_bytes().to_vec()).collect();
