@@ -95,6 +95,9 @@ pub struct Annotator<'m, W> {
     observed: String,
     /// Matches per record, for metrics and `--summary`; none when nobody asks.
     pub tally: Option<std::sync::Arc<crate::metrics::Tally>>,
+    /// Line numbers count from the start of a segment of the input (`--threads`; the writer
+    /// makes the rendered ones absolute), which the diagnostics say.
+    pub segment_lines: bool,
 }
 
 impl<'m, W: Writer> Annotator<'m, W> {
@@ -115,6 +118,7 @@ impl<'m, W: Writer> Annotator<'m, W> {
             state: StreamState::default(),
             observed: String::new(),
             tally: None,
+            segment_lines: false,
         }
     }
 
@@ -154,11 +158,20 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
             return;
         }
         // A bug met by one event must not take the stream down: report it and go on.
-        let (line, lines) = (ev.first_line, ev.lines);
+        let (line, lines, offset) = (ev.first_line, ev.lines, ev.offset);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.annotate(ev, all)));
         if r.is_err() {
             self.counters.internal_errors += 1;
-            tracing::error!(line, lines, "internal error while annotating this event; it was skipped");
+            if self.segment_lines {
+                tracing::error!(
+                    offset,
+                    line_in_segment = line,
+                    lines,
+                    "internal error while annotating this event; it was skipped"
+                );
+            } else {
+                tracing::error!(offset, line, lines, "internal error while annotating this event; it was skipped");
+            }
             self.text.clear();
         }
     }

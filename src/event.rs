@@ -143,6 +143,11 @@ pub struct OutWriter<W: Write> {
     err: Option<io::Error>,
     /// Rendered static part of each record's `match` object, by entry index.
     cache: Vec<Option<String>>,
+    /// Bytes handed to `out` so far.
+    written: u64,
+    /// With [`OutWriter::mark_lines`]: where each event's `source.line` digits start in the
+    /// output, and the line rendered there.
+    pub line_marks: Option<Vec<(u64, u64)>>,
 }
 
 /// Flush the buffer to the output once it holds this much: large enough to amortise the
@@ -151,7 +156,25 @@ const BUF_FLUSH: usize = 64 << 10;
 
 impl<W: Write> OutWriter<W> {
     pub fn new(out: W, format: Format, color: bool, width: usize) -> Self {
-        OutWriter { out, buf: Vec::with_capacity(BUF_FLUSH * 2), format, color, width, err: None, cache: Vec::new() }
+        OutWriter {
+            out,
+            buf: Vec::with_capacity(BUF_FLUSH * 2),
+            format,
+            color,
+            width,
+            err: None,
+            cache: Vec::new(),
+            written: 0,
+            line_marks: None,
+        }
+    }
+
+    /// Record where each event's line number is rendered (JSON only), so that output rendered
+    /// with line numbers relative to a segment can be given absolute ones later
+    /// ([`relocate_lines`]).
+    pub fn mark_lines(&mut self) {
+        debug_assert_eq!(self.format, Format::Json, "only JSON output is relocated");
+        self.line_marks = Some(Vec::new());
     }
 
     fn maybe_flush(&mut self) {
@@ -166,6 +189,7 @@ impl<W: Write> OutWriter<W> {
         {
             self.err = Some(e);
         }
+        self.written += self.buf.len() as u64;
         self.buf.clear();
     }
 
@@ -189,7 +213,10 @@ impl<W: Write> Writer for OutWriter<W> {
         }
         match self.format {
             Format::Json => {
-                write_json(&mut self.buf, ev, &mut self.cache);
+                let at = write_json(&mut self.buf, ev, &mut self.cache);
+                if let Some(m) = &mut self.line_marks {
+                    m.push((self.written + at as u64, ev.source.line));
+                }
                 self.buf.push(b'\n');
             }
             Format::Ecs => {
@@ -381,7 +408,25 @@ fn span(out: &mut Vec<u8>, f: &Found) {
     out.push(b']');
 }
 
-pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<String>>) {
+/// Copy JSON output rendered with line numbers relative to a segment into `to`, each line number
+/// (at the `marks` [`OutWriter::mark_lines`] recorded) raised by `base`.
+pub fn relocate_lines(rendered: &[u8], marks: &[(u64, u64)], base: u64, to: &mut Vec<u8>) {
+    to.reserve(rendered.len() + marks.len() * 4);
+    let mut from = 0;
+    for &(at, line) in marks {
+        let at = at as usize;
+        let mut digits = itoa::Buffer::new();
+        let old = digits.format(line).len();
+        debug_assert_eq!(&rendered[at..at + old], digits.format(line).as_bytes());
+        to.extend_from_slice(&rendered[from..at]);
+        num(to, line + base);
+        from = at + old;
+    }
+    to.extend_from_slice(&rendered[from..]);
+}
+
+/// Render `ev` as one `annotail/1` JSON object; returns where `source.line`'s digits start.
+pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<String>>) -> usize {
     out.extend_from_slice(b"{\"schema\":");
     known(out, ev.schema);
     if let Some(id) = ev.event_id {
@@ -398,6 +443,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
         s(out, p);
     }
     out.extend_from_slice(b",\"line\":");
+    let line_at = out.len();
     num(out, ev.source.line);
     out.extend_from_slice(b",\"lines\":");
     num(out, ev.source.lines as u64);
@@ -447,6 +493,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
         out.push(b'}');
     }
     out.extend_from_slice(b"]}");
+    line_at
 }
 
 fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
@@ -693,4 +740,33 @@ fn visible_len(s: &str) -> usize {
         }
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relocate_lines;
+
+    #[test]
+    fn relocated_line_numbers_grow_in_place() {
+        // Two events rendered with segment-relative lines 9 and 120; the segment starts after
+        // line 991: their numbers become 1000 and 1111, one more digit each, the rest unchanged.
+        let a = br#"{"source":{"line":9,"lines":1},"message":"line 9"}"#;
+        let b = br#"{"source":{"line":120,"lines":2},"message":"x"}"#;
+        let mut rendered = a.to_vec();
+        rendered.push(b'\n');
+        let at_b = rendered.len();
+        rendered.extend_from_slice(b);
+        rendered.push(b'\n');
+        let marks = [(18, 9), (at_b as u64 + 18, 120)];
+        let mut out = Vec::new();
+        relocate_lines(&rendered, &marks, 991, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"source\":{\"line\":1000,\"lines\":1},\"message\":\"line 9\"}\n\
+             {\"source\":{\"line\":1111,\"lines\":2},\"message\":\"x\"}\n"
+        );
+        let mut same = Vec::new();
+        relocate_lines(&rendered, &marks, 0, &mut same);
+        assert_eq!(same, rendered);
+    }
 }

@@ -380,6 +380,9 @@ impl LineBases {
 struct Done {
     seq: u64,
     output: Vec<u8>,
+    /// Where `output`'s line numbers are, when they are relative to the segment (see
+    /// `relative_lines` in [`run_file_parallel`]).
+    marks: Option<Vec<(u64, u64)>>,
     totals: Totals,
     error: Option<io::Error>,
 }
@@ -406,6 +409,12 @@ fn run_file_parallel(
     totals: &mut Totals,
 ) -> Result<Outcome, ReadFailure> {
     let regular = file.metadata().is_ok_and(|m| m.is_file());
+    // Matched events as JSON are rendered with line numbers relative to their segment, and the
+    // writer, which takes segments in order and so knows the lines before each, makes them
+    // absolute: workers need not count their segment's lines before they may render (a pass
+    // over every byte, most of what two threads cost over one). Other outputs (every event, or
+    // formats whose line numbers are not marked) count first and render absolute numbers.
+    let relative_lines = cfg.format == crate::event::Format::Json && !cfg.every_event;
     let (seg_tx, seg_rx) = mpsc::sync_channel::<Segment>(cfg.threads);
     let seg_rx = std::sync::Mutex::new(seg_rx);
     let pool = &BufferPool::default();
@@ -422,14 +431,10 @@ fn run_file_parallel(
                         Ok(s) => s,
                         Err(_) => break,
                     };
-                    let (mut bytes, n) = match seg.payload {
-                        Payload::Bytes(b) => {
-                            let n = memchr::memchr_iter(b'\n', &b).count() as u64;
-                            (b, n)
-                        }
+                    let mut bytes = match seg.payload {
+                        Payload::Bytes(b) => b,
                         Payload::Range(len) => {
                             let mut b = pool.take();
-                            let mut n = 0;
                             let read = (|| -> io::Result<()> {
                                 use std::io::Seek;
                                 let f = match &mut own {
@@ -438,13 +443,13 @@ fn run_file_parallel(
                                 };
                                 f.seek(io::SeekFrom::Start(seg.offset))?;
                                 f.take(len).read_to_end(&mut b)?;
-                                n = memchr::memchr_iter(b'\n', &b).count() as u64;
                                 Ok(())
                             })();
                             if let Err(e) = read {
                                 let d = Done {
                                     seq: seg.seq,
                                     output: Vec::new(),
+                                    marks: None,
                                     totals: Totals::default(),
                                     error: Some(e),
                                 };
@@ -456,13 +461,16 @@ fn run_file_parallel(
                                 }
                                 continue;
                             }
-                            (b, n)
+                            b
                         }
                     };
                     let seg = Segment { payload: Payload::Range(0), ..seg };
                     // With this segment's lines counted, wait for the line it starts at (every
                     // worker counts before it waits, so the chain always completes).
-                    let first_line = {
+                    let first_line = if relative_lines {
+                        0
+                    } else {
+                        let n = memchr::memchr_iter(b'\n', &bytes).count() as u64;
                         let (lock, cvar) = bases;
                         let mut b = lock.lock().expect("line bases");
                         b.set_count(seg.seq as usize, n);
@@ -475,12 +483,16 @@ fn run_file_parallel(
                         }
                     };
                     let mut out = crate::event::OutWriter::new(pool.take(), cfg.format, cfg.color, cfg.width);
+                    if relative_lines {
+                        out.mark_lines();
+                    }
                     let mut t = Totals::default();
                     {
                         let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
                         framer.start_at(seg.offset, first_line);
                         let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
                         ann.tally = cfg.tally.clone();
+                        ann.segment_lines = relative_lines;
                         ann.set_observed(SystemTime::now());
                         framer.feed(&bytes, &mut ann);
                         framer.finish(&mut ann);
@@ -488,8 +500,9 @@ fn run_file_parallel(
                     }
                     Writer::flush(&mut out);
                     let output = std::mem::take(out.inner_mut());
+                    let marks = out.line_marks.take();
                     pool.give(std::mem::take(&mut bytes));
-                    if done_tx.send(Done { seq: seg.seq, output, totals: t, error: None }).is_err() {
+                    if done_tx.send(Done { seq: seg.seq, output, marks, totals: t, error: None }).is_err() {
                         break;
                     }
                 }
@@ -499,6 +512,9 @@ fn run_file_parallel(
         let mut pending = std::collections::BTreeMap::new();
         let mut next_out = 0u64;
         let read_error: std::cell::RefCell<Option<io::Error>> = std::cell::RefCell::new(None);
+        // Lines in the segments written so far, and a buffer for relocated output.
+        let lines_before = std::cell::Cell::new(0u64);
+        let relocated = std::cell::Cell::new(Vec::new());
         let report = Report::new(cfg, &path.display().to_string());
         let write_ready = |pending: &mut std::collections::BTreeMap<u64, Done>,
                            next_out: &mut u64,
@@ -509,7 +525,17 @@ fn run_file_parallel(
                     tracing::error!(path = %path.display(), cause = %e, "read error in a segment; its lines are skipped");
                     read_error.borrow_mut().get_or_insert(e);
                 }
-                writer.rendered(&d.output);
+                match &d.marks {
+                    Some(marks) => {
+                        let mut fixed = relocated.take();
+                        fixed.clear();
+                        crate::event::relocate_lines(&d.output, marks, lines_before.get(), &mut fixed);
+                        writer.rendered(&fixed);
+                        relocated.set(fixed);
+                    }
+                    None => writer.rendered(&d.output),
+                }
+                lines_before.set(lines_before.get() + d.totals.lines);
                 pool.give(d.output);
                 add(totals, &d.totals);
                 report.add(&d.totals);
