@@ -74,7 +74,11 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
     if i < s.len() && (s[i] == b'Z' || s[i] == b'z') {
         return Some(i + 1);
     }
-    if i + 6 <= s.len() && (s[i] == b'+' || s[i] == b'-') && s[i + 3] == b':' {
+    if i + 6 <= s.len()
+        && (s[i] == b'+' || s[i] == b'-')
+        && s[i + 3] == b':'
+        && [1, 2, 4, 5].iter().all(|&k| s[i + k].is_ascii_digit())
+    {
         return Some(i + 6);
     }
     None
@@ -413,6 +417,9 @@ mod tests {
             ("2025-07-07T11:13:02.30108805-04:00  INFO", Some(34)),
             ("2026-03-02T08:00:29Z x", Some(20)),
             ("2026-03-02 08:00:29", None),
+            // The offset's hours and minutes are digits too (a timestamp is written unescaped).
+            ("2026-03-02T08:00:29+0\":00 x", None),
+            ("2026-03-02T08:00:29-05:30 x", Some(25)),
             ("not a time at all here", None),
         ];
         for (s, want) in cases {
