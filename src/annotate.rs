@@ -162,16 +162,14 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.annotate(ev, all)));
         if r.is_err() {
             self.counters.internal_errors += 1;
-            if self.segment_lines {
-                tracing::error!(
-                    offset,
-                    line_in_segment = line,
-                    lines,
-                    "internal error while annotating this event; it was skipped"
-                );
-            } else {
-                tracing::error!(offset, line, lines, "internal error while annotating this event; it was skipped");
-            }
+            let (line, line_in_segment) = if self.segment_lines { (None, Some(line)) } else { (Some(line), None) };
+            tracing::error!(
+                offset,
+                line,
+                line_in_segment,
+                lines,
+                "internal error while annotating this event; it was skipped"
+            );
             self.text.clear();
         }
     }

@@ -275,10 +275,7 @@ fn s(out: &mut Vec<u8>, v: &str) {
     // No early exit: a branch-free fold over the bytes vectorises.
     let needs_escape = v.bytes().fold(false, |acc, c| acc | (c < 0x20) | (c == b'"') | (c == b'\\'));
     if !needs_escape {
-        out.reserve(v.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(v.as_bytes());
-        out.push(b'"');
+        quoted(out, v.as_bytes());
     } else {
         serde_json::to_writer(&mut *out, v).expect("writing to a Vec cannot fail");
     }
@@ -289,10 +286,7 @@ fn b(out: &mut Vec<u8>, v: &[u8]) {
     // one pass decides both, where the UTF-8 check and then the escape check were two.
     let plain = !v.iter().fold(false, |acc, &c| acc | !(0x20..0x80).contains(&c) | (c == b'"') | (c == b'\\'));
     if plain {
-        out.reserve(v.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(v);
-        out.push(b'"');
+        quoted(out, v);
     } else {
         s(out, &text(v));
     }
@@ -312,8 +306,14 @@ fn num(out: &mut Vec<u8>, n: u64) {
 /// the escape check, which costs a call and a pass per string, several times per event.
 fn known(out: &mut Vec<u8>, v: &'static str) {
     debug_assert!(!v.bytes().any(|c| c < 0x20 || c == b'"' || c == b'\\'), "{v:?} needs escaping");
+    quoted(out, v.as_bytes());
+}
+
+/// `v` between quotes, as it is: the caller knows it needs no escape.
+fn quoted(out: &mut Vec<u8>, v: &[u8]) {
+    out.reserve(v.len() + 2);
     out.push(b'"');
-    out.extend_from_slice(v.as_bytes());
+    out.extend_from_slice(v);
     out.push(b'"');
 }
 

@@ -395,6 +395,28 @@ const WINDOW: usize = 256 << 10;
 /// the bytes read with 4 MiB segments, 12% with 2 MiB).
 const SMALL_WINDOW: usize = 16 << 10;
 
+/// Where to end a segment of a regular file that starts at `pos` and should end near `target`:
+/// at the start of an event shortly before `target`, looked for in a small window first and
+/// then in `window`; at `target` when no event starts there (or the file shrank under us: then
+/// at its new end).
+fn cut_before(file: &std::fs::File, pos: u64, target: u64, window: &mut [u8]) -> u64 {
+    use std::os::unix::fs::FileExt;
+    let after_pos = |start: u64, c: usize| Some(start + c as u64).filter(|&c| c > pos);
+    let ss = target.saturating_sub(SMALL_WINDOW as u64).max(pos);
+    let small = &mut window[..(target - ss) as usize];
+    if file.read_exact_at(small, ss).is_ok()
+        && let Some(c) = framing::header_line_before(small, BOUNDARY_LINES).and_then(|c| after_pos(ss, c))
+    {
+        return c;
+    }
+    let ws = target.saturating_sub(WINDOW as u64).max(pos);
+    let w = &mut window[..(target - ws) as usize];
+    match file.read_exact_at(w, ws) {
+        Ok(()) => framing::event_boundary(w, BOUNDARY_LINES).and_then(|c| after_pos(ws, c)).unwrap_or(target),
+        Err(_) => file.metadata().map_or(target, |m| m.len().clamp(pos + 1, target)),
+    }
+}
+
 /// Read a file with `cfg.threads` workers: the reader cuts the file into segments that start
 /// with an event (so no multi-line event is split); each worker counts its segment's lines, learns
 /// from the segments before it which line its segment starts at, and renders its events; the
@@ -565,7 +587,6 @@ fn run_file_parallel(
             if regular {
                 // A regular file: cut it at event starts found in small windows; workers read
                 // their ranges themselves.
-                use std::os::unix::fs::FileExt;
                 let mut window = vec![0u8; WINDOW];
                 let mut pos = 0u64;
                 let mut len = file.metadata().map_or(0, |m| m.len());
@@ -580,33 +601,7 @@ fn run_file_parallel(
                         break;
                     }
                     let target = pos + SEGMENT as u64;
-                    let cut = if target >= len {
-                        len
-                    } else {
-                        // A small window first: an event nearly always starts within it.
-                        let ss = target.saturating_sub(SMALL_WINDOW as u64).max(pos);
-                        let small = &mut window[..(target - ss) as usize];
-                        let near = match file.read_exact_at(small, ss) {
-                            Ok(()) => framing::header_line_before(small, BOUNDARY_LINES)
-                                .map(|c| ss + c as u64)
-                                .filter(|&c| c > pos),
-                            Err(_) => None,
-                        };
-                        let ws = target.saturating_sub(WINDOW as u64).max(pos);
-                        let w = &mut window[..(target - ws) as usize];
-                        if let Some(c) = near {
-                            c
-                        } else {
-                            match file.read_exact_at(w, ws) {
-                                Ok(()) => match framing::event_boundary(w, BOUNDARY_LINES) {
-                                    Some(c) if ws + c as u64 > pos => ws + c as u64,
-                                    _ => target,
-                                },
-                                // Shrunk under us: what is left is the last segment.
-                                Err(_) => file.metadata().map_or(target, |m| m.len().clamp(pos + 1, target)),
-                            }
-                        }
-                    };
+                    let cut = if target >= len { len } else { cut_before(&file, pos, target, &mut window) };
                     let seg = Segment { seq, offset: pos, payload: Payload::Range(cut - pos) };
                     pos = cut;
                     seq += 1;

@@ -318,6 +318,31 @@ pub struct SkimStats {
     pub top: FxHashMap<u64, usize>,
 }
 
+/// A layout applied to a catalog: each literal's window (its start; `None`: too short to
+/// index), and what the layout is expected to cost over the sample: probes, and passes (the
+/// sample counts of the indexed grams, each met by one probe in `stride`).
+struct Plan {
+    layout: Layout,
+    windows: Vec<Option<usize>>,
+    cost: f64,
+}
+
+impl Plan {
+    fn of(literals: &[Vec<u8>], rarity: &Rarity, layout: Layout) -> Plan {
+        let mut passes = 0u64;
+        let windows = literals
+            .iter()
+            .map(|lit| {
+                let (start, cost) = rarity.window(lit, layout.shape(lit.len())?);
+                passes += u64::from(cost);
+                Some(start)
+            })
+            .collect();
+        let cost = (SAMPLE.len() as f64 * PROBE_NS + passes as f64 * PASS_NS) / layout.stride as f64;
+        Plan { layout, windows, cost }
+    }
+}
+
 impl Layout {
     /// The group shape a literal of `len` bytes is indexed with; `None`: too short to index.
     fn shape(&self, len: usize) -> Option<(usize, usize, usize)> {
@@ -359,20 +384,19 @@ pub struct Skim {
 
 impl Skim {
     pub fn new(literals: &[Vec<u8>], rarity: &Rarity) -> Skim {
-        // The layout whose probes and expected passes (the sample counts of the grams it would
-        // index, each met by one probe in `stride`) cost least over the sample.
-        let cost = |l: &Layout| {
-            let passes: u64 = literals
-                .iter()
-                .filter_map(|lit| l.shape(lit.len()).map(|shape| u64::from(rarity.window(lit, shape).1)))
-                .sum();
-            (SAMPLE.len() as f64 * PROBE_NS + passes as f64 * PASS_NS) / l.stride as f64
-        };
-        let layout = *LAYOUTS.iter().min_by(|a, b| cost(a).total_cmp(&cost(b))).expect("layouts");
-        Skim::with_layout(literals, rarity, layout)
+        // The layout whose probes and expected passes cost least over the sample.
+        let plans = LAYOUTS.map(|l| Plan::of(literals, rarity, l));
+        let plan = plans.into_iter().min_by(|a, b| a.cost.total_cmp(&b.cost)).expect("layouts");
+        Skim::build(literals, plan)
     }
 
+    #[cfg(test)]
     fn with_layout(literals: &[Vec<u8>], rarity: &Rarity, layout: Layout) -> Skim {
+        Skim::build(literals, Plan::of(literals, rarity, layout))
+    }
+
+    fn build(literals: &[Vec<u8>], plan: Plan) -> Skim {
+        let layout = plan.layout;
         let grams =
             |min: usize, max: usize, s: usize| literals.iter().filter(|l| l.len() >= min && l.len() < max).count() * s;
         let bits =
@@ -381,14 +405,13 @@ impl Skim {
         let mut long = Group::new(lg, bits(grams(lg.0, usize::MAX, lg.2)));
         let mut short = Group::new(sh, bits(grams(sh.0, lg.0, sh.2)));
         let mut unindexed = Vec::new();
-        for (id, lit) in literals.iter().enumerate() {
-            let Some(shape) = layout.shape(lit.len()) else {
+        for (id, (lit, window)) in literals.iter().zip(plan.windows).enumerate() {
+            let (Some(shape), Some(best)) = (layout.shape(lit.len()), window) else {
                 unindexed.push(id as u32);
                 continue;
             };
             let group = if shape == lg { &mut long } else { &mut short };
             let (_, q, s) = shape;
-            let (best, _) = rarity.window(lit, shape);
             for t in 0..s {
                 group.insert(&lit[best + t..best + t + q], lit, id as u32, best + t);
             }
