@@ -148,17 +148,31 @@ pub struct OutWriter<W: Write> {
     /// With [`OutWriter::mark_lines`]: where each event's `source.line` digits start in the
     /// output, and the line rendered there.
     pub line_marks: Option<Vec<(u64, u64)>>,
+    /// Made by [`OutWriter::memory`]: the buffer is the output, never flushed.
+    keep: bool,
 }
 
 /// Flush the buffer to the output once it holds this much: large enough to amortise the
 /// system call, small enough to keep streamed output prompt.
 const BUF_FLUSH: usize = 64 << 10;
 
+impl OutWriter<io::Sink> {
+    /// A writer that renders into `buf` and keeps it all, for [`OutWriter::take_rendered`]:
+    /// events are rendered in place instead of being copied from a staging buffer.
+    pub fn memory(buf: Vec<u8>, format: Format, color: bool, width: usize) -> Self {
+        OutWriter { keep: true, ..OutWriter::with_buffer(io::sink(), buf, format, color, width) }
+    }
+}
+
 impl<W: Write> OutWriter<W> {
     pub fn new(out: W, format: Format, color: bool, width: usize) -> Self {
+        OutWriter::with_buffer(out, Vec::with_capacity(BUF_FLUSH * 2), format, color, width)
+    }
+
+    fn with_buffer(out: W, buf: Vec<u8>, format: Format, color: bool, width: usize) -> Self {
         OutWriter {
             out,
-            buf: Vec::with_capacity(BUF_FLUSH * 2),
+            buf,
             format,
             color,
             width,
@@ -166,6 +180,7 @@ impl<W: Write> OutWriter<W> {
             cache: Vec::new(),
             written: 0,
             line_marks: None,
+            keep: false,
         }
     }
 
@@ -184,6 +199,9 @@ impl<W: Write> OutWriter<W> {
     }
 
     fn flush_buf(&mut self) {
+        if self.keep {
+            return;
+        }
         if self.err.is_none()
             && let Err(e) = self.out.write_all(&self.buf).and_then(|_| self.out.flush())
         {
@@ -191,6 +209,19 @@ impl<W: Write> OutWriter<W> {
         }
         self.written += self.buf.len() as u64;
         self.buf.clear();
+    }
+
+    /// The bytes rendered by a writer made with [`OutWriter::memory`], taken out of it.
+    pub fn take_rendered(&mut self) -> Vec<u8> {
+        debug_assert!(self.keep, "only an in-memory writer keeps its output");
+        std::mem::take(&mut self.buf)
+    }
+
+    /// Move what an in-memory writer rendered to the end of `dst`; the writer keeps its buffer's
+    /// capacity.
+    pub fn move_rendered(&mut self, dst: &mut Vec<u8>) {
+        debug_assert!(self.keep, "only an in-memory writer keeps its output");
+        dst.append(&mut self.buf);
     }
 
     pub fn into_inner(self) -> W {
@@ -241,7 +272,7 @@ impl<W: Write> Writer for OutWriter<W> {
         if self.err.is_some() {
             return;
         }
-        if self.buf.is_empty() {
+        if self.buf.is_empty() && !self.keep {
             if let Err(e) = self.out.write_all(bytes).and_then(|_| self.out.flush()) {
                 self.err = Some(e);
             }
@@ -744,7 +775,7 @@ fn visible_len(s: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::relocate_lines;
+    use super::{BUF_FLUSH, Format, OutWriter, Writer, relocate_lines};
 
     #[test]
     fn relocated_line_numbers_grow_in_place() {
@@ -768,5 +799,26 @@ mod tests {
         let mut same = Vec::new();
         relocate_lines(&rendered, &marks, 0, &mut same);
         assert_eq!(same, rendered);
+    }
+
+    #[test]
+    fn in_memory_writer_keeps_everything_past_the_flush_size() {
+        // Worker threads render into an in-memory writer: neither its flush threshold nor an
+        // explicit flush may hand the bytes anywhere else.
+        let mut w = OutWriter::memory(Vec::new(), Format::Json, false, 80);
+        let chunk = vec![b'x'; 1000];
+        let mut want = Vec::new();
+        for _ in 0..(3 * BUF_FLUSH / chunk.len()) {
+            w.rendered(&chunk);
+            want.extend_from_slice(&chunk);
+        }
+        w.flush();
+        w.rendered(b"end");
+        want.extend_from_slice(b"end");
+        let mut moved = b"before:".to_vec();
+        w.move_rendered(&mut moved);
+        assert_eq!(&moved[..7], b"before:");
+        assert_eq!(&moved[7..], &want[..]);
+        assert!(w.take_rendered().is_empty(), "moved output is not kept twice");
     }
 }

@@ -439,7 +439,12 @@ fn run_file_parallel(
     let relative_lines = cfg.format == crate::event::Format::Json && !cfg.every_event;
     let (seg_tx, seg_rx) = mpsc::sync_channel::<Segment>(cfg.threads);
     let seg_rx = std::sync::Mutex::new(seg_rx);
-    let pool = &BufferPool::default();
+    // Segment bytes and rendered output are pooled apart: output grows to several times a
+    // segment with `--all`, and a buffer taken from a shared pool for output was often a
+    // segment-sized one that had to grow again, on fresh pages (page clearing was a quarter
+    // of an `--all` profile).
+    let inputs = &BufferPool::default();
+    let outputs = &BufferPool::default();
     let bases = &(std::sync::Mutex::new(LineBases::default()), std::sync::Condvar::new());
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     std::thread::scope(|scope| {
@@ -456,7 +461,7 @@ fn run_file_parallel(
                     let mut bytes = match seg.payload {
                         Payload::Bytes(b) => b,
                         Payload::Range(len) => {
-                            let mut b = pool.take();
+                            let mut b = inputs.take();
                             let read = (|| -> io::Result<()> {
                                 use std::io::Seek;
                                 let f = match &mut own {
@@ -504,7 +509,7 @@ fn run_file_parallel(
                             b = cvar.wait(b).expect("line bases");
                         }
                     };
-                    let mut out = crate::event::OutWriter::new(pool.take(), cfg.format, cfg.color, cfg.width);
+                    let mut out = crate::event::OutWriter::memory(outputs.take(), cfg.format, cfg.color, cfg.width);
                     if relative_lines {
                         out.mark_lines();
                     }
@@ -520,10 +525,9 @@ fn run_file_parallel(
                         framer.finish(&mut ann);
                         add_totals(&mut t, &framer, &ann);
                     }
-                    Writer::flush(&mut out);
-                    let output = std::mem::take(out.inner_mut());
+                    let output = out.take_rendered();
                     let marks = out.line_marks.take();
-                    pool.give(std::mem::take(&mut bytes));
+                    inputs.give(std::mem::take(&mut bytes));
                     if done_tx.send(Done { seq: seg.seq, output, marks, totals: t, error: None }).is_err() {
                         break;
                     }
@@ -558,7 +562,7 @@ fn run_file_parallel(
                     None => writer.rendered(&d.output),
                 }
                 lines_before.set(lines_before.get() + d.totals.lines);
-                pool.give(d.output);
+                outputs.give(d.output);
                 add(totals, &d.totals);
                 report.add(&d.totals);
                 *next_out += 1;
@@ -644,7 +648,7 @@ fn run_file_parallel(
                     if cut == 0 {
                         break;
                     }
-                    let mut rest = pool.take();
+                    let mut rest = inputs.take();
                     rest.extend_from_slice(&buf[cut..]);
                     buf.truncate(cut);
                     let seg = Segment { seq, offset, payload: Payload::Bytes(std::mem::replace(&mut buf, rest)) };

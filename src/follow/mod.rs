@@ -117,7 +117,7 @@ const READ_BLOCK: usize = 256 << 10;
 /// Rendered bytes after which a batch is sent without waiting for the round to end.
 const BATCH_BYTES: usize = 256 << 10;
 /// Batches in flight between reader and sink. With [`BATCH_BYTES`] this bounds what is buffered
-/// (a batch can exceed it by one read's events: a 256 KiB read rendered with `--all`).
+/// (a batch can exceed it by one read's events: a 256 KiB read rendered with `--all`, ~1.2 MB).
 const QUEUE: usize = 8;
 /// How long the old content of a truncated file is remembered to recognise its copy: the copy
 /// is made just before the truncation and found by the next expansion, well within this.
@@ -1064,7 +1064,10 @@ impl Reader {
             t.read_pos += n as u64;
             drain(&mut l.ann, &mut self.batch.rendered);
             got += n;
-            if got >= ROUND_BYTES {
+            // A full batch goes out before the next read: checked only per round, a batch held
+            // a whole round's events (1 MiB of input, ~5 MB with `--all`), and the queue's
+            // bound on buffered output was several times what [`QUEUE`] promises.
+            if got >= ROUND_BYTES || self.batch.rendered.bytes() >= BATCH_BYTES {
                 more = true;
                 break;
             }

@@ -256,11 +256,20 @@ pub struct Matcher {
     pub unkeyed: Vec<u32>,
 }
 
+/// Start building the skim's sample statistics on a thread of their own, so that they are ready
+/// (or nearly) when [`Matcher::new`] wants them: they do not depend on the catalog, and loading
+/// one is single-threaded. Call it before loading the catalog.
+pub fn warm_up() {
+    std::thread::spawn(|| {
+        skim::Rarity::shared();
+    });
+}
+
 impl Matcher {
     /// Compile a catalog. Records with errors are left out and reported.
     pub fn new(catalog: Catalog, limits: Limits) -> (Matcher, Vec<Problem>) {
         let mut problems = catalog.problems;
-        let rarity = skim::Rarity::default();
+        let rarity = skim::Rarity::shared();
         // Records are prepared (parsed, their literals and key chosen) on every core: it is most
         // of start-up, and records do not depend on each other. Chunks keep the catalog's order.
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PREPARE_THREADS);
@@ -273,7 +282,6 @@ impl Matcher {
         }
         chunks.push(records);
         let prepared: Vec<(Vec<Entry>, Vec<Problem>)> = std::thread::scope(|s| {
-            let rarity = &rarity;
             let handles: Vec<_> = chunks
                 .into_iter()
                 .map(|recs| {
@@ -293,7 +301,7 @@ impl Matcher {
             problems.extend(p);
         }
         let keys: Vec<Option<&[u8]>> = entries.iter().map(|e| e.key.as_deref()).collect();
-        let prefilter = Prefilter::new(&keys, &rarity);
+        let prefilter = Prefilter::new(&keys, rarity);
         let unkeyed = entries.iter().enumerate().filter(|(_, e)| e.key.is_none()).map(|(i, _)| i as u32).collect();
         (Matcher { entries, prefilter, unkeyed }, problems)
     }

@@ -263,14 +263,21 @@ pub struct Rarity {
 }
 
 impl Default for Rarity {
-    /// Built once per catalog load and shared with [`Skim::new`] (each sketch is a pass over the
-    /// sample: a few milliseconds of start-up).
+    /// Each sketch is a pass over the sample: a few milliseconds of start-up. Use
+    /// [`Rarity::shared`], which builds them once per process.
     fn default() -> Self {
         Rarity { q8: Sketch::new(SAMPLE, 8), q4: Sketch::new(SAMPLE, 4), q5: Sketch::new(SAMPLE, 5) }
     }
 }
 
 impl Rarity {
+    /// The sample's statistics, built by the first caller; concurrent callers wait for that
+    /// one, and catalog reloads reuse it.
+    pub fn shared() -> &'static Rarity {
+        static SHARED: std::sync::OnceLock<Rarity> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Rarity::default)
+    }
+
     /// The expected cost of keying on `lit`: for a literal the skim indexes, the summed sample
     /// counts of the grams of the window it would index (what its probes will pass on); for a
     /// shorter one, the count of its rarest 4-byte gram. Keys were once ranked by their rarest

@@ -99,7 +99,7 @@ impl Rendered {
 
 /// A [`Writer`] that renders into a [`Rendered`].
 pub struct MultiWriter {
-    writers: Vec<OutWriter<Vec<u8>>>,
+    writers: Vec<OutWriter<std::io::Sink>>,
     pub out: Rendered,
     /// Events without a match are wanted (`--all`); otherwise only pretty output shows them.
     all: bool,
@@ -108,7 +108,7 @@ pub struct MultiWriter {
 impl MultiWriter {
     pub fn new(formats: &[Format], all: bool, color: bool, width: usize) -> MultiWriter {
         MultiWriter {
-            writers: formats.iter().map(|&f| OutWriter::new(Vec::new(), f, color, width)).collect(),
+            writers: formats.iter().map(|&f| OutWriter::memory(Vec::new(), f, color, width)).collect(),
             out: Rendered::new(formats),
             all,
         }
@@ -117,9 +117,7 @@ impl MultiWriter {
     fn close_event(&mut self, severity: Severity, only_pretty: bool) {
         for (f, w) in self.writers.iter_mut().enumerate() {
             if !only_pretty || w.format() == Format::Pretty {
-                w.flush();
-                let v = w.inner_mut();
-                self.out.bufs[f].append(v);
+                w.move_rendered(&mut self.out.bufs[f]);
             }
             self.out.ends[f].push(self.out.bufs[f].len());
         }
