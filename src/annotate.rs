@@ -321,7 +321,14 @@ impl<W: Writer> Annotator<'_, W> {
             timestamp = obj.get("timestamp").and_then(Value::as_str).map(Cow::Borrowed);
             message = hay_texts.first().filter(|(_, n)| n == "fields.message").map_or(&[][..], |(t, _)| t);
         } else if let Some(t) = &text_line {
-            let s = |r: &Range<usize>| crate::event::text(&text[r.clone()]);
+            // One UTF-8 check for the whole event, not one per field (a call and a pass each,
+            // several per event): the fields of valid text are sliced out of it unchecked again.
+            // A range off a character boundary (only in a malformed header) falls back.
+            let whole = std::str::from_utf8(&text).ok();
+            let s = |r: &Range<usize>| match whole.and_then(|w| w.get(r.clone())) {
+                Some(v) => Cow::Borrowed(v),
+                None => crate::event::text(&text[r.clone()]),
+            };
             timestamp = Some(s(&t.timestamp));
             log.level = Some(s(&t.level));
             log.thread = t.thread.as_ref().map(s);

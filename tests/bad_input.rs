@@ -34,6 +34,9 @@ fn invalid_utf8_inside_an_error_line_is_matched_and_output_is_valid_json() {
     assert_eq!(e["log"]["format"], "risingwave");
     let msg = e["message"].as_str().unwrap();
     assert!(msg.contains("collect \u{FFFD}\u{FFFD} failed"), "invalid bytes become U+FFFD: {msg:?}");
+    // Header fields of an event that is not valid UTF-8 as a whole are replaced one by one.
+    assert_eq!(e["log"]["target"], "risingwave_meta::barrier::rpc", "{e}");
+    assert_eq!(e["log"]["fields"]["error"], "barrier collection failed for actor 7\u{FFFD}", "{e}");
     assert!(e["match"]["captures"]["actor_id"].as_str().unwrap().starts_with('7'), "{e}");
     let e = at_line(&evs, 2);
     assert_eq!(match_id(e), Some("t-split"));
