@@ -393,6 +393,9 @@ impl Skim {
     pub fn new(literals: &[Vec<u8>], rarity: &Rarity) -> Skim {
         // The layout whose probes and expected passes cost least over the sample.
         let plans = LAYOUTS.map(|l| Plan::of(literals, rarity, l));
+        for p in &plans {
+            tracing::debug!(stride = p.layout.stride, cost = p.cost, "skim layout");
+        }
         let plan = plans.into_iter().min_by(|a, b| a.cost.total_cmp(&b.cost)).expect("layouts");
         Skim::build(literals, plan)
     }
