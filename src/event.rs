@@ -143,10 +143,8 @@ pub struct OutWriter<W: Write> {
     err: Option<io::Error>,
     /// Rendered static part of each record's `match` object, by entry index.
     cache: Vec<Option<String>>,
-    /// Bytes handed to `out` so far.
-    written: u64,
     /// With [`OutWriter::mark_lines`]: where each event's `source.line` digits start in the
-    /// output, and the line rendered there.
+    /// rendered buffer, and the line rendered there.
     pub line_marks: Option<Vec<(u64, u64)>>,
     /// Made by [`OutWriter::memory`]: the buffer is the output, never flushed.
     keep: bool,
@@ -170,25 +168,15 @@ impl<W: Write> OutWriter<W> {
     }
 
     fn with_buffer(out: W, buf: Vec<u8>, format: Format, color: bool, width: usize) -> Self {
-        OutWriter {
-            out,
-            buf,
-            format,
-            color,
-            width,
-            err: None,
-            cache: Vec::new(),
-            written: 0,
-            line_marks: None,
-            keep: false,
-        }
+        OutWriter { out, buf, format, color, width, err: None, cache: Vec::new(), line_marks: None, keep: false }
     }
 
-    /// Record where each event's line number is rendered (JSON only), so that output rendered
-    /// with line numbers relative to a segment can be given absolute ones later
-    /// ([`relocate_lines`]).
+    /// Record where each event's line number is rendered (JSON, in-memory writers only: the
+    /// positions are in the buffer they keep), so that output rendered with line numbers
+    /// relative to a segment can be given absolute ones later ([`relocate_lines`]).
     pub fn mark_lines(&mut self) {
         debug_assert_eq!(self.format, Format::Json, "only JSON output is relocated");
+        debug_assert!(self.keep, "marks are positions in a kept buffer");
         self.line_marks = Some(Vec::new());
     }
 
@@ -207,7 +195,6 @@ impl<W: Write> OutWriter<W> {
         {
             self.err = Some(e);
         }
-        self.written += self.buf.len() as u64;
         self.buf.clear();
     }
 
@@ -227,10 +214,6 @@ impl<W: Write> OutWriter<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
-
-    pub fn inner_mut(&mut self) -> &mut W {
-        &mut self.out
-    }
 }
 
 impl<W: Write> Writer for OutWriter<W> {
@@ -246,7 +229,7 @@ impl<W: Write> Writer for OutWriter<W> {
             Format::Json => {
                 let at = write_json(&mut self.buf, ev, &mut self.cache);
                 if let Some(m) = &mut self.line_marks {
-                    m.push((self.written + at as u64, ev.source.line));
+                    m.push((at as u64, ev.source.line));
                 }
                 self.buf.push(b'\n');
             }
