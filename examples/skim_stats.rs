@@ -25,4 +25,23 @@ fn main() {
         100.0 * st.short_passes as f64 / st.probes as f64,
         st.found as f64 / (st.long_passes + st.short_passes).max(1) as f64
     );
+    // Which keys occur most, and how many candidates their occurrences make.
+    let mut hits = Vec::new();
+    let mut scratch = Vec::new();
+    m.prefilter.scan_with(&hay, &mut hits, &mut scratch);
+    let mut per: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    for h in &hits {
+        *per.entry(h.literal).or_default() += 1;
+    }
+    let cands: usize = per.iter().map(|(l, n)| n * m.prefilter.owners(*l).len()).sum();
+    println!("key occurrences {} candidates {cands}", hits.len());
+    let mut per: Vec<(u32, usize)> = per.into_iter().collect();
+    per.sort_by_key(|&(l, n)| std::cmp::Reverse(n * m.prefilter.owners(l).len()));
+    for (l, n) in per.iter().take(25) {
+        println!(
+            "{n:>8} x {:>3} owners {:?}",
+            m.prefilter.owners(*l).len(),
+            String::from_utf8_lossy(m.prefilter.literal(*l))
+        );
+    }
 }

@@ -139,6 +139,19 @@ impl Entry {
                 .all(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some())
     }
 
+    /// Could this record match on `line` (a physical line holding its key)? A record that cannot
+    /// span lines must match within the line its match is on: its pieces in order, where the
+    /// pattern is a literal sequence whose pieces look the same in raw JSON (an ordered check
+    /// rejects a line that merely mentions the key's words, `alter subscription` for
+    /// `alter {}: {}`), else all its literals somewhere. Other records are given the benefit.
+    fn line_plausible(&self, line: &[u8]) -> bool {
+        match &self.seq {
+            _ if !self.single_line => true,
+            Some(seq) if self.forms.absent.is_none() && !seq.has_escapable() => seq.fits_line(line),
+            _ => self.plausible(line),
+        }
+    }
+
     /// Searchers for the pattern's required literals.
     fn literal_finders(&self) -> &[memchr::memmem::Finder<'static>] {
         match &self.seq {
@@ -342,10 +355,7 @@ impl Matcher {
     /// found)? A record whose match cannot span lines needs all its literals on the line its
     /// match (and so its key) is on; others are given the benefit.
     pub fn line_plausible(&self, literal: u32, line: &[u8]) -> bool {
-        self.prefilter.owners(literal).iter().any(|&c| {
-            let e = &self.entries[c as usize];
-            !e.single_line || e.plausible(line)
-        })
+        self.prefilter.owners(literal).iter().any(|&c| self.entries[c as usize].line_plausible(line))
     }
 
     /// Confirm `scratch.cands` against the haystacks; results in `scratch.found`, ranked.

@@ -113,6 +113,26 @@ impl Seq {
         gaps.clone().all(|g| !g.dotall) && self.pieces.iter().all(|p| !p.contains(&b'\n'))
     }
 
+    /// Could the pattern match within `line`, a text without line breaks, or within any text whose
+    /// lines are substrings of it? Its pieces must occur in order, with at least one byte for each
+    /// group. Placing each piece at its leftmost occurrence leaves the most room for the rest, so
+    /// one forward pass decides. Pieces JSON would escape are the caller's concern: in a raw JSON
+    /// line they do not appear as they are.
+    pub fn fits_line(&self, line: &[u8]) -> bool {
+        let mut at = usize::from(self.lead.is_some());
+        for (i, (f, piece)) in self.finders.iter().zip(&self.pieces).enumerate() {
+            at += usize::from(i > 0);
+            let Some(rel) = line.get(at..).and_then(|t| f.find(t)) else { return false };
+            at += rel + piece.len();
+        }
+        self.tail.is_none() || at < line.len()
+    }
+
+    /// Does a piece hold a byte that JSON escapes (`"`, `\\`, control characters)?
+    pub fn has_escapable(&self) -> bool {
+        self.pieces.iter().flatten().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+    }
+
     /// Are the pieces exactly `lits`?
     pub fn pieces_are(&self, lits: &[Vec<u8>]) -> bool {
         self.pieces == lits
@@ -278,6 +298,23 @@ mod tests {
         assert_eq!(g, vec![Some((1, 4)), Some((5, 6))]);
     }
 
+    #[test]
+    fn fits_line_needs_the_pieces_in_order_with_room_for_the_groups() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("alter (.+?): (.+)", "alter subscription retention", false),
+            ("alter (.+?): (.+)", "ddl_controller: alter subscription retention", false),
+            ("alter (.+?): (.+)", "alter table t: x", true),
+            ("alter (.+?): (.+)", "alter : x", false),
+            ("alter (.+?): (.+)", "alter t: ", false),
+            ("(.+?) not found", "not found", false),
+            ("(.+?) not found", "x not found", true),
+            ("a (.+?) b (.+?) a", "a x b a y b y a", true),
+        ];
+        for &(p, line, want) in cases {
+            assert_eq!(seq(p).unwrap().fits_line(line.as_bytes()), want, "{p} on {line:?}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
@@ -290,6 +327,20 @@ mod tests {
         ) {
             let pattern = format!("{}{}", pat.concat(), tail);
             same_as_regex(&pattern, &text)?;
+        }
+
+        /// `fits_line` never rejects a line the regex matches.
+        #[test]
+        fn fits_every_line_the_regex_matches(
+            pat in proptest::collection::vec(prop_oneof![Just("ab"), Just("b"), Just(": "), Just("x"), Just("(.+?)")], 1..6),
+            tail in prop_oneof![Just(""), Just("(.+)")],
+            text in "[abx: ]{0,24}",
+        ) {
+            let pattern = format!("{}{}", pat.concat(), tail);
+            let Some(s) = seq(&pattern) else { return Ok(()) };
+            if Regex::new(&pattern).unwrap().is_match(text.as_bytes()) {
+                prop_assert!(s.fits_line(text.as_bytes()), "{:?} on {:?}", pattern, text);
+            }
         }
     }
 }
