@@ -393,7 +393,15 @@ fn record_static(m: &Matcher, idx: u32) -> String {
     if !extra.is_empty() {
         out.push(b',');
         key(&mut out, "record");
-        serde_json::to_writer(&mut out, &extra).expect("vec");
+        out.push(b'{');
+        for (i, (k, v)) in extra.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            key(&mut out, k);
+            out.extend_from_slice(v.get().as_bytes());
+        }
+        out.push(b'}');
     }
     String::from_utf8(out).expect("JSON is UTF-8")
 }

@@ -189,6 +189,28 @@ fn seed_style_file_with_record_and_dataset_version() {
     );
 }
 
+/// Regression: a pretty-printed record's `solutions` and `tags` were copied into events as
+/// stored, line breaks and all, so each of its events spanned several output lines.
+#[test]
+fn pretty_printed_record_still_gives_one_line_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed: Value = serde_json::from_str(&std::fs::read_to_string(seed_path()).unwrap()).unwrap();
+    let mut seed = seed;
+    seed["record"]["runbook"] = json!({"steps": ["check the barrier", "retry"], "owner": "stream"});
+    let pretty = dir.path().join("000_pretty.json");
+    std::fs::write(&pretty, serde_json::to_string_pretty(&seed).unwrap()).unwrap();
+    let out = run(&["-c".to_owned(), path_str(&pretty)], lines(&[&seed_line(7), &seed_line(8)]).as_bytes());
+    // Each output line must parse as a whole event.
+    let evs = ok_events(&out);
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    for ev in &evs {
+        let m = &ev["match"];
+        assert_eq!(m["solutions"], seed["record"]["solutions"]);
+        assert_eq!(m["tags"], seed["record"]["tags"]);
+        assert_eq!(m["record"]["runbook"], seed["record"]["runbook"], "other fields pass through: {m}");
+    }
+}
+
 #[test]
 fn json_lines_json_array_and_bare_objects() {
     let dir = tempfile::tempdir().unwrap();
