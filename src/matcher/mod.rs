@@ -90,6 +90,8 @@ pub struct Entry {
     /// A searcher for each of `literals`, built once; empty when the literal-sequence matcher's
     /// searchers are the same literals (see [`Entry::literal_finders`]).
     finders: Vec<memchr::memmem::Finder<'static>>,
+    /// For each of [`Entry::literal_finders`]: does the literal hold a byte JSON escapes?
+    escapable: Vec<bool>,
     /// The trailing placeholder holds an error (`{e}`, `{source}`, `: {}`): its value runs to the
     /// end of the value it sits in, chain and all. Otherwise it ends at the next chain link
     /// (`: ` outside brackets and quotes).
@@ -133,10 +135,7 @@ impl Entry {
     /// so is a record that may match without its tail.
     fn plausible(&self, text: &[u8]) -> bool {
         self.forms.absent.is_some()
-            || self
-                .literal_finders()
-                .iter()
-                .all(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) || f.find(text).is_some())
+            || self.literal_finders().iter().zip(&self.escapable).all(|(f, &esc)| esc || f.find(text).is_some())
     }
 
     /// Could this record match on `line` (a physical line holding its key)? A record that cannot
@@ -664,7 +663,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let finders =
         if shared { Vec::new() } else { lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect() };
     let single_line = seq.as_ref().is_some_and(seq::Seq::single_line);
-    Some(Entry {
+    let mut entry = Entry {
         single_line,
         seq,
         finders,
@@ -679,7 +678,11 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         regex: OnceLock::new(),
         absent: OnceLock::new(),
         limits,
-    })
+        escapable: Vec::new(),
+    };
+    entry.escapable =
+        entry.literal_finders().iter().map(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)).collect();
+    Some(entry)
 }
 
 /// The leftmost match of the record in `hay` that does not run across a wall foreign to the

@@ -27,6 +27,8 @@ pub struct Seq {
     gaps: Vec<Gap>,
     tail: Option<Gap>,
     finders: Vec<memchr::memmem::Finder<'static>>,
+    /// A piece holds a byte that JSON escapes (asked for every hit the framer weighs).
+    escapable: bool,
 }
 
 /// Is `h` a capture of `.+` (one or more of any character, with or without line breaks)?
@@ -100,7 +102,8 @@ impl Seq {
             return None;
         }
         let finders = pieces.iter().map(|p| memchr::memmem::Finder::new(p).into_owned()).collect();
-        Some(Seq { lead, pieces, gaps, tail, finders })
+        let escapable = pieces.iter().flatten().any(|&b| b == b'"' || b == b'\\' || b < 0x20);
+        Some(Seq { lead, pieces, gaps, tail, finders, escapable })
     }
 
     pub fn finders(&self) -> &[memchr::memmem::Finder<'static>] {
@@ -130,7 +133,7 @@ impl Seq {
 
     /// Does a piece hold a byte that JSON escapes (`"`, `\\`, control characters)?
     pub fn has_escapable(&self) -> bool {
-        self.pieces.iter().flatten().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        self.escapable
     }
 
     /// Are the pieces exactly `lits`?

@@ -364,6 +364,16 @@ impl Layout {
 }
 
 impl Skim {
+    /// The literals that own long-group gram `g` (tuning aid).
+    pub fn literals_of(&self, g: u64) -> Vec<u32> {
+        match self.long.table.get(&g) {
+            None => Vec::new(),
+            Some(Owners::One(o)) => vec![o.2],
+            Some(Owners::Few(v)) => v.iter().map(|o| o.2).collect(),
+            Some(Owners::Many { by_head, .. }) => by_head.values().flatten().map(|o| o.1).collect(),
+        }
+    }
+
     /// How many literals own long-group gram `g`, at how many distinct offsets (tuning aid).
     pub fn owners_of(&self, g: u64) -> (usize, usize) {
         match self.long.table.get(&g) {
