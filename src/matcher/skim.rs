@@ -67,6 +67,11 @@ const H: u64 = 0x9E37_79B9_7F4A_7C15;
 struct Group {
     q: usize,
     mask: u64,
+    /// A slot is `bits` bits of the product of the gram (all 8 loaded bytes) and [`H`]: those
+    /// that end at bit `8 * q`. The low `8 * q` bits of a product depend only on the low `8 * q`
+    /// bits of the factors, that is on the gram's `q` bytes, so both groups' slots come from one
+    /// multiplication per position.
+    shift: u32,
     bits: u32,
     bitmap: Vec<u64>,
     /// gram → owners: (the literal's first and last 8 bytes, literal id, offset of the gram in
@@ -78,17 +83,19 @@ struct Group {
 impl Group {
     fn new((_, q, _): (usize, usize, usize), bits: u32) -> Group {
         let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
-        Group { q, mask, bits, bitmap: vec![0; 1 << (bits - 6)], table: FxHashMap::default() }
+        let shift = (8 * q.min(8) as u32).checked_sub(bits).expect("a slot fits in the gram's product bits");
+        Group { q, mask, shift, bits, bitmap: vec![0; 1 << (bits - 6)], table: FxHashMap::default() }
     }
 
+    /// The slot of a gram, from its product with [`H`].
     #[inline(always)]
-    fn slot(&self, g: u64) -> usize {
-        (g.wrapping_mul(H) >> (64 - self.bits)) as usize
+    fn slot(&self, product: u64) -> usize {
+        ((product >> self.shift) & ((1 << self.bits) - 1)) as usize
     }
 
     fn insert(&mut self, gram: &[u8], lit: &[u8], id: u32, off: usize) {
         let g = load(gram, 0) & self.mask;
-        let i = self.slot(g);
+        let i = self.slot(g.wrapping_mul(H));
         self.bitmap[i >> 6] |= 1 << (i & 63);
         match self.table.entry(g).or_insert_with(|| Owners::Few(Vec::new())) {
             Owners::Few(v) => v.push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32)),
@@ -120,9 +127,10 @@ impl Group {
         }
     }
 
+    /// Does the gram whose product with [`H`] is `product` pass the bitmap?
     #[inline(always)]
-    fn pass(&self, g: u64) -> bool {
-        let i = self.slot(g & self.mask);
+    fn pass(&self, product: u64) -> bool {
+        let i = self.slot(product);
         self.bitmap[i >> 6] & (1 << (i & 63)) != 0
     }
 
@@ -459,8 +467,9 @@ impl Skim {
             // Four positions per round: independent loads and bit tests overlap.
             while p + 3 * STRIDE <= last {
                 let g = [load8(hay, p), load8(hay, p + STRIDE), load8(hay, p + 2 * STRIDE), load8(hay, p + 3 * STRIDE)];
-                let l = [long.pass(g[0]), long.pass(g[1]), long.pass(g[2]), long.pass(g[3])];
-                let sh = [short.pass(g[0]), short.pass(g[1]), short.pass(g[2]), short.pass(g[3])];
+                let h = g.map(|g| g.wrapping_mul(H));
+                let l = [long.pass(h[0]), long.pass(h[1]), long.pass(h[2]), long.pass(h[3])];
+                let sh = [short.pass(h[0]), short.pass(h[1]), short.pass(h[2]), short.pass(h[3])];
                 if l.iter().chain(&sh).any(|&x| x) {
                     for k in 0..4 {
                         if l[k] {
@@ -479,7 +488,7 @@ impl Skim {
             let mut q = p;
             while q + group.q <= hay.len() {
                 let g = load(hay, q);
-                if group.pass(g) {
+                if group.pass(g.wrapping_mul(H)) {
                     group.confirm(hay, q, g, lits, out);
                 }
                 q += STRIDE;
@@ -508,7 +517,7 @@ impl Skim {
         while p + 8 <= hay.len() {
             let g = load8(hay, p);
             st.probes += 1;
-            if self.long.pass(g) {
+            if self.long.pass(g.wrapping_mul(H)) {
                 st.long_passes += 1;
                 if self.long.table.contains_key(&g) {
                     st.long_in_table += 1;
@@ -516,7 +525,7 @@ impl Skim {
                 }
                 self.long.confirm(hay, p, g, &self.lits, &mut out);
             }
-            if self.short.pass(g) {
+            if self.short.pass(g.wrapping_mul(H)) {
                 st.short_passes += 1;
                 self.short.confirm(hay, p, g, &self.lits, &mut out);
             }
