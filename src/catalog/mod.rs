@@ -102,15 +102,17 @@ impl Record {
     /// one line (see [`one_line`]). Values are not decoded: a record's `sourceCode` is kilobytes
     /// of escaped text, and decoding and re-encoding it was most of the cost of a record's first
     /// event.
-    pub fn other_fields(&self, skip: &[&str]) -> Vec<(String, Cow<'_, RawValue>)> {
-        match serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(self.raw.get()) {
-            Ok(m) => m
-                .into_iter()
-                .filter(|(k, v)| !skip.contains(&k.as_str()) && v.get() != "null")
-                .map(|(k, v)| (k, one_line(v)))
-                .collect(),
-            Err(_) => Vec::new(),
-        }
+    pub fn other_fields(&self, skip: &[&str]) -> Vec<(Cow<'_, str>, Cow<'_, RawValue>)> {
+        let Ok(Members(mut fields)) = serde_json::from_str::<Members<'_>>(self.raw.get()) else { return Vec::new() };
+        // Key order, and the last of duplicate keys (as a JSON object reader keeps it).
+        fields.reverse();
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        fields.dedup_by(|later, first| later.0 == first.0);
+        fields
+            .into_iter()
+            .filter(|(k, v)| !skip.contains(&k.as_ref()) && v.get() != "null")
+            .map(|(k, v)| (k, one_line(v)))
+            .collect()
     }
 
     pub fn severity(&self) -> &str {
@@ -132,6 +134,48 @@ impl Record {
 
     fn message_key(&self) -> Option<&str> {
         self.pattern.as_deref().or(self.template.as_deref())
+    }
+}
+
+/// A JSON object's members in stored order, keys borrowed from the text unless they hold escapes.
+struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Key<'a>(Cow<'a, str>);
+        impl<'de> serde::Deserialize<'de> for Key<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = Key<'de>;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                        Ok(Key(Cow::Borrowed(v)))
+                    }
+                    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                        Ok(Key(Cow::Owned(v.to_owned())))
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(24));
+                while let Some((Key(k), v)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -518,6 +562,22 @@ mod tests {
         let mut p = Vec::new();
         parse_text("t.json", text, 0, &mut out, &mut p);
         (out, p)
+    }
+
+    #[test]
+    fn other_fields_in_key_order_as_stored_on_one_line() {
+        let text = r#"{"id": "a", "errorMessage": "x {}", "z": 1, "b\u0041": "esc", "m": null, "b": [1, 2],
+            "dup": 1, "n": {"k":
+              [3]}, "dup": "last"}"#;
+        let (recs, problems) = parse(&text.replace('\n', " ").replacen("\"k\": ", "\"k\":\n", 1));
+        assert!(problems.is_empty(), "{problems:?}");
+        let got: Vec<(String, String)> = recs[0]
+            .other_fields(&["id", "errorMessage"])
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v.get().to_owned()))
+            .collect();
+        let want = [("b", "[1, 2]"), ("bA", "\"esc\""), ("dup", "\"last\""), ("n", r#"{"k":[3]}"#), ("z", "1")];
+        assert_eq!(got, want.map(|(k, v)| (k.to_owned(), v.to_owned())));
     }
 
     #[test]
