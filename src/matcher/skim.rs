@@ -98,7 +98,7 @@ impl Group {
         let i = self.slot(g.wrapping_mul(H));
         self.bitmap[i >> 6] |= 1 << (i & 63);
         match self.table.entry(g).or_insert_with(|| Owners::Few(Vec::new())) {
-            Owners::Few(v) => v.push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32)),
+            Owners::Few(v) => v.push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32, lit.len() as u32)),
             Owners::One(_) | Owners::Many { .. } => unreachable!("groups are indexed before they are searched"),
         }
     }
@@ -118,9 +118,9 @@ impl Group {
                 let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
                 offs.sort_unstable();
                 offs.dedup();
-                let mut by_head: FxHashMap<(u32, u64), Vec<(u64, u32)>> = FxHashMap::default();
-                for &(head, tail, lit, off) in v.iter() {
-                    by_head.entry((off, head)).or_default().push((tail, lit));
+                let mut by_head: FxHashMap<(u32, u64), Vec<(u64, u32, u32)>> = FxHashMap::default();
+                for &(head, tail, lit, off, len) in v.iter() {
+                    by_head.entry((off, head)).or_default().push((tail, lit, len));
                 }
                 *owners = Owners::Many { offs, by_head };
             }
@@ -138,30 +138,32 @@ impl Group {
     #[cold]
     fn confirm(&self, hay: &[u8], p: usize, g: u64, lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
         let Some(owners) = self.table.get(&(g & self.mask)) else { return };
-        // Is `lit` at `start`? Its first and last 8 bytes first: cheap, and nearly always decisive.
-        let check = |start: usize, head: u64, tail: u64, lit: u32, out: &mut Vec<(usize, u32)>| {
-            let l = &lits[lit as usize];
-            if hay.len() - start < l.len() {
+        // Is `lit` (`len` bytes) at `start`? Its first and last 8 bytes first, from the owner
+        // itself: cheap, nearly always decisive, and the literal's own bytes (another cache
+        // miss) are read only when both agree.
+        let check = |start: usize, head: u64, tail: u64, lit: u32, len: u32, out: &mut Vec<(usize, u32)>| {
+            let len = len as usize;
+            if hay.len() - start < len {
                 return;
             }
-            let end = start + l.len();
-            if load8(hay, start) == head
-                && load8(hay, end - 8) == tail
-                && (l.len() <= 16 || hay[start + 8..end - 8] == l[8..l.len() - 8])
-            {
+            let end = start + len;
+            if load8(hay, start) == head && load8(hay, end - 8) == tail && (len <= 16 || {
+                let l = &lits[lit as usize];
+                hay[start + 8..end - 8] == l[8..len - 8]
+            }) {
                 out.push((end, lit));
             }
         };
         match owners {
-            &Owners::One((head, tail, lit, off)) => {
+            &Owners::One((head, tail, lit, off, len)) => {
                 if let Some(start) = p.checked_sub(off as usize) {
-                    check(start, head, tail, lit, out);
+                    check(start, head, tail, lit, len, out);
                 }
             }
             Owners::Few(v) => {
-                for &(head, tail, lit, off) in v {
+                for &(head, tail, lit, off, len) in v {
                     if let Some(start) = p.checked_sub(off as usize) {
-                        check(start, head, tail, lit, out);
+                        check(start, head, tail, lit, len, out);
                     }
                 }
             }
@@ -173,8 +175,8 @@ impl Group {
                     }
                     let head = load8(hay, start);
                     if let Some(v) = by_head.get(&(off, head)) {
-                        for &(tail, lit) in v {
-                            check(start, head, tail, lit, out);
+                        for &(tail, lit, len) in v {
+                            check(start, head, tail, lit, len, out);
                         }
                     }
                 }
@@ -192,12 +194,13 @@ enum Owners {
     One(Owner),
     /// (first 8 bytes, last 8 bytes, literal id, offset of the gram in the literal).
     Few(Vec<Owner>),
-    /// Distinct offsets, and (offset, first 8 bytes) → (last 8 bytes, literal id).
-    Many { offs: Vec<u32>, by_head: FxHashMap<(u32, u64), Vec<(u64, u32)>> },
+    /// Distinct offsets, and (offset, first 8 bytes) → (last 8 bytes, literal id, its length).
+    Many { offs: Vec<u32>, by_head: FxHashMap<(u32, u64), Vec<(u64, u32, u32)>> },
 }
 
-/// A literal that owns a gram: (first 8 bytes, last 8 bytes, literal id, offset of the gram).
-type Owner = (u64, u64, u32, u32);
+/// A literal that owns a gram: (first 8 bytes, last 8 bytes, literal id, offset of the gram,
+/// length of the literal).
+type Owner = (u64, u64, u32, u32, u32);
 
 /// Owner lists longer than this are indexed by offset and first bytes.
 const MANY_OWNERS: usize = 8;
@@ -542,8 +545,8 @@ impl Skim {
                     .values()
                     .map(|o| match o {
                         Owners::One(_) => 0,
-                        Owners::Few(v) => v.len() * 24,
-                        Owners::Many { offs, by_head } => offs.len() * 4 + by_head.len() * 48,
+                        Owners::Few(v) => v.len() * 32,
+                        Owners::Many { offs, by_head } => offs.len() * 4 + by_head.len() * 56,
                     })
                     .sum::<usize>()
         };
