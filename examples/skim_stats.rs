@@ -30,6 +30,18 @@ fn main() {
         100.0 * st.short_passes as f64 / st.probes as f64,
         st.found as f64 / (st.long_passes + st.short_passes).max(1) as f64
     );
+    // The skim alone, best of five.
+    let mut found = Vec::new();
+    let best = (0..5)
+        .map(|_| {
+            found.clear();
+            let t = std::time::Instant::now();
+            m.prefilter.skim.find(&hay, &mut found);
+            t.elapsed()
+        })
+        .min()
+        .expect("five runs");
+    println!("skim: {:.1} ms for {} MB ({} occurrences)", best.as_secs_f64() * 1e3, hay.len() / 1_000_000, found.len());
     // Which keys occur most, and how many candidates their occurrences make.
     let mut hits = Vec::new();
     let mut scratch = Vec::new();
@@ -48,5 +60,14 @@ fn main() {
             m.prefilter.owners(*l).len(),
             String::from_utf8_lossy(m.prefilter.literal(*l))
         );
+    }
+    if std::env::var_os("SKIM_SHORT").is_some() {
+        for l in 0..m.prefilter.len() as u32 {
+            let lit = m.prefilter.literal(l);
+            if lit.len() < 12 {
+                let n = per.iter().find(|p| p.0 == l).map_or(0, |p| p.1);
+                println!("short {:>3} {n:>7} {:?}", lit.len(), String::from_utf8_lossy(lit));
+            }
+        }
     }
 }

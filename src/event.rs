@@ -390,38 +390,13 @@ fn record_static(m: &Matcher, idx: u32) -> String {
         num(&mut out, n);
     }
     // Everything else the record holds, passed through under its own name.
-    let extra = r.other_fields(MAPPED);
-    if !extra.is_empty() {
+    if let Some(others) = r.other_fields() {
         out.push(b',');
         key(&mut out, "record");
-        out.push(b'{');
-        for (i, (k, v)) in extra.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            key(&mut out, k);
-            out.extend_from_slice(v.get().as_bytes());
-        }
-        out.push(b'}');
+        out.extend_from_slice(others.as_bytes());
     }
     String::from_utf8(out).expect("JSON is UTF-8")
 }
-
-/// Record fields that have a name of their own in the `match` object.
-const MAPPED: &[&str] = &[
-    "id",
-    "slug",
-    "severity",
-    "errorClass",
-    "errorMessage",
-    "messagePattern",
-    "solutions",
-    "tags",
-    "documentation",
-    "githubUrl",
-    "filePath",
-    "lineNumber",
-];
 
 fn span(out: &mut Vec<u8>, f: &Found) {
     out.push(b'[');
