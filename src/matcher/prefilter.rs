@@ -90,16 +90,19 @@ impl Prefilter {
         found.clear();
         self.skim.find(hay, found);
         if let Some(short) = &self.short {
-            // Literals never span lines: each line with a leftmost hit is searched exactly once.
+            // Literals never span lines: each line with a leftmost hit is searched exactly once,
+            // from that hit on. No occurrence starts between the previous line and the leftmost
+            // hit (that is what leftmost means), so the line's head (timestamp, level, target)
+            // need not be searched.
             let mut done = 0;
             for m in short.lines.find_iter(hay) {
                 if m.start() < done {
                     continue;
                 }
-                let ls = memchr::memrchr(b'\n', &hay[..m.start()]).map_or(0, |i| i + 1);
-                let le = memchr::memchr(b'\n', &hay[m.start()..]).map_or(hay.len(), |i| m.start() + i);
-                for x in short.exact.find_overlapping_iter(&hay[ls..le]) {
-                    found.push((ls + x.end(), self.skim.unindexed[x.pattern().as_usize()]));
+                let from = m.start();
+                let le = memchr::memchr(b'\n', &hay[from..]).map_or(hay.len(), |i| from + i);
+                for x in short.exact.find_overlapping_iter(&hay[from..le]) {
+                    found.push((from + x.end(), self.skim.unindexed[x.pattern().as_usize()]));
                 }
                 done = le;
             }
@@ -131,5 +134,40 @@ impl Prefilter {
     /// Literals found by aho-corasick rather than the skim (too short to index).
     pub fn unindexed(&self) -> usize {
         self.skim.unindexed.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every occurrence of every literal, found naively.
+    fn naive(lits: &[&[u8]], hay: &[u8]) -> Vec<(usize, u32)> {
+        let mut out = Vec::new();
+        for (id, l) in lits.iter().enumerate() {
+            for end in l.len()..=hay.len() {
+                if &hay[end - l.len()..end] == *l {
+                    out.push((end, id as u32));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    proptest! {
+        /// Short literals (aho-corasick, searched from each line's leftmost hit) and long ones
+        /// (the skim), overlapping one another and repeated on a line, are all reported.
+        #[test]
+        fn reports_every_occurrence(text in "[ab: \n]{0,80}") {
+            let lits: [&[u8]; 5] = [b"ab", b"b a", b"a: b", b"ab: ab: ab", b"b: ab: a"];
+            let keys: Vec<Option<&[u8]>> = lits.iter().map(|l| Some(*l)).collect();
+            let p = Prefilter::new(&keys, super::super::skim::Rarity::shared());
+            let (mut hits, mut found) = (Vec::new(), Vec::new());
+            p.scan_with(text.as_bytes(), &mut hits, &mut found);
+            let got: Vec<(usize, u32)> = hits.iter().map(|h| (h.end, h.literal)).collect();
+            prop_assert_eq!(got, naive(&lits, text.as_bytes()), "{:?}", text);
+        }
     }
 }
