@@ -13,7 +13,8 @@ fn main() {
     top.sort_by_key(|t| std::cmp::Reverse(t.1));
     for (g, n) in top.iter().take(25) {
         let (owners, offs) = m.prefilter.skim.owners_of(*g);
-        let first = m.prefilter.skim.literals_of(*g).first().map(|&l| m.prefilter.literal(l).to_vec()).unwrap_or_default();
+        let first =
+            m.prefilter.skim.literals_of(*g).first().map(|&l| m.prefilter.literal(l).to_vec()).unwrap_or_default();
         println!(
             "{n:>8} {:?} owners {owners} at {offs} offsets, e.g. {:?}",
             String::from_utf8_lossy(&g.to_le_bytes()),

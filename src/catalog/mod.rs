@@ -26,8 +26,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// The catalog compiled into the binary: the user's two seed records and the 4,350 records
 /// extracted from RisingWave's sources (`config/catalog/`).

@@ -680,8 +680,11 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         limits,
         escapable: Vec::new(),
     };
-    entry.escapable =
-        entry.literal_finders().iter().map(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)).collect();
+    entry.escapable = entry
+        .literal_finders()
+        .iter()
+        .map(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20))
+        .collect();
     Some(entry)
 }
 
