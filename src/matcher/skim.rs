@@ -63,6 +63,13 @@ const BITS_PER_GRAM: u32 = 5;
 const MIN_BITS: u32 = 16;
 const MAX_BITS: u32 = 22;
 
+/// The short group's bitmap is four times sparser: it has few grams (175 for the real catalog,
+/// 1,608 for the 43,500-record one), so even 2^18 bits stay in L1, while a probe collides (and
+/// pays a table lookup) about as often as the fill rate says. Measured on 100 MB: short passes
+/// fell from 193,000 to 140,000 (real catalog, skim time unchanged) and from 703,000 to 531,000
+/// (43,500 records, 94 -> 90 ms).
+const SHORT_EXTRA_BITS: u32 = 2;
+
 /// Hash multiplier (odd, well-mixed high bits).
 const H: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -452,7 +459,7 @@ impl Skim {
             |n: usize| ((n.max(1).next_power_of_two().trailing_zeros()) + BITS_PER_GRAM).clamp(MIN_BITS, MAX_BITS);
         let (lg, sh) = (layout.long, layout.short);
         let mut long = Group::new(lg, bits(grams(lg.0, usize::MAX, lg.2)));
-        let mut short = Group::new(sh, bits(grams(sh.0, lg.0, sh.2)));
+        let mut short = Group::new(sh, (bits(grams(sh.0, lg.0, sh.2)) + SHORT_EXTRA_BITS).min(MAX_BITS));
         let mut unindexed = Vec::new();
         for (id, (lit, window)) in literals.iter().zip(plan.windows).enumerate() {
             let (Some(shape), Some(best)) = (layout.shape(lit.len()), window) else {
