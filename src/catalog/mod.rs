@@ -136,25 +136,9 @@ struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'de> serde::Deserialize<'de> for Members<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Key<'a>(Cow<'a, str>);
-        impl<'de> serde::Deserialize<'de> for Key<'de> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = Key<'de>;
-                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        f.write_str("a string")
-                    }
-                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                        Ok(Key(Cow::Borrowed(v)))
-                    }
-                    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                        Ok(Key(Cow::Owned(v.to_owned())))
-                    }
-                }
-                d.deserialize_str(V)
-            }
-        }
+        /// A key, borrowed from the text when it has no escapes (serde's own `Cow` borrowing).
+        #[derive(serde::Deserialize)]
+        struct Key<'a>(#[serde(borrow)] Cow<'a, str>);
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Members<'de>;

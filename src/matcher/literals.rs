@@ -50,6 +50,12 @@ fn literal_of(h: &Hir) -> Option<&[u8]> {
     }
 }
 
+/// Does `lit` hold a byte that JSON escapes inside strings (`"`, `\\`, control characters)? Such a
+/// literal looks different in a raw JSON line than in the decoded text.
+pub fn json_escapes(lit: &[u8]) -> bool {
+    lit.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+}
+
 /// Pick the literal the prefilter keys the record on. Literals of 8 bytes or more are preferred
 /// (the skim indexes them; shorter ones need aho-corasick); among those, the rarest in real
 /// logs (`rarity`: lower is rarer), so that common words (`connector`, ` not found`) do not send

@@ -144,8 +144,10 @@ impl Entry {
     /// rejects a line that merely mentions the key's words, `alter subscription` for
     /// `alter {}: {}`), else all its literals somewhere. Other records are given the benefit.
     fn line_plausible(&self, line: &[u8]) -> bool {
+        if !self.single_line {
+            return true;
+        }
         match &self.seq {
-            _ if !self.single_line => true,
             Some(seq) if self.forms.absent.is_none() && !seq.has_escapable() => seq.fits_line(line),
             _ => self.plausible(line),
         }
@@ -680,11 +682,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         limits,
         escapable: Vec::new(),
     };
-    entry.escapable = entry
-        .literal_finders()
-        .iter()
-        .map(|f| f.needle().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20))
-        .collect();
+    entry.escapable = entry.literal_finders().iter().map(|f| literals::json_escapes(f.needle())).collect();
     Some(entry)
 }
 

@@ -57,7 +57,7 @@ impl Prefilter {
         let n = literals.len();
         for i in 0..n {
             let lit = &literals[i];
-            if lit.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
+            if super::literals::json_escapes(lit) {
                 let s = String::from_utf8_lossy(lit);
                 let esc = serde_json::to_string(&s).expect("a string serialises");
                 let esc = esc.as_bytes()[1..esc.len() - 1].to_vec();

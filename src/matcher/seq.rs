@@ -102,7 +102,7 @@ impl Seq {
             return None;
         }
         let finders = pieces.iter().map(|p| memchr::memmem::Finder::new(p).into_owned()).collect();
-        let escapable = pieces.iter().flatten().any(|&b| b == b'"' || b == b'\\' || b < 0x20);
+        let escapable = pieces.iter().any(|p| super::literals::json_escapes(p));
         Some(Seq { lead, pieces, gaps, tail, finders, escapable })
     }
 
