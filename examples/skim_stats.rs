@@ -31,18 +31,24 @@ fn main() {
         100.0 * st.short_passes as f64 / st.probes as f64,
         st.found as f64 / (st.long_passes + st.short_passes).max(1) as f64
     );
-    // The skim alone, best of five.
-    let mut found = Vec::new();
-    let best = (0..5)
-        .map(|_| {
-            found.clear();
-            let t = std::time::Instant::now();
-            m.prefilter.skim.find(&hay, &mut found);
-            t.elapsed()
-        })
-        .min()
-        .expect("five runs");
-    println!("skim: {:.1} ms for {} MB ({} occurrences)", best.as_secs_f64() * 1e3, hay.len() / 1_000_000, found.len());
+    // The skim alone, best of five; and the scalar probe on the same literals (on a CPU without
+    // AVX2 both lines time the scalar probe).
+    let lits: Vec<Vec<u8>> = (0..m.prefilter.len() as u32).map(|l| m.prefilter.literal(l).to_vec()).collect();
+    let scalar = annotail::matcher::skim::Skim::scalar(&lits, annotail::matcher::skim::Rarity::shared());
+    for (name, skim) in [("skim", &m.prefilter.skim), ("scalar skim", &scalar)] {
+        let mut found = Vec::new();
+        let best = (0..5)
+            .map(|_| {
+                found.clear();
+                let t = std::time::Instant::now();
+                skim.find(&hay, &mut found);
+                t.elapsed()
+            })
+            .min()
+            .expect("five runs");
+        let mb = hay.len() / 1_000_000;
+        println!("{name}: {:.1} ms for {mb} MB ({} occurrences)", best.as_secs_f64() * 1e3, found.len());
+    }
     // Which keys occur most, and how many candidates their occurrences make.
     let mut hits = Vec::new();
     let mut scratch = Vec::new();

@@ -500,6 +500,12 @@ impl Skim {
         Skim::with_probe(literals, rarity, simd::Avx2::detect())
     }
 
+    /// A skim with the scalar probe whatever the CPU (tuning and comparisons:
+    /// `examples/skim_stats.rs`).
+    pub fn scalar(literals: &[Vec<u8>], rarity: &Rarity) -> Skim {
+        Skim::with_probe(literals, rarity, None)
+    }
+
     /// A skim with the vector probe if `simd` is given, else the scalar one.
     pub(crate) fn with_probe(literals: &[Vec<u8>], rarity: &Rarity, simd: Option<simd::Avx2>) -> Skim {
         if simd.is_some() {
