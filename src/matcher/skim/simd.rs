@@ -60,6 +60,10 @@ mod x86 {
     /// returns the first position not probed.
     pub(crate) fn find(_: Avx2, sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>) -> usize {
         assert!(sk.stride == 4 && sk.long.hash == Hash::Lanes && sk.short.hash == Hash::Lanes);
+        // What the gathers' bounds rest on (see `test`): each bitmap holds 2^bits bits.
+        for g in [&sk.long, &sk.short] {
+            assert!(g.bits >= 6 && g.bits <= 31 && g.bitmap.len() == 1 << (g.bits - 6));
+        }
         // SAFETY: the `Avx2` token exists, so the CPU has AVX2.
         unsafe { find_avx2(sk, hay, out) }
     }
@@ -78,15 +82,16 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     fn slots(g: &Group, ak1: __m256i, b: __m256i, k2: __m256i, bmask: __m256i, shift: __m128i) -> __m256i {
         let h = _mm256_xor_si256(ak1, _mm256_mullo_epi32(_mm256_and_si256(b, bmask), k2));
-        debug_assert!(g.bits <= 31);
+        debug_assert_eq!(_mm_cvtsi128_si32(shift), 32 - g.bits as i32);
         _mm256_srl_epi32(h, shift)
     }
 
     /// A mask of the eight lanes whose slot's bit is set in `g`'s bitmap.
     #[target_feature(enable = "avx2")]
     fn test(g: &Group, slot: __m256i) -> u32 {
-        // SAFETY: a slot is below 2^bits, so its 32-bit word index is below 2^(bits - 5), the
-        // bitmap's length in 32-bit words (it holds 2^(bits - 6) `u64`s).
+        // SAFETY: a slot is a 32-bit hash shifted right by 32 - bits (`slots`), so below 2^bits;
+        // its 32-bit word index is below 2^(bits - 5), the bitmap's length in 32-bit words (it
+        // holds 2^(bits - 6) `u64`s, which `find` asserts).
         let words = unsafe { _mm256_i32gather_epi32::<4>(g.bitmap.as_ptr().cast(), _mm256_srli_epi32::<5>(slot)) };
         // Move the slot's bit (its low 5 bits) to the sign bit, and collect the sign bits.
         let bit = _mm256_sllv_epi32(words, _mm256_andnot_si256(slot, _mm256_set1_epi32(31)));
