@@ -4,6 +4,8 @@
 //! - `framing`: bytes → lines → events with every event framed (`--all`), with a catalog of
 //!   one record, so the prefilter costs nothing;
 //! - `prefilter`: the skim and aho-corasick over the whole text, all hits mapped to literals;
+//! - `skim`, `skim_portable`: the skim alone, with the probe this CPU runs (AVX2 where present)
+//!   and with the portable scalar probe, on the same literals;
 //! - `confirm`: candidates → confirmed, captured, ranked matches for the example's error events;
 //! - `end_to_end`: framing, prefilter, confirm and JSON output of the matched events.
 //!
@@ -15,6 +17,7 @@ use annotail::annotate::{Annotator, Emit, SourceMeta};
 use annotail::catalog;
 use annotail::event::{Format, OutWriter};
 use annotail::framing::{self, EventSink, Framer, RawEvent};
+use annotail::matcher::skim::{Rarity, Skim};
 use annotail::matcher::{Hay, Limits, Matcher, Scratch};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -66,6 +69,21 @@ fn benches(c: &mut Criterion) {
             black_box(hits.len())
         })
     });
+    // The skim alone, with the probe this CPU runs (AVX2 where present) and with the portable one.
+    let lits: Vec<Vec<u8>> = (0..full.prefilter.len() as u32).map(|l| full.prefilter.literal(l).to_vec()).collect();
+    let scalar = Skim::scalar(&lits, Rarity::shared());
+    for (name, skim) in [("skim", &full.prefilter.skim), ("skim_portable", &scalar)] {
+        g.bench_function(name, |b| {
+            let mut found = Vec::new();
+            b.iter(|| {
+                found.clear();
+                for chunk in data.chunks(4 << 20) {
+                    skim.find(chunk, &mut found);
+                }
+                black_box(found.len())
+            })
+        });
+    }
     g.bench_function("end_to_end", |b| {
         b.iter(|| {
             let mut out = OutWriter::new(std::io::sink(), Format::Json, false, 80);
