@@ -17,7 +17,7 @@ use annotail::annotate::{Annotator, Emit, SourceMeta};
 use annotail::catalog;
 use annotail::event::{Format, OutWriter};
 use annotail::framing::{self, EventSink, Framer, RawEvent};
-use annotail::matcher::skim::{Rarity, Skim};
+use annotail::matcher::skim::Rarity;
 use annotail::matcher::{Hay, Limits, Matcher, Scratch};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -70,8 +70,7 @@ fn benches(c: &mut Criterion) {
         })
     });
     // The skim alone, with the probe this CPU runs (AVX2 where present) and with the portable one.
-    let lits: Vec<Vec<u8>> = (0..full.prefilter.len() as u32).map(|l| full.prefilter.literal(l).to_vec()).collect();
-    let scalar = Skim::scalar(&lits, Rarity::shared());
+    let scalar = full.prefilter.skim.to_portable(Rarity::shared());
     for (name, skim) in [("skim", &full.prefilter.skim), ("skim_portable", &scalar)] {
         g.bench_function(name, |b| {
             let mut found = Vec::new();

@@ -33,8 +33,7 @@ fn main() {
     );
     // The skim alone, best of five; and the scalar probe on the same literals (on a CPU without
     // AVX2 both lines time the scalar probe).
-    let lits: Vec<Vec<u8>> = (0..m.prefilter.len() as u32).map(|l| m.prefilter.literal(l).to_vec()).collect();
-    let scalar = annotail::matcher::skim::Skim::scalar(&lits, annotail::matcher::skim::Rarity::shared());
+    let scalar = m.prefilter.skim.to_portable(annotail::matcher::skim::Rarity::shared());
     for (name, skim) in [("skim", &m.prefilter.skim), ("scalar skim", &scalar)] {
         let mut found = Vec::new();
         let best = (0..5)

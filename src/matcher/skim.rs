@@ -106,8 +106,6 @@ struct Group {
     q: usize,
     mask: u64,
     hash: Hash,
-    /// [`Hash::Lanes`]: the bits of the gram's second lane that belong to it.
-    bmask: u32,
     /// A slot is `bits` bits of the product of the gram (all 8 loaded bytes) and [`H`]: those
     /// that end at bit `8 * q`. The low `8 * q` bits of a product depend only on the low `8 * q`
     /// bits of the factors, that is on the gram's `q` bytes, so both groups' slots come from one
@@ -125,9 +123,8 @@ impl Group {
     fn new((_, q, _): (usize, usize, usize), bits: u32, hash: Hash) -> Group {
         let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
         let shift = (8 * q.min(8) as u32).checked_sub(bits).expect("a slot fits in the gram's product bits");
-        let bmask = (mask >> 32) as u32;
         let bitmap = vec![0; 1 << (bits - 6)];
-        Group { q, mask, hash, bmask, shift, bits, bitmap, table: FxHashMap::default() }
+        Group { q, mask, hash, shift, bits, bitmap, table: FxHashMap::default() }
     }
 
     /// The slot of a gram, from its product with [`H`] ([`Hash::Mul64`]).
@@ -142,7 +139,7 @@ impl Group {
         match self.hash {
             Hash::Mul64 => self.slot(g.wrapping_mul(H)),
             Hash::Lanes => {
-                let (a, b) = (g as u32, (g >> 32) as u32 & self.bmask);
+                let (a, b) = (g as u32, ((g & self.mask) >> 32) as u32);
                 (a.wrapping_mul(K1) ^ b.wrapping_mul(K2)) as usize >> (32 - self.bits)
             }
         }
@@ -151,8 +148,12 @@ impl Group {
     /// Does the gram `g` pass the bitmap, under either hash?
     #[inline(always)]
     fn pass_gram(&self, g: u64) -> bool {
-        let i = self.slot_of(g);
-        self.bitmap[i >> 6] & (1 << (i & 63)) != 0
+        self.is_set(self.slot_of(g))
+    }
+
+    #[inline(always)]
+    fn is_set(&self, slot: usize) -> bool {
+        self.bitmap[slot >> 6] & (1 << (slot & 63)) != 0
     }
 
     fn insert(&mut self, gram: &[u8], lit: &[u8], id: u32, off: usize) {
@@ -192,8 +193,7 @@ impl Group {
     /// Does the gram whose product with [`H`] is `product` pass the bitmap ([`Hash::Mul64`])?
     #[inline(always)]
     fn pass(&self, product: u64) -> bool {
-        let i = self.slot(product);
-        self.bitmap[i >> 6] & (1 << (i & 63)) != 0
+        self.is_set(self.slot(product))
     }
 
     /// The gram at `p` passed the bitmap: compare the literals it may belong to.
@@ -500,10 +500,10 @@ impl Skim {
         Skim::with_probe(literals, rarity, simd::Avx2::detect())
     }
 
-    /// A skim with the scalar probe whatever the CPU (tuning and comparisons:
-    /// `examples/skim_stats.rs`).
-    pub fn scalar(literals: &[Vec<u8>], rarity: &Rarity) -> Skim {
-        Skim::with_probe(literals, rarity, None)
+    /// The same literals skimmed by the portable scalar probe whatever the CPU (comparisons:
+    /// `examples/skim_stats.rs`, `cargo bench`).
+    pub fn to_portable(&self, rarity: &Rarity) -> Skim {
+        Skim::with_probe(&self.lits, rarity, None)
     }
 
     /// A skim with the vector probe if `simd` is given, else the scalar one.

@@ -103,7 +103,9 @@ mod x86 {
         let (long, short) = (&sk.long, &sk.short);
         let k1 = _mm256_set1_epi32(K1 as i32);
         let k2 = _mm256_set1_epi32(K2 as i32);
-        let (lmask, smask) = (_mm256_set1_epi32(long.bmask as i32), _mm256_set1_epi32(short.bmask as i32));
+        // The bits of each lane's second half that belong to the group's gram (`Hash::Lanes`).
+        let lane_mask = |g: &Group| _mm256_set1_epi32((g.mask >> 32) as u32 as i32);
+        let (lmask, smask) = (lane_mask(long), lane_mask(short));
         let lshift = _mm_cvtsi32_si128(32 - long.bits as i32);
         let sshift = _mm_cvtsi32_si128(32 - short.bits as i32);
         let mut p = 0;
