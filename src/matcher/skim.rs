@@ -8,7 +8,8 @@
 //! of `q + s - 1` bytes, the window whose grams are rarest in a sample of real RisingWave logs.
 //! An occurrence of the literal puts its window over `s` consecutive text positions, exactly one
 //! of which is a multiple of `s`: probing the gram at every `s`-th position meets one indexed
-//! gram, once. A probe hashes the gram to a bit of an L1/L2-sized bitmap; the rare probe that
+//! gram, once. A probe hashes the gram to a bit (two, for the vector probe's hash) of an
+//! L1/L2-sized bitmap; the rare probe that
 //! passes looks the gram up in a hash table of (literal, offset) and compares the literal in
 //! place. Literals are split by length into groups with their own `q`, since a group's window
 //! must fit in its shortest literal; both groups probe at one stride.
@@ -97,8 +98,16 @@ enum Hash {
     /// serves both groups (the scalar probe).
     Mul64,
     /// The gram as two 32-bit lanes `a` (its first 4 bytes) and `b` (the next 4, masked to the
-    /// group's `q`): the high bits of `a * K1 ^ b * K2`. Eight positions are hashed at once in
-    /// 32-bit SIMD lanes, which have no 64-bit multiplication below AVX-512.
+    /// group's `q`): `h = a * K1 ^ b * K2`, whose high `bits` bits are the slot. Eight positions
+    /// are hashed at once in 32-bit SIMD lanes, which have no 64-bit multiplication below
+    /// AVX-512.
+    ///
+    /// A gram sets two bits of the slot's 32-bit word: the slot's, and the one the 5 bits of `h`
+    /// below the slot name (a blocked Bloom filter). One gather still fetches one word per lane,
+    /// and a gram that is not indexed passes only if both its bits are set. Measured on 100 MB
+    /// with the 43,500-record catalog: long-group passes that are no indexed gram fell from
+    /// 431,000 to 82,000, and the skim from 75 to 68 ms; with the real catalog, from 108,000 to
+    /// 11,000 (skim time unchanged, 35 ms).
     Lanes,
 }
 
@@ -133,14 +142,21 @@ impl Group {
         ((product >> self.shift) & ((1 << self.bits) - 1)) as usize
     }
 
-    /// The slot of a gram (its bytes from the first, at least `q` of them) under either hash.
+    /// The slots of a gram (its bytes from the first, at least `q` of them) under either hash:
+    /// the gram passes if both bits are set. [`Hash::Mul64`] has one slot (given twice);
+    /// [`Hash::Lanes`] two in one 32-bit word.
     #[inline(always)]
-    fn slot_of(&self, g: u64) -> usize {
+    fn slots_of(&self, g: u64) -> (usize, usize) {
         match self.hash {
-            Hash::Mul64 => self.slot(g.wrapping_mul(H)),
+            Hash::Mul64 => {
+                let s = self.slot(g.wrapping_mul(H));
+                (s, s)
+            }
             Hash::Lanes => {
                 let (a, b) = (g as u32, ((g & self.mask) >> 32) as u32);
-                (a.wrapping_mul(K1) ^ b.wrapping_mul(K2)) as usize >> (32 - self.bits)
+                let h = a.wrapping_mul(K1) ^ b.wrapping_mul(K2);
+                let slot = (h >> (32 - self.bits)) as usize;
+                (slot, slot & !31 | (h >> (27 - self.bits)) as usize & 31)
             }
         }
     }
@@ -148,7 +164,8 @@ impl Group {
     /// Does the gram `g` pass the bitmap, under either hash?
     #[inline(always)]
     fn pass_gram(&self, g: u64) -> bool {
-        self.is_set(self.slot_of(g))
+        let (s1, s2) = self.slots_of(g);
+        self.is_set(s1) && self.is_set(s2)
     }
 
     #[inline(always)]
@@ -158,8 +175,10 @@ impl Group {
 
     fn insert(&mut self, gram: &[u8], lit: &[u8], id: u32, off: usize) {
         let g = load(gram, 0) & self.mask;
-        let i = self.slot_of(g);
-        self.bitmap[i >> 6] |= 1 << (i & 63);
+        let (s1, s2) = self.slots_of(g);
+        for i in [s1, s2] {
+            self.bitmap[i >> 6] |= 1 << (i & 63);
+        }
         match self.table.entry(g).or_insert_with(|| Owners::Few(Vec::new())) {
             Owners::Few(v) => v.push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32, lit.len() as u32)),
             Owners::One(_) | Owners::Many { .. } => unreachable!("groups are indexed before they are searched"),

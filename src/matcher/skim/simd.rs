@@ -77,25 +77,32 @@ mod x86 {
     /// lane's gram).
     const READ: usize = ROUND + 4;
 
-    /// The slots of eight grams under [`Hash::Lanes`], from their lanes `a` (times [`K1`]) and
+    /// The hashes of eight grams under [`Hash::Lanes`], from their lanes `a` (times [`K1`]) and
     /// `b`.
     #[target_feature(enable = "avx2")]
-    fn slots(g: &Group, ak1: __m256i, b: __m256i, k2: __m256i, bmask: __m256i, shift: __m128i) -> __m256i {
-        let h = _mm256_xor_si256(ak1, _mm256_mullo_epi32(_mm256_and_si256(b, bmask), k2));
-        debug_assert_eq!(_mm_cvtsi128_si32(shift), 32 - g.bits as i32);
-        _mm256_srl_epi32(h, shift)
+    fn hashes(ak1: __m256i, b: __m256i, k2: __m256i, bmask: __m256i) -> __m256i {
+        _mm256_xor_si256(ak1, _mm256_mullo_epi32(_mm256_and_si256(b, bmask), k2))
     }
 
-    /// A mask of the eight lanes whose slot's bit is set in `g`'s bitmap.
+    /// A mask of the eight lanes whose two bits (their hash's slot, and the 5 bits below it in
+    /// the same 32-bit word) are set in `g`'s bitmap.
     #[target_feature(enable = "avx2")]
-    fn test(g: &Group, slot: __m256i) -> u32 {
-        // SAFETY: a slot is a 32-bit hash shifted right by 32 - bits (`slots`), so below 2^bits;
-        // its 32-bit word index is below 2^(bits - 5), the bitmap's length in 32-bit words (it
+    fn test(g: &Group, h: __m256i, shift: __m128i) -> u32 {
+        debug_assert_eq!(_mm_cvtsi128_si32(shift), 32 - g.bits as i32);
+        let slot = _mm256_srl_epi32(h, shift);
+        // SAFETY: a slot is a 32-bit hash shifted right by 32 - bits, so below 2^bits; its
+        // 32-bit word index is below 2^(bits - 5), the bitmap's length in 32-bit words (it
         // holds 2^(bits - 6) `u64`s, which `find` asserts).
         let words = unsafe { _mm256_i32gather_epi32::<4>(g.bitmap.as_ptr().cast(), _mm256_srli_epi32::<5>(slot)) };
-        // Move the slot's bit (its low 5 bits) to the sign bit, and collect the sign bits.
-        let bit = _mm256_sllv_epi32(words, _mm256_andnot_si256(slot, _mm256_set1_epi32(31)));
-        _mm256_movemask_ps(_mm256_castsi256_ps(bit)) as u32
+        // Move each bit to the sign bit (a left shift by 31 minus its index), and keep the
+        // lanes where both are set.
+        let ones = _mm256_set1_epi32(31);
+        let first = _mm256_sllv_epi32(words, _mm256_andnot_si256(slot, ones));
+        let second = _mm256_sllv_epi32(
+            words,
+            _mm256_andnot_si256(_mm256_srl_epi32(h, _mm_sub_epi64(shift, _mm_cvtsi32_si128(5))), ones),
+        );
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(first, second))) as u32
     }
 
     #[target_feature(enable = "avx2")]
@@ -118,8 +125,8 @@ mod x86 {
                 // further are in it; `loadu` has no alignment requirement.
                 let (a, b) = unsafe { (_mm256_loadu_si256(at.cast()), _mm256_loadu_si256(at.add(4).cast())) };
                 let ak1 = _mm256_mullo_epi32(a, k1);
-                let (ls, ss) = (slots(long, ak1, b, k2, lmask, lshift), slots(short, ak1, b, k2, smask, sshift));
-                *m = (test(long, ls), test(short, ss));
+                let (lh, sh) = (hashes(ak1, b, k2, lmask), hashes(ak1, b, k2, smask));
+                *m = (test(long, lh, lshift), test(short, sh, sshift));
             }
             if masks.iter().any(|&(l, s)| l | s != 0) {
                 for (block, &(l, s)) in masks.iter().enumerate() {
