@@ -100,6 +100,9 @@ pub struct Entry {
     pub seq: Option<seq::Seq>,
     /// A match cannot span lines (a literal sequence without line breaks or `(?s)` groups).
     pub single_line: bool,
+    /// The head of the absent form (`<literal>` of `<literal>: {source}`) when it is plain
+    /// text that looks the same in a raw JSON line (see [`Entry::absent_fits_line`]).
+    absent_head: Option<Vec<u8>>,
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
@@ -134,22 +137,45 @@ impl Entry {
     /// characters) looks different in a raw JSON line: it is given the benefit of the doubt, and
     /// so is a record that may match without its tail.
     fn plausible(&self, text: &[u8]) -> bool {
-        self.forms.absent.is_some()
-            || self.literal_finders().iter().zip(&self.escapable).all(|(f, &esc)| esc || f.find(text).is_some())
+        self.forms.absent.is_some() || self.literals_in(text)
+    }
+
+    /// Are all the pattern's literals (but those JSON escapes) in `text`?
+    fn literals_in(&self, text: &[u8]) -> bool {
+        self.literal_finders().iter().zip(&self.escapable).all(|(f, &esc)| esc || f.find(text).is_some())
     }
 
     /// Could this record match on `line` (a physical line holding its key)? A record that cannot
     /// span lines must match within the line its match is on: its pieces in order, where the
     /// pattern is a literal sequence whose pieces look the same in raw JSON (an ordered check
     /// rejects a line that merely mentions the key's words, `alter subscription` for
-    /// `alter {}: {}`), else all its literals somewhere. Other records are given the benefit.
+    /// `alter {}: {}`), else all its literals somewhere; or, for `<literal>: {source}`, the
+    /// literal alone ([`Entry::absent_fits_line`]). Other records are given the benefit.
     fn line_plausible(&self, line: &[u8]) -> bool {
         if !self.single_line {
             return true;
         }
+        if self.forms.absent.is_some() && self.absent_fits_line(line) {
+            return true;
+        }
         match &self.seq {
-            Some(seq) if self.forms.absent.is_none() && !seq.has_escapable() => seq.fits_line(line),
-            _ => self.plausible(line),
+            Some(seq) if !seq.has_escapable() => seq.fits_line(line),
+            _ => self.literals_in(line),
+        }
+    }
+
+    /// Could the absent form (`<literal>` alone, for `<literal>: {source}`) match on `line`? It
+    /// needs a value that ends with the literal (and spaces or tabs): a line of a chain, a field's
+    /// value, a JSON string. A literal followed at once by `=` ends no value: annotail's parsers
+    /// split fields at ` key=`, and the key takes the word before the `=`, so a value never ends
+    /// right before one; so a line whose every occurrence is followed by `=`, where the literal's
+    /// last word is a field's key (`Failed to merge compaction group error=tcp connect error`,
+    /// for `compaction group error: {}`), cannot hold it. A literal that is not plain text is
+    /// given the benefit of the doubt.
+    fn absent_fits_line(&self, line: &[u8]) -> bool {
+        match &self.absent_head {
+            None => true,
+            Some(h) => memchr::memmem::find_iter(line, h).any(|i| line.get(i + h.len()) != Some(&b'=')),
         }
     }
 
@@ -665,8 +691,20 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let finders =
         if shared { Vec::new() } else { lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect() };
     let single_line = seq.as_ref().is_some_and(seq::Seq::single_line);
+    // The absent form's head as bytes, if it is one literal on one line that raw JSON does not
+    // escape (a line is searched for it as it is).
+    let absent_head = forms
+        .absent_head
+        .as_deref()
+        .and_then(|h| parser().parse(h).ok())
+        .and_then(|h| match h.kind() {
+            regex_syntax::hir::HirKind::Literal(l) => Some(l.0.to_vec()),
+            _ => None,
+        })
+        .filter(|h| !h.is_empty() && !h.contains(&b'\n') && !literals::json_escapes(h));
     let mut entry = Entry {
         single_line,
+        absent_head,
         seq,
         finders,
         literals: lits,

@@ -68,6 +68,8 @@ const _: () = assert!(LAYOUTS[0].short.0 == SHORT_MIN && LAYOUTS[1].short.0 == S
 const BITS_PER_GRAM: u32 = 5;
 const MIN_BITS: u32 = 16;
 const MAX_BITS: u32 = 22;
+// The lane hash takes a slot's `bits` and 5 more below them from 32 bits.
+const _: () = assert!(MAX_BITS + 5 <= 32);
 
 /// The short group's bitmap is four times sparser: it has few grams (175 for the real catalog,
 /// 1,608 for the 43,500-record one), so even 2^18 bits stay in L1, while a probe collides (and

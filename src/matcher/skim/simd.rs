@@ -60,9 +60,10 @@ mod x86 {
     /// returns the first position not probed.
     pub(crate) fn find(_: Avx2, sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>) -> usize {
         assert!(sk.stride == 4 && sk.long.hash == Hash::Lanes && sk.short.hash == Hash::Lanes);
-        // What the gathers' bounds rest on (see `test`): each bitmap holds 2^bits bits.
+        // What the gathers' bounds rest on (see `test`): each bitmap holds 2^bits bits; and the
+        // second bit's 5 hash bits sit below the slot's `bits`.
         for g in [&sk.long, &sk.short] {
-            assert!(g.bits >= 6 && g.bits <= 31 && g.bitmap.len() == 1 << (g.bits - 6));
+            assert!(g.bits >= 6 && g.bits <= 27 && g.bitmap.len() == 1 << (g.bits - 6));
         }
         // SAFETY: the `Avx2` token exists, so the CPU has AVX2.
         unsafe { find_avx2(sk, hay, out) }
@@ -96,11 +97,11 @@ mod x86 {
         let words = unsafe { _mm256_i32gather_epi32::<4>(g.bitmap.as_ptr().cast(), _mm256_srli_epi32::<5>(slot)) };
         // Move each bit to the sign bit (a left shift by 31 minus its index), and keep the
         // lanes where both are set.
-        let ones = _mm256_set1_epi32(31);
-        let first = _mm256_sllv_epi32(words, _mm256_andnot_si256(slot, ones));
+        let low5 = _mm256_set1_epi32(31);
+        let first = _mm256_sllv_epi32(words, _mm256_andnot_si256(slot, low5));
         let second = _mm256_sllv_epi32(
             words,
-            _mm256_andnot_si256(_mm256_srl_epi32(h, _mm_sub_epi64(shift, _mm_cvtsi32_si128(5))), ones),
+            _mm256_andnot_si256(_mm256_srl_epi32(h, _mm_sub_epi64(shift, _mm_cvtsi32_si128(5))), low5),
         );
         _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(first, second))) as u32
     }
