@@ -114,8 +114,6 @@ pub struct Forms {
     /// (`    <literal>`, ` 1: <literal>`, `ERROR:  <literal>`), group 1 being the literal. Tried
     /// when `regex` does not match.
     pub absent: Option<String>,
-    /// The head of `absent` (the `<literal>`, as a pattern), without the line around it.
-    pub absent_head: Option<String>,
     /// The pattern starts with a lazy group, whose value is trimmed to the last chain link.
     pub leading_group: bool,
     /// The trailing value may span lines (`{:#?}`, or a message with line breaks).
@@ -133,7 +131,6 @@ pub fn forms(base: &str, optional_tail: bool) -> Forms {
         regex: format!("{flags}{base}"),
         tail: false,
         absent: None,
-        absent_head: None,
         leading_group,
         tail_spans_lines: multiline,
     };
@@ -146,7 +143,6 @@ pub fn forms(base: &str, optional_tail: bool) -> Forms {
         f.tail = true;
         if optional_tail && let Some(h) = head.strip_suffix(": ") {
             f.absent = Some(format!("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?({h})[ \\t]*$"));
-            f.absent_head = Some(h.to_owned());
         }
     }
     f

@@ -41,6 +41,17 @@ pub fn required(hir: &Hir) -> Vec<Vec<u8>> {
     out
 }
 
+/// The literal of the first capture group of the top-level concatenation, if that group holds
+/// nothing but a literal.
+pub fn group_literal(hir: &Hir) -> Option<&[u8]> {
+    let items: &[Hir] = match hir.kind() {
+        HirKind::Concat(items) => items,
+        _ => std::slice::from_ref(hir),
+    };
+    let group = items.iter().find(|i| matches!(i.kind(), HirKind::Capture(_)))?;
+    literal_of(group)
+}
+
 fn literal_of(h: &Hir) -> Option<&[u8]> {
     match h.kind() {
         HirKind::Literal(lit) => Some(&lit.0),

@@ -100,9 +100,9 @@ pub struct Entry {
     pub seq: Option<seq::Seq>,
     /// A match cannot span lines (a literal sequence without line breaks or `(?s)` groups).
     pub single_line: bool,
-    /// The head of the absent form (`<literal>` of `<literal>: {source}`) when it is plain
-    /// text that looks the same in a raw JSON line (see [`Entry::absent_fits_line`]).
-    absent_head: Option<Vec<u8>>,
+    /// A searcher for the head of the absent form (`<literal>` of `<literal>: {source}`) when it
+    /// is plain text that looks the same in a raw JSON line (see [`Entry::absent_fits_line`]).
+    absent_head: Option<memchr::memmem::Finder<'static>>,
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
@@ -175,7 +175,7 @@ impl Entry {
     fn absent_fits_line(&self, line: &[u8]) -> bool {
         match &self.absent_head {
             None => true,
-            Some(h) => memchr::memmem::find_iter(line, h).any(|i| line.get(i + h.len()) != Some(&b'=')),
+            Some(h) => h.find_iter(line).any(|i| line.get(i + h.needle().len()) != Some(&b'=')),
         }
     }
 
@@ -647,10 +647,8 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     }
     // The key literal must be required by every form that can report the record.
     let lits = literals::required(&find_hir);
-    let key_lits = match &forms.absent {
-        Some(a) => parser().parse(a).map(|h| literals::required(&h)).unwrap_or_else(|_| lits.clone()),
-        None => lits.clone(),
-    };
+    let absent_hir = forms.absent.as_deref().and_then(|a| parser().parse(a).ok());
+    let key_lits = absent_hir.as_ref().map_or_else(|| lits.clone(), literals::required);
     let specificity = lits.iter().map(Vec::len).sum();
     let key = literals::best(&key_lits, |l| rarity.estimate(l)).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
     if key.is_none() {
@@ -691,17 +689,13 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let finders =
         if shared { Vec::new() } else { lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect() };
     let single_line = seq.as_ref().is_some_and(seq::Seq::single_line);
-    // The absent form's head as bytes, if it is one literal on one line that raw JSON does not
-    // escape (a line is searched for it as it is).
-    let absent_head = forms
-        .absent_head
-        .as_deref()
-        .and_then(|h| parser().parse(h).ok())
-        .and_then(|h| match h.kind() {
-            regex_syntax::hir::HirKind::Literal(l) => Some(l.0.to_vec()),
-            _ => None,
-        })
-        .filter(|h| !h.is_empty() && !h.contains(&b'\n') && !literals::json_escapes(h));
+    // The absent form's head (its one group), if it is one literal on one line that raw JSON
+    // does not escape (a line is searched for it as it is).
+    let absent_head = absent_hir
+        .as_ref()
+        .and_then(literals::group_literal)
+        .filter(|h| !h.is_empty() && !h.contains(&b'\n') && !literals::json_escapes(h))
+        .map(|h| memchr::memmem::Finder::new(h).into_owned());
     let mut entry = Entry {
         single_line,
         absent_head,

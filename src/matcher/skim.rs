@@ -9,9 +9,8 @@
 //! An occurrence of the literal puts its window over `s` consecutive text positions, exactly one
 //! of which is a multiple of `s`: probing the gram at every `s`-th position meets one indexed
 //! gram, once. A probe hashes the gram to a bit (two, for the vector probe's hash) of an
-//! L1/L2-sized bitmap; the rare probe that
-//! passes looks the gram up in a hash table of (literal, offset) and compares the literal in
-//! place. Literals are split by length into groups with their own `q`, since a group's window
+//! L1/L2-sized bitmap; the rare probe that passes looks the gram up in a hash table of (literal,
+//! offset) and compares the literal in place. Literals are split by length into groups with their own `q`, since a group's window
 //! must fit in its shortest literal; both groups probe at one stride.
 //!
 //! Two probes: on CPUs with AVX2 a vector probe ([`simd`]) hashes eight positions of a 32-byte
