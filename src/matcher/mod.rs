@@ -102,7 +102,7 @@ pub struct Entry {
     pub single_line: bool,
     /// A searcher for the head of the absent form (`<literal>` of `<literal>: {source}`) when it
     /// is plain text that looks the same in a raw JSON line (see [`Entry::absent_fits_line`]).
-    absent_head: Option<memchr::memmem::Finder<'static>>,
+    absent_head: Option<Box<memchr::memmem::Finder<'static>>>,
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
@@ -695,7 +695,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         .as_ref()
         .and_then(literals::group_literal)
         .filter(|h| !h.is_empty() && !h.contains(&b'\n') && !literals::json_escapes(h))
-        .map(|h| memchr::memmem::Finder::new(h).into_owned());
+        .map(|h| Box::new(memchr::memmem::Finder::new(h).into_owned()));
     let mut entry = Entry {
         single_line,
         absent_head,
