@@ -259,13 +259,26 @@ fn load(paths: &[PathBuf]) -> (Matcher, Vec<catalog::Problem>, usize) {
     annotail::matcher::warm_up();
     let cat = catalog::load(paths);
     let read = cat.read;
+    tracing::debug!(records = read, "catalog read");
     let (m, problems) = Matcher::new(cat, Limits::default());
+    tracing::debug!(records = m.entries.len(), "catalog compiled");
     (m, problems, read)
 }
 
 /// The catalog paths: the command line's, else the config file's (else the embedded one).
 fn catalog_paths(cli: &[PathBuf], config: &Config) -> Vec<PathBuf> {
     if cli.is_empty() { config.catalog.clone() } else { cli.to_vec() }
+}
+
+/// The head of the first input that is a regular file: the skim learns from it which words are
+/// common in these logs (README, "Performance"). A file that cannot be read is left to the run to
+/// report.
+fn input_head(paths: &[PathBuf]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let path = paths.iter().find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(annotail::matcher::skim::INPUT_SAMPLE as u64).read_to_end(&mut head).ok()?;
+    Some(head)
 }
 
 /// Load the catalog for a run; `Err` holds the report when nothing usable is left.
@@ -643,6 +656,9 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    if let Some(head) = input_head(&opts.paths) {
+        annotail::matcher::skim::Rarity::learn_from(head);
+    }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
         Ok(m) => Arc::new(m),
         Err(report) => {
