@@ -438,7 +438,12 @@ fn load_file(path: &Path, index: usize, out: &mut Vec<Record>, problems: &mut Ve
     let name = path.display().to_string();
     match std::fs::read(path) {
         Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
+            // Checked whole first: `from_utf8_lossy` walks valid text chunk by chunk, several
+            // times slower (2% of start-up with 43,500 records).
+            let text = match std::str::from_utf8(&bytes) {
+                Ok(t) => std::borrow::Cow::Borrowed(t),
+                Err(_) => String::from_utf8_lossy(&bytes),
+            };
             parse_text(&name, &text, index, out, problems);
         }
         Err(e) => {
@@ -487,13 +492,48 @@ pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, p
         push_text(v.get(), origin, index, out, problems);
         return;
     }
-    // JSON Lines: each bad line is reported and skipped.
-    for (i, line) in text.lines().enumerate() {
-        let l = line.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let origin = Origin { file: name.to_owned(), line: i + 1 };
+    // JSON Lines: each bad line is reported and skipped. A large file's lines are read on
+    // several threads, in chunks whose records and problems are joined in line order (43,500
+    // records, 32 MB: 125 ms of start-up on one thread).
+    let lines: Vec<(usize, &str)> =
+        text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty()).collect();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARSE_THREADS);
+    let chunk = lines.len().div_ceil(workers).max(MIN_PARSE_CHUNK);
+    if lines.len() <= chunk {
+        return parse_lines(name, &lines, index, out, problems);
+    }
+    let parsed: Vec<(Vec<Record>, Vec<Problem>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = lines
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let (mut recs, mut probs) = (Vec::with_capacity(part.len()), Vec::new());
+                    parse_lines(name, part, index, &mut recs, &mut probs);
+                    (recs, probs)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("parsing a record does not panic")).collect()
+    });
+    out.reserve(lines.len());
+    for (recs, probs) in parsed {
+        out.extend(recs);
+        problems.extend(probs);
+    }
+}
+
+/// Threads that parse a JSON Lines file at most: start-up is shared with the thread building the
+/// skim's statistics, and more than four gained nothing when records were compiled
+/// ([`crate::matcher`]).
+const MAX_PARSE_THREADS: usize = 4;
+/// Lines per thread at least: below a few thousand records a thread's start costs more than it
+/// saves (the embedded catalog of 4,350 records parsed in 11.0 ms on one thread, 8.3–11.3 on two).
+const MIN_PARSE_CHUNK: usize = 8192;
+
+/// Parse JSON Lines (line number, trimmed non-empty text) into records.
+fn parse_lines(name: &str, lines: &[(usize, &str)], index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    for &(line, l) in lines {
+        let origin = Origin { file: name.to_owned(), line };
         match serde_json::from_str::<&RawValue>(l) {
             Ok(v) => push_text(v.get(), origin, index, out, problems),
             Err(e) => problems.push(Problem::new(
@@ -727,6 +767,30 @@ mod tests {
             assert_eq!(c.problems.len(), 1, "{text}");
             assert_eq!(c.problems[0].kind, ProblemKind::DuplicateId);
         }
+    }
+
+    /// A file large enough to be parsed on several threads (where there are several cores)
+    /// comes out as one thread reads it: records in file order, problems with their own line.
+    #[test]
+    fn a_large_json_lines_file_keeps_its_order_and_line_numbers() {
+        let lines = 4 * MIN_PARSE_CHUNK + 17;
+        let mut text = String::new();
+        for i in 0..lines {
+            match i % MIN_PARSE_CHUNK {
+                5 => text.push_str("{\"id\": \"broken"),
+                9 => {}
+                _ => text.push_str(&format!("{{\"id\": \"r{i}\", \"errorMessage\": \"failure number {i}\"}}")),
+            }
+            text.push('\n');
+        }
+        let (recs, problems) = parse(&text);
+        let want: Vec<String> =
+            (0..lines).filter(|i| !matches!(i % MIN_PARSE_CHUNK, 5 | 9)).map(|i| format!("r{i}")).collect();
+        assert_eq!(recs.iter().map(|r| r.id.clone()).collect::<Vec<_>>(), want);
+        assert!(recs.iter().all(|r| r.origin.line == 1 + r.id[1..].parse::<usize>().unwrap()));
+        let bad: Vec<usize> = problems.iter().map(|p| p.line).collect();
+        assert_eq!(bad, (0..5).map(|k| k * MIN_PARSE_CHUNK + 6).collect::<Vec<_>>());
+        assert!(problems.iter().all(|p| p.kind == ProblemKind::InvalidJson));
     }
 
     #[test]
