@@ -28,8 +28,8 @@
 
 pub mod parse;
 
-use crate::matcher::Matcher;
 use crate::matcher::prefilter::Hit;
+use crate::matcher::{Matcher, Plausible};
 use parse::{Header, StreamState};
 
 /// Framing limits.
@@ -323,13 +323,21 @@ impl<'m> Framer<'m> {
                 h += 1;
                 continue;
             }
-            // A hit whose records cannot match on its line is not worth framing an event for.
+            // A hit whose records cannot match on its line (or, for records that may span lines,
+            // in its event up to that line) is not worth framing an event for.
             let line_end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i);
-            if !self.matcher.line_plausible(hits[h].literal, &block[hit_line..line_end]) {
+            let verdict = self.matcher.line_plausible(hits[h].literal, &block[hit_line..line_end]);
+            if verdict == Plausible::No {
                 h += 1;
                 continue;
             }
             let start = self.event_start(block, pos, hit_line);
+            if verdict == Plausible::Event
+                && !self.matcher.event_head_plausible(hits[h].literal, &block[start..line_end])
+            {
+                h += 1;
+                continue;
+            }
             self.skip(block, pos, start, sink);
             pos = self.lines_from(block, start, offset, hits, &mut h, false, false, true, sink);
         }

@@ -100,12 +100,29 @@ pub struct Entry {
     pub seq: Option<seq::Seq>,
     /// A match cannot span lines (a literal sequence without line breaks or `(?s)` groups).
     pub single_line: bool,
+    /// Where the key is among the pieces of a literal sequence that may span lines (and has
+    /// no absent form, and no piece raw JSON would show escaped): [`Entry::line_plausible`] then
+    /// checks the pieces before it against the event's text.
+    key_piece: Option<usize>,
     /// A searcher for the head of the absent form (`<literal>` of `<literal>: {source}`) when it
     /// is plain text that looks the same in a raw JSON line (see [`Entry::absent_fits_line`]).
     absent_head: Option<Box<memchr::memmem::Finder<'static>>>,
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
+}
+
+/// What a physical line holding a record's key says about the record
+/// ([`Matcher::line_plausible`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plausible {
+    /// It cannot match with its key on this line.
+    No,
+    /// It may.
+    Yes,
+    /// It may span lines: ask again with the event's text up to the line
+    /// ([`Matcher::event_head_plausible`]).
+    Event,
 }
 
 impl Entry {
@@ -150,17 +167,32 @@ impl Entry {
     /// pattern is a literal sequence whose pieces look the same in raw JSON (an ordered check
     /// rejects a line that merely mentions the key's words, `alter subscription` for
     /// `alter {}: {}`), else all its literals somewhere; or, for `<literal>: {source}`, the
-    /// literal alone ([`Entry::absent_fits_line`]). Other records are given the benefit.
-    fn line_plausible(&self, line: &[u8]) -> bool {
+    /// literal alone ([`Entry::absent_fits_line`]). A literal sequence that may span lines is
+    /// asked again with the event's text ([`Plausible::Event`]); other records are given the
+    /// benefit.
+    fn line_plausible(&self, line: &[u8]) -> Plausible {
         if !self.single_line {
-            return true;
+            return if self.key_piece.is_some() { Plausible::Event } else { Plausible::Yes };
         }
         if self.forms.absent.is_some() && self.absent_fits_line(line) {
-            return true;
+            return Plausible::Yes;
         }
-        match &self.seq {
+        let fits = match &self.seq {
             Some(seq) if !seq.has_escapable() => seq.fits_line(line),
             _ => self.literals_in(line),
+        };
+        if fits { Plausible::Yes } else { Plausible::No }
+    }
+
+    /// For a record that may span lines ([`Plausible::Event`]): could it match with its key on
+    /// the last line of `head`, the text of an event from its start to that line's end? The
+    /// pieces before the key must be there, in order.
+    fn event_head_plausible(&self, head: &[u8]) -> bool {
+        // Only records [`Entry::line_plausible`] sent here have a key piece; the others said
+        // `No` on the line (or `Yes`, and were never asked).
+        match (&self.seq, self.key_piece) {
+            (Some(seq), Some(k)) => seq.fits_head(head, k),
+            _ => false,
         }
     }
 
@@ -381,8 +413,22 @@ impl Matcher {
     /// Could a record keyed on `literal` match on this physical line (where the literal was
     /// found)? A record whose match cannot span lines needs all its literals on the line its
     /// match (and so its key) is on; others are given the benefit.
-    pub fn line_plausible(&self, literal: u32, line: &[u8]) -> bool {
-        self.prefilter.owners(literal).iter().any(|&c| self.entries[c as usize].line_plausible(line))
+    pub fn line_plausible(&self, literal: u32, line: &[u8]) -> Plausible {
+        let mut verdict = Plausible::No;
+        for &c in self.prefilter.owners(literal) {
+            match self.entries[c as usize].line_plausible(line) {
+                Plausible::Yes => return Plausible::Yes,
+                Plausible::Event => verdict = Plausible::Event,
+                Plausible::No => {}
+            }
+        }
+        verdict
+    }
+
+    /// After [`Plausible::Event`]: could a record keyed on `literal` match with that key on the
+    /// last line of `head` (an event's text from its start to that line's end)?
+    pub fn event_head_plausible(&self, literal: u32, head: &[u8]) -> bool {
+        self.prefilter.owners(literal).iter().any(|&c| self.entries[c as usize].event_head_plausible(head))
     }
 
     /// Confirm `scratch.cands` against the haystacks; results in `scratch.found`, ranked.
@@ -696,8 +742,13 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         .and_then(literals::group_literal)
         .filter(|h| !h.is_empty() && !h.contains(&b'\n') && !literals::json_escapes(h))
         .map(|h| Box::new(memchr::memmem::Finder::new(h).into_owned()));
+    let key_piece = match (&seq, &key) {
+        (Some(q), Some(k)) if !single_line && forms.absent.is_none() && !q.has_escapable() => q.piece_of(k),
+        _ => None,
+    };
     let mut entry = Entry {
         single_line,
+        key_piece,
         absent_head,
         seq,
         finders,

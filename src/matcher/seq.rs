@@ -131,6 +131,26 @@ impl Seq {
         self.tail.is_none() || at < line.len()
     }
 
+    /// Could a match hold, within `text`, the pieces up to piece `upto` (in order, each group at
+    /// least one byte)? Asked of a pattern that may span lines, with the text of an event from
+    /// its start to the end of a line holding piece `upto`: no match can place that piece within
+    /// `text` otherwise. Groups are taken as spanning lines whether or not they may (looser, so
+    /// never wrong).
+    pub fn fits_head(&self, text: &[u8], upto: usize) -> bool {
+        let mut at = usize::from(self.lead.is_some());
+        for (i, (f, piece)) in self.finders.iter().zip(&self.pieces).take(upto + 1).enumerate() {
+            at += usize::from(i > 0);
+            let Some(rel) = text.get(at..).and_then(|t| f.find(t)) else { return false };
+            at += rel + piece.len();
+        }
+        true
+    }
+
+    /// The index of the first piece that is `lit`.
+    pub fn piece_of(&self, lit: &[u8]) -> Option<usize> {
+        self.pieces.iter().position(|p| p == lit)
+    }
+
     /// Does a piece hold a byte that JSON escapes (`"`, `\\`, control characters)?
     pub fn has_escapable(&self) -> bool {
         self.escapable
