@@ -281,6 +281,24 @@ fn input_head(paths: &[PathBuf]) -> Option<Vec<u8>> {
     Some(head)
 }
 
+/// The end of the first file a followed glob names now: what the daemon reads next will look
+/// like it, so the skim learns from it ([`input_head`]).
+fn followed_tail(sources: &[follow::SourceSpec]) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let limit = annotail::matcher::skim::INPUT_SAMPLE as u64;
+    let path = sources
+        .iter()
+        .filter_map(|s| glob::glob(&s.pattern).ok())
+        .flat_map(|paths| paths.flatten())
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > 0))?;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
+    let mut tail = Vec::new();
+    file.take(limit).read_to_end(&mut tail).ok()?;
+    Some(tail)
+}
+
 /// Load the catalog for a run; `Err` holds the report when nothing usable is left.
 fn load_for_run(paths: &[PathBuf]) -> Result<Matcher, String> {
     let (m, problems, _) = load(paths);
@@ -567,6 +585,9 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             eprintln!("annotail: {:?} is not a valid glob: {e}", s.pattern);
             return Ok(ExitCode::from(2));
         }
+    }
+    if let Some(tail) = followed_tail(&settings.sources) {
+        annotail::matcher::skim::Rarity::learn_from(tail);
     }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
         Ok(m) => std::sync::Arc::new(m),

@@ -933,3 +933,37 @@ fn a_changed_catalog_is_reloaded_without_a_signal() {
     let (_, dups) = env.verdict("catalog watched", 30, 0);
     assert_eq!(dups, 0);
 }
+
+/// The daemon's skim learns which words are common from the end of the first followed file
+/// (README, "Performance"); files that do not exist yet teach it nothing.
+#[test]
+fn the_skim_learns_from_the_end_of_a_followed_file() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(20_000);
+    let size = fs::metadata(env.log("a.log")).unwrap().len();
+    assert!(size > 1 << 20, "{size} bytes");
+    for (glob, want) in [("*.log", "input=1048576"), ("none-yet-*.log", "input=0")] {
+        let err = env.dir.path().join(format!("{}.err", want.len() + glob.len()));
+        let mut child = cmd()
+            .arg("--follow")
+            .arg(format!("{}/{glob}", env.logs().display()))
+            .args(["--start-at", "end", "--log-level", "debug", "--state-dir"])
+            .arg(env.dir.path().join(format!("state-{}", glob.len())))
+            .arg("-c")
+            .arg(env.dir.path().join("catalog.jsonl"))
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&err).unwrap())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        while !fs::read_to_string(&err).unwrap().contains(READY) && t.elapsed() < PATIENCE {
+            thread::sleep(Duration::from_millis(20));
+        }
+        signal(&child, "TERM");
+        wait_timeout(&mut child, PATIENCE).expect("exits after SIGTERM");
+        let text = fs::read_to_string(&err).unwrap();
+        let built = text.lines().find(|l| l.contains("gram statistics built")).unwrap_or_else(|| panic!("{text}"));
+        assert!(built.contains(want), "{glob}: {built}");
+    }
+}
