@@ -1,15 +1,15 @@
+#[global_allocator]
+static A: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let paths: Vec<std::path::PathBuf> = args.iter().map(Into::into).collect();
-    let (m, _) = annotail::matcher::Matcher::new(annotail::catalog::load(&paths), Default::default());
-    for e in &m.entries {
-        if e.key.as_deref() == Some(b" not found") {
-            println!(
-                "single_line={} seq={} {:?}",
-                e.single_line,
-                e.seq.is_some(),
-                e.rec.pattern.as_deref().unwrap_or("").chars().take(100).collect::<String>()
-            );
-        }
+    let input = std::fs::read("/tmp/small2m.log").unwrap();
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let r = annotail::matcher::skim::Rarity::default();
+        let a = t.elapsed();
+        let t = std::time::Instant::now();
+        let r2 = annotail::matcher::skim::Rarity::with_input(&input);
+        let b = t.elapsed();
+        println!("default {:.1} ms, with 1 MiB input {:.1} ms", a.as_secs_f64() * 1e3, b.as_secs_f64() * 1e3);
+        std::hint::black_box((r, r2));
     }
 }

@@ -942,8 +942,8 @@ fn the_skim_learns_from_the_end_of_a_followed_file() {
     let mut w = Writer::new(env.log("a.log"));
     w.write(20_000);
     let size = fs::metadata(env.log("a.log")).unwrap().len();
-    assert!(size > 1 << 20, "{size} bytes");
-    for (glob, want) in [("*.log", "input=1048576"), ("none-yet-*.log", "input=0")] {
+    assert!(size > 1 << 18, "{size} bytes");
+    for (glob, want) in [("*.log", "input=262144"), ("none-yet-*.log", "input=0")] {
         let err = env.dir.path().join(format!("{}.err", want.len() + glob.len()));
         let mut child = cmd()
             .arg("--follow")

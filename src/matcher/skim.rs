@@ -367,10 +367,13 @@ const SAMPLE: &[u8] = include_bytes!("rarity_sample.log");
 /// whose confirmation walks the event (~0.5 µs).
 const OCCURRENCE_COST: u32 = 16;
 
-/// Bytes of the input annotail learns from, besides [`SAMPLE`] (see [`Rarity::learn_from`]). One
-/// MiB of the 43,500-record benchmark corpus took its scan from 181 to 159 ms per 100 MB (the
-/// minimum of 20 interleaved runs); four MiB did no better.
-pub const INPUT_SAMPLE: usize = 1 << 20;
+/// Bytes of the input annotail learns from, besides [`SAMPLE`] (see [`Rarity::learn_from`]).
+/// 43,500 records, in-process scan of 100 MB (`examples/scan_bench.rs`): one MiB of the corpus
+/// took 171–177 ms to 163–172, 256 KiB to 159–165 (against 163–173 without, same stretch), and
+/// four MiB did no better; but the sketches are built while both cores parse the catalog, so
+/// each MiB learnt costs start-up ~10 ms (2 MB input: 9–11 ms end to end without learning, 22–33
+/// with a MiB).
+pub const INPUT_SAMPLE: usize = 1 << 18;
 
 /// How often the skim's probes would pass on a literal in real logs, from the sample.
 pub struct Rarity {
