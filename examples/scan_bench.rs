@@ -18,8 +18,10 @@ fn main() {
     let threads: usize = args.get(2).map_or(1, |t| t.parse().expect("THREADS"));
     let runs: usize = args.get(3).map_or(7, |r| r.parse().expect("RUNS"));
     if args.get(4).is_some_and(|a| a == "learn") {
-        let mut head = std::fs::read(&corpus).expect("read the corpus");
-        head.truncate(annotail::matcher::skim::INPUT_SAMPLE);
+        use std::io::Read;
+        let mut head = Vec::new();
+        let file = std::fs::File::open(&corpus).expect("open the corpus");
+        file.take(annotail::matcher::skim::INPUT_SAMPLE as u64).read_to_end(&mut head).expect("read the corpus");
         annotail::matcher::skim::Rarity::learn_from(head);
     }
     let t = Instant::now();

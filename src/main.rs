@@ -274,29 +274,33 @@ fn catalog_paths(cli: &[PathBuf], config: &Config) -> Vec<PathBuf> {
 /// common in these logs (README, "Performance"). A file that cannot be read is left to the run to
 /// report.
 fn input_head(paths: &[PathBuf]) -> Option<Vec<u8>> {
-    use std::io::Read;
     let path = paths.iter().find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
-    let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(annotail::matcher::skim::INPUT_SAMPLE as u64).read_to_end(&mut head).ok()?;
-    Some(head)
+    sample_of(path, false)
 }
 
 /// The end of the first file a followed glob names now: what the daemon reads next will look
 /// like it, so the skim learns from it ([`input_head`]).
 fn followed_tail(sources: &[follow::SourceSpec]) -> Option<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let limit = annotail::matcher::skim::INPUT_SAMPLE as u64;
     let path = sources
         .iter()
         .filter_map(|s| glob::glob(&s.pattern).ok())
         .flat_map(|paths| paths.flatten())
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > 0))?;
+    sample_of(&path, true)
+}
+
+/// Up to [`annotail::matcher::skim::INPUT_SAMPLE`] bytes of `path`, from its start or its end.
+fn sample_of(path: &std::path::Path, from_end: bool) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let limit = annotail::matcher::skim::INPUT_SAMPLE as u64;
     let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
-    let mut tail = Vec::new();
-    file.take(limit).read_to_end(&mut tail).ok()?;
-    Some(tail)
+    if from_end {
+        let len = file.metadata().ok()?.len();
+        file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
+    }
+    let mut sample = Vec::new();
+    file.take(limit).read_to_end(&mut sample).ok()?;
+    Some(sample)
 }
 
 /// Load the catalog for a run; `Err` holds the report when nothing usable is left.

@@ -614,8 +614,8 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
     for rec in raw {
         if let Some(&i) = by_id.get(&rec.id) {
             let old = kept[i].as_ref().expect("kept by id");
-            let differs = old.digest != rec.digest && !old.same_content(&rec);
-            if old.source_index == rec.source_index && differs {
+            // Compared only within one catalog path: a later path replaces records on purpose.
+            if old.source_index == rec.source_index && old.digest != rec.digest && !old.same_content(&rec) {
                 problems.push(Problem::new(
                     Level::Warning,
                     &rec.origin,

@@ -416,8 +416,6 @@ impl Rarity {
     /// before it is first built (later calls have no effect, and return false). Which grams are
     /// common decides how the skim indexes literals, never what it finds.
     pub fn learn_from(input: Vec<u8>) -> bool {
-        let mut input = input;
-        input.truncate(INPUT_SAMPLE);
         LEARNT.set(input).is_ok()
     }
 
