@@ -12,6 +12,10 @@ use annotail::annotate::Emit;
 use annotail::event::{Format, OutWriter};
 use annotail::pipeline::{self, RunConfig};
 
+/// The binary's allocator (huge pages for the tables: see Cargo.toml), so timings match it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let corpus = std::path::PathBuf::from(&args[0]);

@@ -1,11 +1,21 @@
 //! How the prefilter's skim does on a corpus: probes, bitmap passes per group, occurrences.
 //! Guides the skim's tuning (BENCHMARKS.md); not a test.
 //!
-//! `cargo run --release --example skim_stats -- CORPUS [CATALOG]`
+//! `cargo run --release --example skim_stats -- CORPUS [CATALOG] [learn]`
+//! `learn`: the skim learns from the corpus's head first, as the binary does for file input.
+
+/// The binary's allocator (huge pages for the tables: see Cargo.toml), so timings match it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
     let hay = std::fs::read(&args[0]).expect("read the corpus");
+    if args.last().is_some_and(|a| a == "learn") {
+        args.pop();
+        let head = hay[..hay.len().min(annotail::matcher::skim::INPUT_SAMPLE)].to_vec();
+        annotail::matcher::skim::Rarity::learn_from(head);
+    }
     let paths: Vec<std::path::PathBuf> = args.iter().skip(1).map(Into::into).collect();
     let (m, _) = annotail::matcher::Matcher::new(annotail::catalog::load(&paths), Default::default());
     let st = m.prefilter.skim.probe_stats(&hay);
@@ -20,6 +30,11 @@ fn main() {
             String::from_utf8_lossy(&g.to_le_bytes()),
             String::from_utf8_lossy(&first)
         );
+    }
+    let mut top: Vec<(u64, usize)> = st.top_short.iter().map(|(a, b)| (*a, *b)).collect();
+    top.sort_by_key(|t| std::cmp::Reverse(t.1));
+    for (g, n) in top.iter().take(25) {
+        println!("{n:>8} short {:?}", String::from_utf8_lossy(&g.to_le_bytes()));
     }
     println!(
         "probes {} long passes {} (in table {}) short passes {} found {}",

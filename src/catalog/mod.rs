@@ -630,7 +630,9 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
             kept.push(Some(rec));
         }
     }
-    let mut records: Vec<Record> = kept.into_iter().flatten().collect();
+    // `filter_map` (not `flatten`) collects in place, into `kept`'s own allocation.
+    #[allow(clippy::filter_map_identity)]
+    let mut records: Vec<Record> = kept.into_iter().filter_map(|r| r).collect();
     // Rule 3: a documented record beats undocumented ones with the same message.
     let mut documented: HashMap<&str, bool> = HashMap::default();
     for r in &records {

@@ -26,7 +26,9 @@ pub struct Seq {
     /// `gaps[i]` lies between `pieces[i]` and `pieces[i + 1]`.
     gaps: Vec<Gap>,
     tail: Option<Gap>,
-    finders: Vec<memchr::memmem::Finder<'static>>,
+    /// A searcher per piece, built when the record is first a candidate: most records never are,
+    /// and a searcher takes ~400 bytes (17 MB for 43,500 records).
+    finders: std::sync::OnceLock<Vec<memchr::memmem::Finder<'static>>>,
     /// A piece holds a byte that JSON escapes (asked for every hit the framer weighs).
     escapable: bool,
 }
@@ -101,13 +103,12 @@ impl Seq {
         if pending_gap.is_some() || pieces.is_empty() {
             return None;
         }
-        let finders = pieces.iter().map(|p| memchr::memmem::Finder::new(p).into_owned()).collect();
         let escapable = pieces.iter().any(|p| super::literals::json_escapes(p));
-        Some(Seq { lead, pieces, gaps, tail, finders, escapable })
+        Some(Seq { lead, pieces, gaps, tail, finders: std::sync::OnceLock::new(), escapable })
     }
 
     pub fn finders(&self) -> &[memchr::memmem::Finder<'static>] {
-        &self.finders
+        self.finders.get_or_init(|| super::finders_of(&self.pieces))
     }
 
     /// Can no match span lines (no line break in a piece, no `(?s)` group)?
@@ -123,7 +124,7 @@ impl Seq {
     /// line they do not appear as they are.
     pub fn fits_line(&self, line: &[u8]) -> bool {
         let mut at = usize::from(self.lead.is_some());
-        for (i, (f, piece)) in self.finders.iter().zip(&self.pieces).enumerate() {
+        for (i, (f, piece)) in self.finders().iter().zip(&self.pieces).enumerate() {
             at += usize::from(i > 0);
             let Some(rel) = line.get(at..).and_then(|t| f.find(t)) else { return false };
             at += rel + piece.len();
@@ -138,7 +139,7 @@ impl Seq {
     /// never wrong).
     pub fn fits_head(&self, text: &[u8], upto: usize) -> bool {
         let mut at = usize::from(self.lead.is_some());
-        for (i, (f, piece)) in self.finders.iter().zip(&self.pieces).take(upto + 1).enumerate() {
+        for (i, (f, piece)) in self.finders().iter().zip(&self.pieces).take(upto + 1).enumerate() {
             at += usize::from(i > 0);
             let Some(rel) = text.get(at..).and_then(|t| f.find(t)) else { return false };
             at += rel + piece.len();
@@ -175,7 +176,7 @@ impl Seq {
         from: usize,
         groups: &mut Vec<Option<(usize, usize)>>,
     ) -> Result<Option<(usize, usize)>, Exhausted> {
-        let first = &self.finders[0];
+        let first = &self.finders()[0];
         let mut budget = BACKTRACK_BUDGET;
         let mut at = from + usize::from(self.lead.is_some());
         while at <= text.len() {
@@ -228,7 +229,7 @@ impl Seq {
                 }
             });
         };
-        let f = &self.finders[i + 1];
+        let f = &self.finders()[i + 1];
         // A group holds at least one character.
         let mut from = pos + 1;
         while from <= text.len() {

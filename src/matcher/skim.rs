@@ -124,10 +124,14 @@ struct Group {
     shift: u32,
     bits: u32,
     bitmap: Vec<u64>,
+    /// (gram, owner), while the group is indexed: [`Group::finish`] moves them into `table`. One
+    /// vector, not a map of owner lists: a list per gram was 100,000 allocations and 14 MB of
+    /// start-up's peak for 43,500 records.
+    building: Vec<(u64, Owner)>,
     /// gram → owners: (the literal's first and last 8 bytes, literal id, offset of the gram in
     /// it). Two 8-byte comparisons reject nearly every owner before the literal is compared
     /// (many literals share a first word: `failed to`).
-    table: FxHashMap<u64, Owners>,
+    table: Table,
 }
 
 impl Group {
@@ -135,7 +139,7 @@ impl Group {
         let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
         let shift = (8 * q.min(8) as u32).checked_sub(bits).expect("a slot fits in the gram's product bits");
         let bitmap = vec![0; 1 << (bits - 6)];
-        Group { q, mask, hash, shift, bits, bitmap, table: FxHashMap::default() }
+        Group { q, mask, hash, shift, bits, bitmap, building: Vec::new(), table: Table::default() }
     }
 
     /// The slot of a gram, from its product with [`H`] ([`Hash::Mul64`]).
@@ -181,34 +185,12 @@ impl Group {
         for i in [s1, s2] {
             self.bitmap[i >> 6] |= 1 << (i & 63);
         }
-        match self.table.entry(g).or_insert_with(|| Owners::Few(Vec::new())) {
-            Owners::Few(v) => v.push((load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32, lit.len() as u32)),
-            Owners::One(_) | Owners::Many { .. } => unreachable!("groups are indexed before they are searched"),
-        }
+        self.building.push((g, (load8(lit, 0), load8(lit, lit.len() - 8), id, off as u32, lit.len() as u32)));
     }
 
-    /// Turn long owner lists (a gram shared by many literals, as in catalogs of near-identical
-    /// records) into a map by (offset, first 8 bytes): a pass then costs a lookup per distinct
-    /// offset instead of a comparison per owner.
+    /// Move the owners into the probe's table.
     fn finish(&mut self) {
-        for owners in self.table.values_mut() {
-            if let Owners::Few(v) = owners
-                && v.len() == 1
-            {
-                *owners = Owners::One(v[0]);
-            } else if let Owners::Few(v) = owners
-                && v.len() > MANY_OWNERS
-            {
-                let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
-                offs.sort_unstable();
-                offs.dedup();
-                let mut by_head = ByHead::default();
-                for &(head, tail, lit, off, len) in v.iter() {
-                    by_head.entry((off, head)).or_default().push((tail, lit, len));
-                }
-                *owners = Owners::Many(Box::new(ManyOwners { offs, by_head }));
-            }
-        }
+        self.table = Table::new(std::mem::take(&mut self.building));
     }
 
     /// Does the gram whose product with [`H`] is `product` pass the bitmap ([`Hash::Mul64`])?
@@ -220,7 +202,7 @@ impl Group {
     /// The gram at `p` passed the bitmap: compare the literals it may belong to.
     #[cold]
     fn confirm(&self, hay: &[u8], p: usize, g: u64, lits: &[Vec<u8>], out: &mut Vec<(usize, u32)>) {
-        let Some(owners) = self.table.get(&(g & self.mask)) else { return };
+        let Some(slot) = self.table.find(g & self.mask) else { return };
         // Is `lit` (`len` bytes) at `start`? Its first and last 8 bytes first, from the owner
         // itself: cheap, nearly always decisive, and the literal's own bytes (another cache
         // miss) are read only when both agree.
@@ -240,12 +222,13 @@ impl Group {
                 out.push((end, lit));
             }
         };
-        match owners {
-            &Owners::One((head, tail, lit, off, len)) => {
-                if let Some(start) = p.checked_sub(off as usize) {
-                    check(start, head, tail, lit, len, out);
-                }
+        if slot.len != 0 {
+            if let Some(start) = p.checked_sub(usize::from(slot.off)) {
+                check(start, slot.head, slot.tail, slot.lit, u32::from(slot.len), out);
             }
+            return;
+        }
+        match &self.table.shared[slot.lit as usize] {
             Owners::Few(v) => {
                 for &(head, tail, lit, off, len) in v {
                     if let Some(start) = p.checked_sub(off as usize) {
@@ -272,19 +255,150 @@ impl Group {
     }
 }
 
-/// The literals a gram belongs to.
+/// The literals a gram belongs to, when a [`Slot`] cannot hold its one owner.
 #[derive(Clone)]
 enum Owners {
-    /// The one literal of most grams, in the table entry itself: a pass then costs one cache
-    /// miss (the entry), not two (the entry, then the list it points to). Half the time of a
-    /// pass went to each miss.
-    One(Owner),
-    /// (first 8 bytes, last 8 bytes, literal id, offset of the gram in the literal).
+    /// (first 8 bytes, last 8 bytes, literal id, offset of the gram in the literal, length).
     Few(Vec<Owner>),
-    /// Many literals, indexed by offset and first bytes. Boxed: the table holds an entry per
-    /// indexed gram, sized by the largest variant (64 bytes unboxed, 48 boxed): 3 MiB less for
-    /// the 43,500-record catalog's ~200,000 grams, in the caches every passing probe reads.
+    /// Many literals, indexed by offset and first bytes: a pass then costs a lookup per
+    /// distinct offset instead of a comparison per owner (a gram shared by many literals, as in
+    /// catalogs of near-identical records).
     Many(Box<ManyOwners>),
+}
+
+impl Owners {
+    fn of(v: Vec<Owner>) -> Owners {
+        if v.len() <= MANY_OWNERS {
+            return Owners::Few(v);
+        }
+        let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
+        offs.sort_unstable();
+        offs.dedup();
+        let mut by_head = ByHead::default();
+        for &(head, tail, lit, off, len) in &v {
+            by_head.entry((off, head)).or_default().push((tail, lit, len));
+        }
+        Owners::Many(Box::new(ManyOwners { offs, by_head }))
+    }
+
+    fn literals(&self) -> Vec<u32> {
+        match self {
+            Owners::Few(v) => v.iter().map(|o| o.2).collect(),
+            Owners::Many(m) => m.by_head.values().flatten().map(|o| o.1).collect(),
+        }
+    }
+}
+
+/// A gram and its one owner, or (`len` 0) the index of its owners in [`Table::shared`]. One
+/// per cache-line half: a pass reads one line, where a hash map of owner lists read its control
+/// bytes, then the entry, then (for most grams) nothing more, two misses in a table of 10 MB
+/// (43,500 records: the two loads held over half of the time of a pass, `perf annotate`).
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Slot {
+    gram: u64,
+    head: u64,
+    tail: u64,
+    lit: u32,
+    off: u16,
+    len: u16,
+}
+
+/// `lit` of a slot no gram holds.
+const EMPTY: u32 = u32::MAX;
+const VACANT: Slot = Slot { gram: 0, head: 0, tail: 0, lit: EMPTY, off: 0, len: 0 };
+
+/// gram → owners, open-addressed with linear probing.
+struct Table {
+    slots: Vec<Slot>,
+    /// Owners of grams a slot cannot hold: several literals, or an offset or length over 16 bits.
+    shared: Vec<Owners>,
+    /// log2 of the number of slots.
+    bits: u32,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table { slots: vec![VACANT], shared: Vec::new(), bits: 0 }
+    }
+}
+
+/// Multiplier of the table's hash: not [`H`], whose product picks the bitmap slot, so grams that
+/// pass the bitmap by colliding with an indexed gram do not also land on its table slot.
+const T: u64 = 0xD6E8_FEB8_6659_FD93;
+
+/// Slots per gram, at least: the table is between a quarter and half full, where a lookup of a
+/// gram it lacks (a collision in the bitmap) reads about two slots.
+const SLOTS_PER_GRAM: usize = 2;
+
+impl Table {
+    /// The table of (gram, owner) pairs, in any order.
+    fn new(mut owners: Vec<(u64, Owner)>) -> Table {
+        owners.sort_by_key(|o| o.0);
+        let grams = owners.chunk_by(|a, b| a.0 == b.0).count();
+        let bits = (grams * SLOTS_PER_GRAM).next_power_of_two().trailing_zeros();
+        let mut table = Table { slots: vec![VACANT; 1 << bits], shared: Vec::new(), bits };
+        let wrap = table.slots.len() - 1;
+        for run in owners.chunk_by(|a, b| a.0 == b.0) {
+            let gram = run[0].0;
+            let slot = match run {
+                &[(_, (head, tail, lit, off, len))] if off <= u32::from(u16::MAX) && len <= u32::from(u16::MAX) => {
+                    Slot { gram, head, tail, lit, off: off as u16, len: len as u16 }
+                }
+                _ => {
+                    table.shared.push(Owners::of(run.iter().map(|o| o.1).collect()));
+                    Slot { gram, lit: (table.shared.len() - 1) as u32, ..VACANT }
+                }
+            };
+            let mut i = table.index(gram);
+            while table.slots[i].lit != EMPTY {
+                i = (i + 1) & wrap;
+            }
+            table.slots[i] = slot;
+        }
+        table
+    }
+
+    #[inline(always)]
+    fn index(&self, gram: u64) -> usize {
+        (gram.wrapping_mul(T) >> 32 >> (32 - self.bits)) as usize
+    }
+
+    #[inline(always)]
+    fn find(&self, gram: u64) -> Option<&Slot> {
+        let wrap = self.slots.len() - 1;
+        let mut i = self.index(gram);
+        loop {
+            let s = &self.slots[i];
+            if s.lit == EMPTY {
+                return None;
+            }
+            if s.gram == gram {
+                return Some(s);
+            }
+            i = (i + 1) & wrap;
+        }
+    }
+
+    /// Every gram and the literals that own it.
+    fn grams(&self) -> impl Iterator<Item = (u64, Vec<u32>)> + '_ {
+        self.slots.iter().filter(|s| s.lit != EMPTY).map(|s| {
+            let lits = if s.len != 0 { vec![s.lit] } else { self.shared[s.lit as usize].literals() };
+            (s.gram, lits)
+        })
+    }
+
+    fn memory_usage(&self) -> usize {
+        self.slots.len() * size_of::<Slot>()
+            + self
+                .shared
+                .iter()
+                .map(|o| match o {
+                    Owners::Few(v) => 32 + v.len() * 32,
+                    Owners::Many(m) => 56 + m.offs.len() * 4 + m.by_head.len() * 56,
+                })
+                .sum::<usize>()
+    }
 }
 
 /// Distinct offsets, and (offset, first 8 bytes) → (last 8 bytes, literal id, its length).
@@ -478,6 +592,8 @@ pub struct SkimStats {
     pub long_literals: usize,
     pub short_literals: usize,
     pub top: FxHashMap<u64, usize>,
+    /// The same for the short group's grams that passed (masked to its `q` bytes): whether real or not.
+    pub top_short: FxHashMap<u64, usize>,
 }
 
 /// A layout applied to a catalog: each literal's window (its start; `None`: too short to
@@ -521,26 +637,24 @@ impl Layout {
 impl Skim {
     /// The literals that own long-group gram `g` (tuning aid).
     pub fn literals_of(&self, g: u64) -> Vec<u32> {
-        match self.long.table.get(&g) {
-            None => Vec::new(),
-            Some(Owners::One(o)) => vec![o.2],
-            Some(Owners::Few(v)) => v.iter().map(|o| o.2).collect(),
-            Some(Owners::Many(m)) => m.by_head.values().flatten().map(|o| o.1).collect(),
-        }
+        self.long.table.grams().find(|&(gram, _)| gram == g).map(|(_, lits)| lits).unwrap_or_default()
     }
 
     /// How many literals own long-group gram `g`, at how many distinct offsets (tuning aid).
     pub fn owners_of(&self, g: u64) -> (usize, usize) {
-        match self.long.table.get(&g) {
+        let offs = |v: &[Owner]| {
+            let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
+            offs.sort_unstable();
+            offs.dedup();
+            offs.len()
+        };
+        match self.long.table.find(g) {
             None => (0, 0),
-            Some(Owners::One(_)) => (1, 1),
-            Some(Owners::Few(v)) => {
-                let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
-                offs.sort_unstable();
-                offs.dedup();
-                (v.len(), offs.len())
-            }
-            Some(Owners::Many(m)) => (m.by_head.values().map(Vec::len).sum(), m.offs.len()),
+            Some(s) if s.len != 0 => (1, 1),
+            Some(s) => match &self.long.table.shared[s.lit as usize] {
+                Owners::Few(v) => (v.len(), offs(v)),
+                Owners::Many(m) => (m.by_head.values().map(Vec::len).sum(), m.offs.len()),
+            },
         }
     }
 }
@@ -673,17 +787,7 @@ impl Skim {
     /// Probe statistics over `hay`, for tuning (`examples/skim_stats.rs`); matching never
     /// calls it.
     pub fn probe_stats(&self, hay: &[u8]) -> SkimStats {
-        let count = |g: &Group| {
-            g.table
-                .values()
-                .map(|o| match o {
-                    Owners::One(_) => 1,
-                    Owners::Few(v) => v.len(),
-                    Owners::Many(m) => m.by_head.values().map(Vec::len).sum(),
-                })
-                .sum::<usize>()
-                / self.stride
-        };
+        let count = |g: &Group| g.table.grams().map(|(_, lits)| lits.len()).sum::<usize>() / self.stride;
         let mut st =
             SkimStats { long_literals: count(&self.long), short_literals: count(&self.short), ..Default::default() };
         let mut out = Vec::new();
@@ -693,7 +797,7 @@ impl Skim {
             st.probes += 1;
             if self.long.pass_gram(g) {
                 st.long_passes += 1;
-                if self.long.table.contains_key(&g) {
+                if self.long.table.find(g).is_some() {
                     st.long_in_table += 1;
                     *st.top.entry(g).or_default() += 1;
                 }
@@ -701,6 +805,7 @@ impl Skim {
             }
             if self.short.pass_gram(g) {
                 st.short_passes += 1;
+                *st.top_short.entry(g & self.short.mask).or_default() += 1;
                 self.short.confirm(hay, p, g, &self.lits, &mut out);
             }
             p += self.stride;
@@ -710,17 +815,7 @@ impl Skim {
     }
 
     pub fn memory_usage(&self) -> usize {
-        let table = |g: &Group| {
-            g.table.len() * 48
-                + g.table
-                    .values()
-                    .map(|o| match o {
-                        Owners::One(_) => 0,
-                        Owners::Few(v) => v.len() * 32,
-                        Owners::Many(m) => 56 + m.offs.len() * 4 + m.by_head.len() * 56,
-                    })
-                    .sum::<usize>()
-        };
+        let table = |g: &Group| g.table.memory_usage();
         8 * (self.long.bitmap.len() + self.short.bitmap.len()) + table(&self.long) + table(&self.short)
     }
 }
@@ -777,6 +872,27 @@ mod tests {
         sk.find(&[b'a'; 23], &mut out);
         out.sort_unstable();
         assert_eq!(out, vec![(20, 4), (21, 4), (22, 4), (23, 4)]);
+    }
+
+    /// A slot holds one owner whose offset and length fit 16 bits; longer literals, and grams
+    /// several literals share, are held aside and found all the same.
+    #[test]
+    fn owners_a_slot_cannot_hold_are_found() {
+        let long: Vec<u8> = (0..70_000u32).flat_map(|i| format!("{:x} ", i % 4093).into_bytes()).take(70_000).collect();
+        let lits = vec![long.clone(), b"shared prefix one".to_vec(), b"shared prefix two".to_vec()];
+        let mut hay = b"log: ".to_vec();
+        hay.extend_from_slice(&long);
+        hay.extend_from_slice(b" shared prefix two, shared prefix one\n");
+        let rarity = Rarity::default();
+        for probe in [None, simd::Avx2::detect()] {
+            let sk = Skim::with_probe(&lits, &rarity, probe);
+            assert!(sk.long.table.shared.iter().any(|o| o.literals() == [0]), "the long literal is held aside");
+            let mut out = Vec::new();
+            sk.find(&hay, &mut out);
+            out.sort_unstable();
+            let end = 5 + long.len();
+            assert_eq!(out, vec![(end, 0), (end + 18, 2), (end + 37, 1)]);
+        }
     }
 
     proptest::proptest! {
