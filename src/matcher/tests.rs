@@ -435,3 +435,31 @@ impl framing::EventSink for Framed {
         self.0.push(String::from_utf8_lossy(ev.bytes).into_owned());
     }
 }
+
+/// Records are prepared by several workers, each over its own chunk of the catalog: the entries
+/// keep the catalog's order, and a record that cannot be prepared leaves neither a gap nor a
+/// stray entry, only its problem (named by its id and line).
+#[test]
+fn entries_keep_the_catalog_order_across_workers() {
+    let broken = |i: usize| i % 7 == 3;
+    let text: String = (0..2000)
+        .map(|i| {
+            if broken(i) {
+                format!("{{\"id\": \"r{i}\", \"messagePattern\": \"broken (\"}}\n")
+            } else {
+                format!(
+                    "{{\"id\": \"r{i}\", \"errorMessage\": \"failure {i} in stage {{}}\", \"messagePattern\": \"failure {i} in stage (.+?)\"}}\n"
+                )
+            }
+        })
+        .collect();
+    let (m, problems) = Matcher::new(catalog::from_text("big.jsonl", &text), Limits::default());
+    let ids: Vec<&str> = m.entries.iter().map(|e| e.rec.id.as_str()).collect();
+    let want: Vec<String> = (0..2000).filter(|&i| !broken(i)).map(|i| format!("r{i}")).collect();
+    assert_eq!(ids, want);
+    let bad: Vec<(String, usize)> = problems.iter().map(|p| (p.id.clone().unwrap_or_default(), p.line)).collect();
+    let want_bad: Vec<(String, usize)> = (0..2000).filter(|&i| broken(i)).map(|i| (format!("r{i}"), i + 1)).collect();
+    assert_eq!(bad, want_bad);
+    let hit = run(&m, &format!("{TS} ERROR meta: failure 1999 in stage barrier\n"));
+    assert_eq!(hit[0]["match"]["id"], "r1999");
+}
