@@ -43,3 +43,11 @@ pub mod pipeline;
 pub mod sink;
 pub mod stats;
 pub mod summary;
+
+/// Items per thread when `len` items are split over the cores available, at most `max_threads`
+/// of them, and no thread gets fewer than `min_chunk` (below that a thread's start costs more
+/// than it saves). Start-up's parallel stages (catalog parsing, record preparation) share it.
+pub(crate) fn chunk_len(len: usize, max_threads: usize, min_chunk: usize) -> usize {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(max_threads);
+    len.div_ceil(workers).max(min_chunk)
+}

@@ -497,8 +497,7 @@ pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, p
     // records, 32 MB: 125 ms of start-up on one thread).
     let lines: Vec<(usize, &str)> =
         text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty()).collect();
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PARSE_THREADS);
-    let chunk = lines.len().div_ceil(workers).max(MIN_PARSE_CHUNK);
+    let chunk = crate::chunk_len(lines.len(), MAX_PARSE_THREADS, MIN_PARSE_CHUNK);
     if lines.len() <= chunk {
         return parse_lines(name, &lines, index, out, problems);
     }

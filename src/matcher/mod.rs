@@ -346,8 +346,7 @@ impl Matcher {
         let rarity = skim::Rarity::shared();
         // Records are prepared (parsed, their literals and key chosen) on every core: it is most
         // of start-up, and records do not depend on each other. Chunks keep the catalog's order.
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_PREPARE_THREADS);
-        let chunk = catalog.records.len().div_ceil(workers).max(MIN_PREPARE_CHUNK);
+        let chunk = crate::chunk_len(catalog.records.len(), MAX_PREPARE_THREADS, MIN_PREPARE_CHUNK);
         // Each worker takes its records from, and writes its entries into, its own chunk of one
         // vector: no record or entry is copied into a per-worker vector and back (for 43,500
         // records those vectors, grown by doubling, held 77 MB at once, most of it twice over).
@@ -747,7 +746,8 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         (Some(q), Some(k)) if !single_line && forms.absent.is_none() && !q.has_escapable() => q.piece_of(k),
         _ => None,
     };
-    let mut entry = Entry {
+    let escapable = lits.iter().map(|l| literals::json_escapes(l)).collect();
+    Some(Entry {
         single_line,
         key_piece,
         absent_head,
@@ -765,20 +765,18 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         regex: OnceLock::new(),
         absent: OnceLock::new(),
         limits,
-        escapable: Vec::new(),
-    };
-    entry.escapable = entry.literals.iter().map(|l| literals::json_escapes(l)).collect();
-    Some(entry)
+        escapable,
+    })
 }
 
-/// The leftmost match of the record in `hay` that does not run across a wall foreign to the
-/// record (the greedy trailing value is not checked: it is cut at the next value's start anyway).
-/// Its groups are appended to `caps`.
 /// A searcher for each literal.
 fn finders_of(lits: &[Vec<u8>]) -> Vec<memchr::memmem::Finder<'static>> {
     lits.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect()
 }
 
+/// The leftmost match of the record in `hay` that does not run across a wall foreign to the
+/// record (the greedy trailing value is not checked: it is cut at the next value's start anyway).
+/// Its groups are appended to `caps`.
 fn find_within(e: &Entry, hay: &Hay<'_>, caps: &mut Vec<Option<(usize, usize)>>) -> Option<(usize, usize)> {
     let text = hay.text;
     let mark = caps.len();

@@ -123,13 +123,7 @@ impl Seq {
     /// one forward pass decides. Pieces JSON would escape are the caller's concern: in a raw JSON
     /// line they do not appear as they are.
     pub fn fits_line(&self, line: &[u8]) -> bool {
-        let mut at = usize::from(self.lead.is_some());
-        for (i, (f, piece)) in self.finders().iter().zip(&self.pieces).enumerate() {
-            at += usize::from(i > 0);
-            let Some(rel) = line.get(at..).and_then(|t| f.find(t)) else { return false };
-            at += rel + piece.len();
-        }
-        self.tail.is_none() || at < line.len()
+        self.pieces_end(line, self.pieces.len()).is_some_and(|at| self.tail.is_none() || at < line.len())
     }
 
     /// Could a match hold, within `text`, the pieces up to piece `upto` (in order, each group at
@@ -138,13 +132,18 @@ impl Seq {
     /// `text` otherwise. Groups are taken as spanning lines whether or not they may (looser, so
     /// never wrong).
     pub fn fits_head(&self, text: &[u8], upto: usize) -> bool {
+        self.pieces_end(text, upto + 1).is_some()
+    }
+
+    /// Where the first `count` pieces end in `text`, each at its leftmost occurrence after the
+    /// one before (and a byte for each group before it); `None` if one is missing.
+    fn pieces_end(&self, text: &[u8], count: usize) -> Option<usize> {
         let mut at = usize::from(self.lead.is_some());
-        for (i, (f, piece)) in self.finders().iter().zip(&self.pieces).take(upto + 1).enumerate() {
+        for (i, (f, piece)) in self.finders().iter().zip(&self.pieces).take(count).enumerate() {
             at += usize::from(i > 0);
-            let Some(rel) = text.get(at..).and_then(|t| f.find(t)) else { return false };
-            at += rel + piece.len();
+            at += text.get(at..).and_then(|t| f.find(t))? + piece.len();
         }
-        true
+        Some(at)
     }
 
     /// The index of the first piece that is `lit`.

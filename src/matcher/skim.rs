@@ -136,7 +136,7 @@ struct Group {
 
 impl Group {
     fn new((_, q, _): (usize, usize, usize), bits: u32, hash: Hash) -> Group {
-        let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
+        let mask = gram_mask(q);
         let shift = (8 * q.min(8) as u32).checked_sub(bits).expect("a slot fits in the gram's product bits");
         let bitmap = vec![0; 1 << (bits - 6)];
         Group { q, mask, hash, shift, bits, bitmap, building: Vec::new(), table: Table::default() }
@@ -271,9 +271,7 @@ impl Owners {
         if v.len() <= MANY_OWNERS {
             return Owners::Few(v);
         }
-        let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
-        offs.sort_unstable();
-        offs.dedup();
+        let offs = distinct_offsets(&v);
         let mut by_head = ByHead::default();
         for &(head, tail, lit, off, len) in &v {
             by_head.entry((off, head)).or_default().push((tail, lit, len));
@@ -287,6 +285,14 @@ impl Owners {
             Owners::Many(m) => m.by_head.values().flatten().map(|o| o.1).collect(),
         }
     }
+}
+
+/// The offsets at which owners hold their gram, each once, in order.
+fn distinct_offsets(v: &[Owner]) -> Vec<u32> {
+    let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
+    offs.sort_unstable();
+    offs.dedup();
+    offs
 }
 
 /// A gram and its one owner, or (`len` 0) the index of its owners in [`Table::shared`]. One
@@ -382,10 +388,12 @@ impl Table {
 
     /// Every gram and the literals that own it.
     fn grams(&self) -> impl Iterator<Item = (u64, Vec<u32>)> + '_ {
-        self.slots.iter().filter(|s| s.lit != EMPTY).map(|s| {
-            let lits = if s.len != 0 { vec![s.lit] } else { self.shared[s.lit as usize].literals() };
-            (s.gram, lits)
-        })
+        self.slots.iter().filter(|s| s.lit != EMPTY).map(|s| (s.gram, self.literals(s)))
+    }
+
+    /// The literals that own a slot's gram.
+    fn literals(&self, s: &Slot) -> Vec<u32> {
+        if s.len != 0 { vec![s.lit] } else { self.shared[s.lit as usize].literals() }
     }
 
     fn memory_usage(&self) -> usize {
@@ -418,6 +426,11 @@ type Owner = (u64, u64, u32, u32, u32);
 /// Owner lists longer than this are indexed by offset and first bytes.
 const MANY_OWNERS: usize = 8;
 
+/// The bits of a loaded 8-byte word that hold a `q`-byte gram.
+fn gram_mask(q: usize) -> u64 {
+    if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 }
+}
+
 /// The 8 bytes at `p` (the caller guarantees `p + 8 <= s.len()`).
 #[inline(always)]
 fn load8(s: &[u8], p: usize) -> u64 {
@@ -444,7 +457,7 @@ const SKETCH_BITS: u32 = 18;
 
 impl Sketch {
     fn new(samples: &[&[u8]], q: usize) -> Sketch {
-        let mask = if q >= 8 { u64::MAX } else { (1u64 << (8 * q)) - 1 };
+        let mask = gram_mask(q);
         let mut sk = Sketch { counts: vec![0u16; 1 << SKETCH_BITS], mask };
         for sample in samples {
             // Whole 8-byte loads where they fit (most of the sample), padded ones at its end.
@@ -637,22 +650,16 @@ impl Layout {
 impl Skim {
     /// The literals that own long-group gram `g` (tuning aid).
     pub fn literals_of(&self, g: u64) -> Vec<u32> {
-        self.long.table.grams().find(|&(gram, _)| gram == g).map(|(_, lits)| lits).unwrap_or_default()
+        self.long.table.find(g).map(|s| self.long.table.literals(s)).unwrap_or_default()
     }
 
     /// How many literals own long-group gram `g`, at how many distinct offsets (tuning aid).
     pub fn owners_of(&self, g: u64) -> (usize, usize) {
-        let offs = |v: &[Owner]| {
-            let mut offs: Vec<u32> = v.iter().map(|o| o.3).collect();
-            offs.sort_unstable();
-            offs.dedup();
-            offs.len()
-        };
         match self.long.table.find(g) {
             None => (0, 0),
             Some(s) if s.len != 0 => (1, 1),
             Some(s) => match &self.long.table.shared[s.lit as usize] {
-                Owners::Few(v) => (v.len(), offs(v)),
+                Owners::Few(v) => (v.len(), distinct_offsets(v).len()),
                 Owners::Many(m) => (m.by_head.values().map(Vec::len).sum(), m.offs.len()),
             },
         }
