@@ -148,6 +148,12 @@ struct FollowArgs {
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     rotate_wait: Option<Duration>,
 
+    /// Files the followed globs match that are not followed: a glob without '/' is matched
+    /// against the file name ('*.old'), one with '/' against the whole path; repeatable
+    /// [default: none, or each source's exclude]. Compressed files are never followed.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+
     /// Where events go: -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT,
     /// http(s)://URL; repeatable [default: -, or the config's [[sinks]]].
     #[arg(long = "output", value_name = "URL")]
@@ -256,13 +262,20 @@ fn init_tracing(d: &DiagArgs, config: &Config, following: bool) {
 
 /// Load and compile the catalog, reporting problems on standard error.
 fn load(paths: &[PathBuf]) -> (Matcher, Vec<catalog::Problem>, usize) {
+    let (m, problems, read, _) = load_naming_left_out(paths);
+    (m, problems, read)
+}
+
+/// [`load`], with the records the merge left out (overridden, repeated) named.
+fn load_naming_left_out(paths: &[PathBuf]) -> (Matcher, Vec<catalog::Problem>, usize, Vec<catalog::LeftOut>) {
     annotail::matcher::warm_up();
-    let cat = catalog::load(paths);
+    let mut cat = catalog::load(paths);
     let read = cat.read;
+    let left_out = std::mem::take(&mut cat.left_out);
     tracing::debug!(records = read, "catalog read");
     let (m, problems) = Matcher::new(cat, Limits::default());
     tracing::debug!(records = m.entries.len(), "catalog compiled");
-    (m, problems, read)
+    (m, problems, read, left_out)
 }
 
 /// The catalog paths: the command line's, else the config file's (else the embedded one).
@@ -475,16 +488,27 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
     let (f, input, state) = (&opts.follow_opts, &config.input, &config.state);
     let start_at = f.start_at.or(input.start_at).unwrap_or(StartAt::Beginning);
     let sources = if opts.follow && !opts.paths.is_empty() {
-        opts.paths.iter().map(|p| follow::SourceSpec { pattern: absolute(p), start_at }).collect()
+        let exclude: Vec<String> =
+            f.exclude.iter().map(|e| if e.contains('/') { absolute(std::path::Path::new(e)) } else { e.clone() }).collect();
+        opts.paths
+            .iter()
+            .map(|p| follow::SourceSpec { pattern: absolute(p), start_at, exclude: exclude.clone() })
+            .collect()
     } else {
         config
             .sources
             .iter()
             .flat_map(|s| {
                 let start_at = f.start_at.or(s.start_at).unwrap_or(start_at);
-                s.paths.iter().map(move |p| follow::SourceSpec { pattern: p.clone(), start_at })
+                let exclude = if f.exclude.is_empty() { s.exclude.clone() } else { f.exclude.clone() };
+                s.paths.iter().map(move |p| follow::SourceSpec { pattern: p.clone(), start_at, exclude: exclude.clone() })
             })
             .collect()
+    };
+    let state_dir = match (&f.state_dir, &state.dir) {
+        (Some(d), _) => (d.clone(), "--state-dir"),
+        (None, Some(d)) => (d.clone(), "state.dir"),
+        (None, None) => default_state_dir(),
     };
     let dur = |cli: Option<Duration>, cfg: Option<annotail::config::Dur>, default: Duration| {
         cli.or(cfg.map(|d| d.0)).unwrap_or(default)
@@ -500,12 +524,8 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         checkpoint_interval: dur(f.checkpoint_interval, state.checkpoint_interval, Duration::from_secs(1))
             .max(Duration::from_millis(1)),
         shutdown_timeout: dur(f.shutdown_timeout, state.shutdown_timeout, Duration::from_secs(10)),
-        state_dir: f
-            .state_dir
-            .clone()
-            .or_else(|| state.dir.clone())
-            .or_else(|| std::env::var_os("STATE_DIRECTORY").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("/var/lib/annotail")),
+        state_dir: state_dir.0,
+        state_dir_origin: state_dir.1,
         framing: c.framing,
         emit: c.emit,
         every_event: c.every_event,
@@ -517,11 +537,48 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
     }
 }
 
+/// Where checkpoints go when neither `--state-dir` nor `state.dir` says, and why there:
+/// systemd's `$STATE_DIRECTORY`; `/var/lib/annotail` for root; else the user's state directory
+/// (`$XDG_STATE_HOME/annotail`, `~/.local/state/annotail`), so that a first try without root
+/// works.
+fn default_state_dir() -> (PathBuf, &'static str) {
+    use std::os::unix::fs::MetadataExt;
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(d) = env("STATE_DIRECTORY") {
+        // systemd may list several, separated by ':'; annotail's unit sets one.
+        let first = d.to_string_lossy().split(':').next().unwrap_or_default().to_owned();
+        return (PathBuf::from(first), "$STATE_DIRECTORY");
+    }
+    // `/proc/self` belongs to the effective user: no libc call for one number.
+    let root = std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false);
+    if root {
+        return (PathBuf::from("/var/lib/annotail"), "the default for root");
+    }
+    if let Some(d) = env("XDG_STATE_HOME").filter(|d| d.is_absolute()) {
+        return (d.join("annotail"), "$XDG_STATE_HOME (not root)");
+    }
+    match env("HOME") {
+        Some(h) => (h.join(".local/state/annotail"), "~/.local/state (not root)"),
+        None => (PathBuf::from("/var/lib/annotail"), "the default (not root, and no $HOME)"),
+    }
+}
+
 /// The sinks from --output (which replace the config's) or the config's [[sinks]].
 fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
     use annotail::sink::SinkSpec;
     let stream_format = if format == Format::Pretty { Format::Json } else { format };
     let f = &opts.follow_opts;
+    if f.outputs.is_empty() && config.sinks.is_empty() {
+        // Standard output is the output: a filter applies to it as to any sink.
+        return match f.min_severity {
+            Some(min) => {
+                let mut s = SinkSpec::new("-", format)?;
+                s.min_severity = Some(min);
+                Ok(vec![s])
+            }
+            None => Ok(Vec::new()),
+        };
+    }
     if !f.outputs.is_empty() {
         return f
             .outputs
@@ -556,6 +613,31 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
         .collect()
 }
 
+/// Every sink's problems that retrying cannot fix ([`annotail::sink::SinkSpec::problems`]),
+/// each named by where the sink was configured.
+fn sink_problems(opts: &Opts, specs: &[annotail::sink::SinkSpec]) -> Vec<String> {
+    let from_cli = !opts.follow_opts.outputs.is_empty();
+    specs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| {
+            let at = if from_cli { format!("--output {}", s.url) } else { format!("sinks[{i}] ({})", s.url) };
+            s.problems().into_iter().map(move |p| format!("{at}: {p}"))
+        })
+        .collect()
+}
+
+/// The sinks of a run, checked: `Err` is the message for standard error (exit status 2).
+fn checked_sinks(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
+    let specs = sink_specs(opts, config, format).map_err(|e| format!("annotail: {e}"))?;
+    let problems = sink_problems(opts, &specs);
+    if problems.is_empty() {
+        Ok(specs)
+    } else {
+        Err(problems.iter().map(|p| format!("annotail: {p}")).collect::<Vec<_>>().join("\n"))
+    }
+}
+
 /// Globs are matched as absolute paths (a daemon's working directory is not the user's).
 fn absolute(p: &std::path::Path) -> String {
     let abs = if p.is_absolute() { p.to_owned() } else { std::env::current_dir().unwrap_or_default().join(p) };
@@ -564,19 +646,13 @@ fn absolute(p: &std::path::Path) -> String {
 
 fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     let runtime = follow::Runtime::start()?;
-    let metrics = match start_metrics(&opts, &config) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
     let want_summary = opts.summary;
     let mut settings = follow_settings(&opts, &config);
-    settings.sinks = match sink_specs(&opts, &config, settings.format) {
+    // What cannot work is refused before anything starts serving.
+    settings.sinks = match checked_sinks(&opts, &config, settings.format) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("annotail: {e}");
+            eprintln!("{e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -585,11 +661,20 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     for s in &settings.sources {
-        if let Err(e) = glob::Pattern::new(&s.pattern) {
-            eprintln!("annotail: {:?} is not a valid glob: {e}", s.pattern);
-            return Ok(ExitCode::from(2));
+        for p in std::iter::once(&s.pattern).chain(&s.exclude) {
+            if let Err(e) = glob::Pattern::new(p) {
+                eprintln!("annotail: {p:?} is not a valid glob: {e}");
+                return Ok(ExitCode::from(2));
+            }
         }
     }
+    let metrics = match start_metrics(&opts, &config) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     if let Some(tail) = followed_tail(&settings.sources) {
         annotail::matcher::skim::Rarity::learn_from(tail);
     }
@@ -633,9 +718,12 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
 }
 
 fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
-    match opts.command {
+    match &opts.command {
         Some(Command::Check { catalog, format }) => {
-            return Ok(run_check(&catalog_paths(&catalog.catalog, &config), format));
+            let format = *format;
+            let paths = catalog_paths(&catalog.catalog, &config);
+            let config_problems = opts.config.as_deref().map(|f| config_problems(&opts, &config, f)).unwrap_or_default();
+            return Ok(run_check(&paths, format, config_problems));
         }
         Some(Command::Explain { catalog, line }) => {
             let (m, problems, _) = load(&catalog_paths(&catalog.catalog, &config));
@@ -652,7 +740,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
                     .context("reading the line from standard input")?;
                 s.trim_end_matches('\n').to_owned()
             } else {
-                line
+                line.clone()
             };
             print!("{}", check::explain(&m, &line));
             return Ok(ExitCode::SUCCESS);
@@ -667,10 +755,10 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     if is_follow(&opts, &config) {
         return run_follow(opts, config);
     }
-    let sinks = match sink_specs(&opts, &config, common(&opts, &config).format) {
+    let sinks = match checked_sinks(&opts, &config, common(&opts, &config).format) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("annotail: {e}");
+            eprintln!("{e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -773,9 +861,37 @@ fn run_to_sinks(
     }
 }
 
-fn run_check(paths: &[PathBuf], format: CheckFormat) -> ExitCode {
-    let (m, mut problems, read) = load(paths);
+/// What `check --config FILE` finds wrong in the config beyond its syntax (which loading it
+/// checked): sinks that cannot work (errors), sources that name no file now (warnings: the
+/// files may appear later).
+fn config_problems(opts: &Opts, config: &Config, file: &std::path::Path) -> Vec<catalog::Problem> {
+    use catalog::{Origin, Problem, ProblemKind};
+    let origin = Origin { file: file.display().to_string(), line: 0 };
+    let mut out = Vec::new();
+    let format = common(opts, config).format;
+    match sink_specs(opts, config, format) {
+        Ok(specs) => {
+            for p in sink_problems(opts, &specs) {
+                out.push(Problem::new(Level::Error, &origin, None, ProblemKind::Config, p));
+            }
+        }
+        Err(e) => out.push(Problem::new(Level::Error, &origin, None, ProblemKind::Config, e)),
+    }
+    for (i, s) in config.sources.iter().enumerate() {
+        for p in &s.paths {
+            if follow::watch::matches_nothing(p, &s.exclude) {
+                let msg = format!("sources[{i}].paths: {p:?} matches no file now");
+                out.push(Problem::new(Level::Warning, &origin, None, ProblemKind::Config, msg));
+            }
+        }
+    }
+    out
+}
+
+fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalog::Problem>) -> ExitCode {
+    let (m, mut problems, read, left_out) = load_naming_left_out(paths);
     problems.extend(check::compile_all(&m));
+    problems.extend(config_problems);
     let errors = problems.iter().filter(|p| p.level == Level::Error).count();
     let warnings = problems.len() - errors;
     match format {
@@ -783,8 +899,12 @@ fn run_check(paths: &[PathBuf], format: CheckFormat) -> ExitCode {
             for p in &problems {
                 println!("{p}");
             }
+            for l in &left_out {
+                println!("{l}");
+            }
+            let left = if left_out.is_empty() { String::new() } else { format!(" ({} left out, named above)", left_out.len()) };
             println!(
-                "{read} record(s) read, {} usable, {} in the prefilter, {} without a literal; {errors} error(s), {warnings} warning(s)",
+                "{read} record(s) read, {} usable{left}, {} in the prefilter, {} without a literal; {errors} error(s), {warnings} warning(s)",
                 m.entries.len(),
                 m.entries.len() - m.unkeyed.len(),
                 m.unkeyed.len()
@@ -795,6 +915,8 @@ fn run_check(paths: &[PathBuf], format: CheckFormat) -> ExitCode {
                 "records_read": read,
                 "records_usable": m.entries.len(),
                 "records_without_literal": m.unkeyed.len(),
+                "records_left_out": left_out.len(),
+                "left_out": left_out,
                 "errors": errors,
                 "warnings": warnings,
                 "problems": problems,

@@ -335,6 +335,9 @@ pub enum ProblemKind {
     MatchesAnyLine,
     NoLiteral,
     PlaceholderMismatch,
+    /// Not the catalog: the config file `check --config` was given (a sink that cannot work, a
+    /// source that names no file).
+    Config,
 }
 
 impl Problem {
@@ -364,6 +367,41 @@ pub struct Catalog {
     pub problems: Vec<Problem>,
     /// Records read before merging (for `check`'s summary).
     pub read: usize,
+    /// Records read but left out by the merge, each with why: `read - records.len()` of them.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A record read but not kept, and why (for `check`: the counts must add up).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LeftOut {
+    pub file: String,
+    pub line: usize,
+    pub id: String,
+    pub why: LeftOutWhy,
+    /// The record kept in its place.
+    pub kept: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeftOutWhy {
+    /// A later catalog path has a record with the same id (overriding on purpose).
+    OverriddenById,
+    /// The same id again in the same catalog path: the later one is kept.
+    DuplicateId,
+    /// An undocumented record whose message a documented record has too.
+    SameMessageDocumented,
+}
+
+impl fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.why {
+            LeftOutWhy::OverriddenById => "overridden by the record with the same id at",
+            LeftOutWhy::DuplicateId => "a duplicate id; the later record is kept, at",
+            LeftOutWhy::SameMessageDocumented => "undocumented, and a documented record has the same message, at",
+        };
+        write!(f, "{}:{}: left out: record {}: {why} {}", self.file, self.line, self.id, self.kept)
+    }
 }
 
 /// Load the given catalog paths, or the embedded catalog when `paths` is empty.
@@ -610,9 +648,22 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
     let mut by_id: HashMap<String, usize> = HashMap::default();
     by_id.reserve(raw.len());
     let mut kept: Vec<Option<Record>> = Vec::with_capacity(raw.len());
+    let mut left_out = Vec::new();
     for rec in raw {
         if let Some(&i) = by_id.get(&rec.id) {
             let old = kept[i].as_ref().expect("kept by id");
+            let why = if old.source_index == rec.source_index {
+                LeftOutWhy::DuplicateId
+            } else {
+                LeftOutWhy::OverriddenById
+            };
+            left_out.push(LeftOut {
+                file: old.origin.file.clone(),
+                line: old.origin.line,
+                id: old.id.clone(),
+                why,
+                kept: rec.origin.to_string(),
+            });
             // Compared only within one catalog path: a later path replaces records on purpose.
             if old.source_index == rec.source_index && old.digest != rec.digest && !old.same_content(&rec) {
                 problems.push(Problem::new(
@@ -644,12 +695,31 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
         .map(|r| r.message_key().is_some_and(|k| documented.get(k) == Some(&true)) && !r.has_docs_and_solutions())
         .collect();
     std::mem::drop(documented);
+    if dropped.iter().any(|d| *d) {
+        // Where each documented message's record is, to name it.
+        let mut by_message: HashMap<&str, &Origin> = HashMap::default();
+        for r in records.iter().filter(|r| r.has_docs_and_solutions()) {
+            if let Some(k) = r.message_key() {
+                by_message.entry(k).or_insert(&r.origin);
+            }
+        }
+        for (r, _) in records.iter().zip(&dropped).filter(|(_, d)| **d) {
+            let kept = r.message_key().and_then(|k| by_message.get(k)).map_or_else(String::new, |o| o.to_string());
+            left_out.push(LeftOut {
+                file: r.origin.file.clone(),
+                line: r.origin.line,
+                id: r.id.clone(),
+                why: LeftOutWhy::SameMessageDocumented,
+                kept,
+            });
+        }
+    }
     let mut i = 0;
     records.retain(|_| {
         i += 1;
         !dropped[i - 1]
     });
-    Catalog { records, problems, read }
+    Catalog { records, problems, read, left_out }
 }
 
 #[cfg(test)]

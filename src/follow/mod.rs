@@ -59,6 +59,8 @@ pub struct Settings {
     pub checkpoint_interval: Duration,
     pub shutdown_timeout: Duration,
     pub state_dir: PathBuf,
+    /// What chose `state_dir` (an option, the config, the environment, a default), logged.
+    pub state_dir_origin: &'static str,
     pub framing: framing::Limits,
     pub emit: Emit,
     pub every_event: bool,
@@ -82,6 +84,9 @@ impl Settings {
 pub struct SourceSpec {
     pub pattern: String,
     pub start_at: StartAt,
+    /// Globs of files the pattern matches but that are not followed (a name glob without `/`,
+    /// else a path glob).
+    pub exclude: Vec<String>,
 }
 
 /// A new catalog and settings, or why they could not be loaded (SIGHUP).
@@ -127,6 +132,12 @@ const TRUNCATED_MEMORY: Duration = Duration::from_secs(60);
 const RELOAD_DEBOUNCE: Duration = Duration::from_millis(300);
 /// With `watch = "notify"`, globs are still expanded this often, in case an event was lost.
 const SAFETY_POLL: Duration = Duration::from_secs(10);
+/// A source that matched files and then none for this long is warned about (at start, at once):
+/// long enough that a rotation's moment without the file is not a warning.
+const EMPTY_WARN_AFTER: Duration = Duration::from_secs(60);
+/// While a source stays empty, the warning is repeated this often: visible in a day's log
+/// without flooding it.
+const EMPTY_WARN_REPEAT: Duration = Duration::from_secs(3600);
 
 /// Rendered events and the positions they complete.
 pub struct Batch {
@@ -185,7 +196,12 @@ pub fn run(
     let Runtime { rt, signals } = runtime;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
-    tracing::info!(dir = %settings.state_dir.display(), files = loaded.len(), "state directory opened");
+    tracing::info!(
+        dir = %settings.state_dir.display(),
+        chosen_by = settings.state_dir_origin,
+        files = loaded.len(),
+        "state directory opened"
+    );
     let store = Arc::new(Mutex::new(store));
     metrics.checkpoint_current();
     metrics.set_refresh(Box::new({
@@ -368,6 +384,13 @@ struct Tracked {
     marked: (u64, u64),
     /// The read counters of the source (glob) it was found by.
     source: SourceMetrics,
+    /// Files found together are read oldest first: modification time when found, path.
+    age: (SystemTime, PathBuf),
+    /// Found at start with data to read: read after the older ones of the start's backlog.
+    backlog: bool,
+    /// Size, modification and change times at the last rewrite check: unchanged, the head is not
+    /// read again (a poll of many quiet files costs one `fstat` each).
+    checked: Option<(u64, i64, i64, i64, i64)>,
     /// Bytes and lines counted in the metrics, as absolute positions: after a reload the open
     /// event's lines are framed again and must not be counted twice.
     counted: (u64, u64),
@@ -385,6 +408,8 @@ struct Waiting {
     initial: bool,
     /// No longer at a followed path since then.
     gone_since: Option<Instant>,
+    /// Modification time when found (files found together are read oldest first).
+    mtime: SystemTime,
 }
 
 /// A file's framer and annotator for the current matcher.
@@ -425,8 +450,13 @@ struct Reader {
     files: HashMap<u64, Tracked>,
     by_inode: HashMap<(u64, u64), u64>,
     waiting: HashMap<(u64, u64), Waiting>,
-    /// Paths reported as unreadable (reported once until they change).
+    /// Paths a glob names that cannot be opened or read, and why (each reported once per cause;
+    /// retried every expansion; counted in `annotail_files_unreadable`).
     reported: HashMap<PathBuf, String>,
+    /// Compressed files a glob names (by their first bytes): not followed, reported once.
+    ignored: HashSet<(u64, u64)>,
+    /// Per source pattern: since when it matches nothing, and when that was last warned about.
+    empty: HashMap<String, (Instant, Option<Instant>)>,
     wake_rx: Receiver<Wake>,
     watcher: watch::Watcher,
     tx: tokio::sync::mpsc::Sender<Batch>,
@@ -474,6 +504,8 @@ impl Reader {
             by_inode: HashMap::new(),
             waiting: HashMap::new(),
             reported: HashMap::new(),
+            ignored: HashSet::new(),
+            empty: HashMap::new(),
             wake_rx,
             watcher,
             tx,
@@ -589,13 +621,22 @@ impl Reader {
     /// Expand the globs: new files wait for a fingerprint, followed files update their path,
     /// files no longer at a followed path become orphans.
     fn expand(&mut self) {
-        let patterns: Vec<String> = self.settings.sources.iter().map(|s| s.pattern.clone()).collect();
-        for p in &patterns {
+        let sources: Vec<(String, Vec<glob::Pattern>)> = self
+            .settings
+            .sources
+            .iter()
+            .map(|s| (s.pattern.clone(), watch::exclude_patterns(&s.exclude)))
+            .collect();
+        for (p, _) in &sources {
             let (root, mode) = watch::watch_root(p);
             self.watcher.watch_dir(&root, mode);
         }
         let (mut found, mut skipped) = (Vec::new(), Vec::new());
-        watch::expand(&patterns, &mut found, &mut skipped);
+        let counts = watch::expand(&sources, &mut found, &mut skipped);
+        self.warn_empty(&sources, &counts);
+        // What a glob names now: unreadable paths no longer named are no longer counted.
+        let named: HashSet<PathBuf> = found.iter().map(|f| f.path.clone()).chain(skipped.iter().map(|s| s.path.clone())).collect();
+        self.reported.retain(|p, _| named.contains(p));
         for s in skipped {
             self.report(&s.path, &s.why);
         }
@@ -603,6 +644,9 @@ impl Reader {
         let mut present = HashSet::new();
         for f in found {
             present.insert((f.dev, f.ino));
+            if self.ignored.contains(&(f.dev, f.ino)) {
+                continue;
+            }
             if let Some(key) = self.by_inode.get(&(f.dev, f.ino)) {
                 let t = self.files.get_mut(key).expect("indexed");
                 if t.path != f.path {
@@ -618,7 +662,6 @@ impl Reader {
             }
             match File::open(&f.path) {
                 Ok(file) => {
-                    self.reported.remove(&f.path);
                     if let Some(dir) = std::fs::canonicalize(&f.path).ok().and_then(|c| c.parent().map(Path::to_owned))
                     {
                         self.watcher.watch_dir(&dir, notify::RecursiveMode::NonRecursive);
@@ -635,6 +678,7 @@ impl Reader {
                             first_seen: now,
                             initial: self.first_expansion,
                             gone_since: None,
+                            mtime: f.mtime,
                         },
                     );
                 }
@@ -693,10 +737,12 @@ impl Reader {
                         first_seen: now,
                         initial: false,
                         gone_since: None,
+                        mtime: m.modified().unwrap_or(std::time::UNIX_EPOCH),
                     },
                 );
             }
         }
+        self.ignored.retain(|id| present.contains(id));
         if self.first_expansion {
             self.first_expansion = false;
             self.resume_renamed(&present);
@@ -704,6 +750,41 @@ impl Reader {
             self.metrics.set_ready(true);
         }
         self.metrics.files.set(self.files.len() as i64);
+        self.metrics.files_unreadable.set(self.reported.len() as i64);
+    }
+
+    /// Warn about sources that match no file: at start, after [`EMPTY_WARN_AFTER`] for one that
+    /// had files, and every [`EMPTY_WARN_REPEAT`] while it stays empty; count them in
+    /// `annotail_sources_empty`. A glob with a typo otherwise waits forever without a word.
+    fn warn_empty(&mut self, sources: &[(String, Vec<glob::Pattern>)], counts: &[usize]) {
+        let now = Instant::now();
+        self.empty.retain(|p, _| sources.iter().any(|(q, _)| q == p));
+        let mut empty = 0;
+        for ((pattern, _), &n) in sources.iter().zip(counts) {
+            if n > 0 {
+                if self.empty.remove(pattern).is_some_and(|(_, warned)| warned.is_some()) {
+                    tracing::info!(source = %pattern, files = n, "source matches files again");
+                }
+                continue;
+            }
+            empty += 1;
+            let first = self.first_expansion;
+            let (since, warned) = self.empty.entry(pattern.clone()).or_insert((now, None));
+            let due = match warned {
+                None => first || now.duration_since(*since) >= EMPTY_WARN_AFTER,
+                Some(at) => now.duration_since(*at) >= EMPTY_WARN_REPEAT,
+            };
+            if due {
+                let for_s = now.duration_since(*since).as_secs();
+                tracing::warn!(
+                    source = %pattern,
+                    empty_for_s = for_s,
+                    "source matches no file: nothing is followed from it (a typo, a missing directory, or no permission to list it?)"
+                );
+                *warned = Some(now);
+            }
+        }
+        self.metrics.sources_empty.set(empty);
     }
 
     /// Checkpointed files not found at a followed path: renamed while the daemon was down
@@ -724,6 +805,7 @@ impl Reader {
                     let head = Head { len: s.head_len, hash: s.head_hash, complete: true };
                     if head.matches(&file).unwrap_or(false) {
                         tracing::info!(from = %s.path, to = %path.display(), "checkpointed file was renamed; reading it to its end");
+                        let mtime = file.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
                         self.waiting.insert(
                             (s.dev, s.ino),
                             Waiting {
@@ -735,6 +817,7 @@ impl Reader {
                                 first_seen: Instant::now(),
                                 initial: true,
                                 gone_since: None,
+                                mtime,
                             },
                         );
                         continue;
@@ -753,8 +836,9 @@ impl Reader {
 
     fn report(&mut self, path: &Path, why: &str) {
         if self.reported.get(path).is_none_or(|w| w != why) {
-            tracing::error!(path = %path.display(), cause = why, "cannot follow this file; other files continue");
+            tracing::error!(path = %path.display(), cause = why, "cannot follow this file (retried every poll); other files continue");
             self.reported.insert(path.to_owned(), why.to_owned());
+            self.metrics.files_unreadable.set(self.reported.len() as i64);
         }
     }
 
@@ -762,9 +846,23 @@ impl Reader {
     /// decide where each starts, and follow it.
     fn promote(&mut self, live: &mut HashMap<u64, Live<'_>>) {
         let now = Instant::now();
-        let ids: Vec<(u64, u64)> = self.waiting.keys().copied().collect();
+        let mut ids: Vec<(u64, u64)> = self.waiting.keys().copied().collect();
+        // Tracked in age order, so that checkpoints and logs list them as they are read.
+        ids.sort_by(|a, b| {
+            let (a, b) = (&self.waiting[a], &self.waiting[b]);
+            a.mtime.cmp(&b.mtime).then_with(|| a.path.cmp(&b.path))
+        });
         for id in ids {
             let w = &self.waiting[&id];
+            let mut magic = [0u8; 8];
+            if let Ok(n) = fingerprint::read_full_at(&w.file, &mut magic, 0)
+                && watch::compressed_magic(&magic[..n])
+            {
+                tracing::info!(path = %w.path.display(), "compressed file: not followed (its text was read before it was compressed)");
+                self.waiting.remove(&id);
+                self.ignored.insert(id);
+                continue;
+            }
             let head = match Head::read(&w.file) {
                 Ok(h) => h,
                 Err(e) => {
@@ -827,6 +925,12 @@ impl Reader {
         meta.fingerprint = Some(key);
         let source = self.metrics.source(&self.source_of(&w.path));
         let now = Instant::now();
+        if self.reported.remove(&w.path).is_some() {
+            tracing::info!(path = %w.path.display(), "file can be read now");
+            self.metrics.files_unreadable.set(self.reported.len() as i64);
+        }
+        let backlog = w.initial && offset < size;
+        let age = (w.mtime, w.path.clone());
         let t = Tracked {
             key,
             dev: w.dev,
@@ -843,6 +947,9 @@ impl Reader {
             marked: (u64::MAX, 0),
             source,
             counted: (offset, line),
+            age,
+            backlog,
+            checked: None,
         };
         live.remove(&key);
         self.by_inode.insert((t.dev, t.ino), key);
@@ -907,11 +1014,18 @@ impl Reader {
     fn check_rewritten(&mut self, live: &mut HashMap<u64, Live<'_>>) {
         let keys: Vec<u64> = self.files.keys().copied().collect();
         for key in keys {
-            let t = &self.files[&key];
-            let size = t.file.metadata().map_or(0, |m| m.len());
+            let t = self.files.get_mut(&key).expect("listed");
+            let stat = t.file.metadata().ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
+            let size = stat.map_or(0, |s| s.0);
+            // A file rewritten in place has a new modification time: unchanged, its head is too.
+            if stat.is_some() && stat == t.checked && size >= t.read_pos {
+                continue;
+            }
             let rewritten = size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true);
             if rewritten {
                 self.restart(key, "truncated or rewritten", live);
+            } else {
+                t.checked = stat;
             }
         }
     }
@@ -946,6 +1060,7 @@ impl Reader {
             first_seen: Instant::now(),
             initial: false,
             gone_since: None,
+            mtime: SystemTime::now(),
         };
         self.waiting.insert((w.dev, w.ino), w);
     }
@@ -977,12 +1092,41 @@ impl Reader {
     }
 
     /// Read every followed file up to its end (or [`ROUND_BYTES`] each, round after round).
+    ///
+    /// Files are taken oldest first. The backlog found at start (files with data to read when
+    /// the daemon started) is read one file at a time, oldest first, so that `meta.log.5`'s
+    /// events come before `meta.log.1`'s; files that appear later are read in turns.
     fn read_all<'m>(&mut self, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) {
         loop {
-            let keys: Vec<u64> = self.files.keys().copied().collect();
+            let mut keys: Vec<(&(SystemTime, PathBuf), u64)> = self.files.iter().map(|(k, t)| (&t.age, *k)).collect();
+            keys.sort_unstable();
+            let keys: Vec<u64> = keys.into_iter().map(|(_, k)| k).collect();
             let mut more = false;
+            let mut backlog_open = false;
             for key in keys {
+                if self.files.get(&key).is_some_and(|t| t.backlog) && backlog_open {
+                    // An older file of the backlog is still being read.
+                    more = true;
+                    continue;
+                }
                 more |= self.read_file(key, matcher, live);
+                if let Some(t) = self.files.get_mut(&key)
+                    && t.backlog
+                {
+                    if t.at_eof {
+                        t.backlog = false;
+                        // A newer file of the backlog is next: this one's last event is complete
+                        // (its writer moved on), and it goes out before the newer file's events.
+                        if self.files.values().any(|t| t.backlog)
+                            && let Some(l) = live.get_mut(&key)
+                        {
+                            l.framer.idle(&mut l.ann);
+                            drain(&mut l.ann, &mut self.batch.rendered);
+                        }
+                    } else {
+                        backlog_open = true;
+                    }
+                }
                 if self.batch.rendered.bytes() >= BATCH_BYTES && !self.send() {
                     return;
                 }
@@ -1030,7 +1174,11 @@ impl Reader {
         // content (truncated and rewritten past the old end is not detected by its size).
         if t.at_eof {
             let size = t.file.metadata().map_or(t.read_pos, |m| m.len());
-            if size != t.read_pos && (size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true)) {
+            if size == t.read_pos {
+                // Nothing new: one `fstat`, no read (a quiet file costs nothing more).
+                return false;
+            }
+            if size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true) {
                 self.restart(key, "truncated or rewritten", live);
                 return true;
             }
@@ -1043,6 +1191,9 @@ impl Reader {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     tracing::error!(path = %t.path.display(), cause = %e, "read error; will retry");
+                    // Nothing more can be read now: the file's timers apply, and the backlog
+                    // moves on to the next file.
+                    t.at_eof = true;
                     break;
                 }
             };
@@ -1137,6 +1288,11 @@ impl Reader {
     fn deadline(&self, live: &HashMap<u64, Live<'_>>) -> Instant {
         let mut d = Instant::now() + Duration::from_secs(3600);
         for (key, t) in &self.files {
+            // [`Self::timers`] acts only on files read to their end; a deadline for another
+            // (one whose read failed) would pass without effect and spin the loop.
+            if !t.at_eof {
+                continue;
+            }
             if let Some(l) = live.get(key) {
                 if l.framer.has_partial_line() {
                     d = d.min(t.last_data + self.settings.line_timeout);
@@ -1149,8 +1305,15 @@ impl Reader {
                 d = d.min(t.last_data.max(t.orphan_since.unwrap_or(t.last_data)) + self.settings.rotate_wait);
             }
         }
-        if let Some(w) = self.waiting.values().map(|w| w.first_seen).min() {
-            d = d.min(w + self.settings.line_timeout);
+        // A waiting file ripens by itself only when its first line's timeout is still ahead: past
+        // it, an empty file waits for data (a watch event or the poll), and a deadline already in
+        // the past would be a zero timeout, a busy loop re-reading its empty head.
+        let now = Instant::now();
+        for w in self.waiting.values() {
+            let ripe_at = w.first_seen + self.settings.line_timeout;
+            if ripe_at > now {
+                d = d.min(ripe_at);
+            }
         }
         d
     }

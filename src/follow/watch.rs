@@ -41,6 +41,8 @@ pub struct Found {
     pub ino: u64,
     /// Index of the source (glob) that matched first.
     pub source: usize,
+    /// Last modification: files found together are read oldest first.
+    pub mtime: std::time::SystemTime,
 }
 
 /// Problems met while expanding, reported by the caller (once per path).
@@ -49,11 +51,53 @@ pub struct Skipped {
     pub why: String,
 }
 
-/// Expand `patterns` now.
-pub fn expand(patterns: &[String], found: &mut Vec<Found>, skipped: &mut Vec<Skipped>) {
+/// File name endings of compressed files. Rotated logs are often compressed (`meta.log.2.gz`)
+/// and a glob such as `meta.log*` names them: read as text they would be garbage events, and
+/// their content was read before it was compressed.
+pub const COMPRESSED: &[&str] = &[".gz", ".zst", ".bz2", ".xz", ".lz4", ".zip", ".Z", ".tgz", ".br"];
+
+/// Whether `path` is named like a compressed file.
+pub fn compressed_name(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    COMPRESSED.iter().any(|ext| name.ends_with(ext))
+}
+
+/// Whether `head` (a file's first bytes) starts like gzip, zstd, bzip2, xz, lz4 or zip: a
+/// compressed file whatever its name.
+pub fn compressed_magic(head: &[u8]) -> bool {
+    const MAGIC: &[&[u8]] = &[
+        b"\x1f\x8b",                   // gzip
+        b"\x28\xb5\x2f\xfd",           // zstd
+        b"BZh",                        // bzip2
+        b"\xfd7zXZ\x00",               // xz
+        b"\x04\x22\x4d\x18",           // lz4 frame
+        b"PK\x03\x04",                 // zip
+    ];
+    MAGIC.iter().any(|m| head.starts_with(m))
+}
+
+/// Whether `path` is left out by one of a source's `exclude` globs: a glob without `/` is
+/// matched against the file name (`*.gz`), one with `/` against the whole path.
+pub fn excluded(path: &Path, exclude: &[glob::Pattern]) -> bool {
+    let name = path.file_name().map(Path::new);
+    exclude.iter().any(|p| {
+        if p.as_str().contains('/') { p.matches_path(path) } else { name.is_some_and(|n| p.matches_path(n)) }
+    })
+}
+
+/// A source's exclude globs, compiled; invalid ones (refused at start) are ignored.
+pub fn exclude_patterns(exclude: &[String]) -> Vec<glob::Pattern> {
+    exclude.iter().filter_map(|e| glob::Pattern::new(e).ok()).collect()
+}
+
+/// Expand `sources` (glob, exclude globs) now. Returns, per source, how many regular files it
+/// matched (files also matched by an earlier source included): 0 is a source that follows
+/// nothing.
+pub fn expand(sources: &[(String, Vec<glob::Pattern>)], found: &mut Vec<Found>, skipped: &mut Vec<Skipped>) -> Vec<usize> {
     use std::os::unix::fs::MetadataExt;
     let mut seen = HashSet::new();
-    for (source, pat) in patterns.iter().enumerate() {
+    let mut counts = vec![0; sources.len()];
+    for (source, (pat, exclude)) in sources.iter().enumerate() {
         let Ok(paths) = glob::glob(pat) else { continue };
         for entry in paths {
             let path = match entry {
@@ -63,10 +107,15 @@ pub fn expand(patterns: &[String], found: &mut Vec<Found>, skipped: &mut Vec<Ski
                     continue;
                 }
             };
+            if compressed_name(&path) || excluded(&path, exclude) {
+                continue;
+            }
             match std::fs::metadata(&path) {
                 Ok(m) if m.is_file() => {
+                    counts[source] += 1;
                     if seen.insert((m.dev(), m.ino())) {
-                        found.push(Found { path, dev: m.dev(), ino: m.ino(), source });
+                        let mtime = m.modified().unwrap_or(std::time::UNIX_EPOCH);
+                        found.push(Found { path, dev: m.dev(), ino: m.ino(), source, mtime });
                     }
                 }
                 Ok(m) if m.is_dir() => {}
@@ -77,6 +126,16 @@ pub fn expand(patterns: &[String], found: &mut Vec<Found>, skipped: &mut Vec<Ski
             }
         }
     }
+    // Oldest first: `meta.log.5` before `meta.log.1` before `meta.log`.
+    found.sort_by(|a, b| a.mtime.cmp(&b.mtime).then_with(|| a.path.cmp(&b.path)));
+    counts
+}
+
+/// Whether `pattern` names no followed file now (`check --config`).
+pub fn matches_nothing(pattern: &str, exclude: &[String]) -> bool {
+    let (mut found, mut skipped) = (Vec::new(), Vec::new());
+    let counts = expand(&[(pattern.to_owned(), exclude_patterns(exclude))], &mut found, &mut skipped);
+    counts[0] == 0 && skipped.is_empty()
 }
 
 /// The directory to watch for a glob: its longest leading part without glob characters, and
@@ -223,10 +282,48 @@ mod tests {
         std::fs::create_dir(d.path().join("dir.log")).unwrap();
         std::os::unix::fs::symlink(d.path().join("a.log"), d.path().join("link.log")).unwrap();
         let pats = [format!("{}/*.log", d.path().display()), format!("{}/a.*", d.path().display())];
+        let sources: Vec<_> = pats.iter().map(|p| (p.clone(), Vec::new())).collect();
         let (mut found, mut skipped) = (Vec::new(), Vec::new());
-        expand(&pats, &mut found, &mut skipped);
+        let counts = expand(&sources, &mut found, &mut skipped);
+        assert_eq!(counts, [2, 1], "the symlink counts for its glob");
         // a.log and its symlink are one file.
         assert_eq!(found.len(), 1, "{:?}", found.iter().map(|f| &f.path).collect::<Vec<_>>());
         assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn excluded_and_compressed_files_are_not_found_and_old_ones_come_first() {
+        let d = tempfile::tempdir().unwrap();
+        let now = std::time::SystemTime::now();
+        for (name, age) in [("meta.log", 0), ("meta.log.1", 10), ("meta.log.5", 50), ("meta.log.2.gz", 20), ("meta.log.old", 5)] {
+            let p = d.path().join(name);
+            std::fs::write(&p, b"x\n").unwrap();
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(now - std::time::Duration::from_secs(age)).unwrap();
+        }
+        let sources = [(format!("{}/meta.log*", d.path().display()), exclude_patterns(&["*.old".into()]))];
+        let (mut found, mut skipped) = (Vec::new(), Vec::new());
+        let counts = expand(&sources, &mut found, &mut skipped);
+        let names: Vec<_> = found.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["meta.log.5", "meta.log.1", "meta.log"]);
+        assert_eq!(counts, [3]);
+        // A glob with '/' is matched against the whole path.
+        let whole = exclude_patterns(&[format!("{}/meta.log.?", d.path().display())]);
+        assert!(excluded(&d.path().join("meta.log.1"), &whole) && !excluded(&d.path().join("meta.log"), &whole));
+    }
+
+    #[test]
+    fn compressed_files_are_known_by_their_first_bytes() {
+        let cases: [(&[u8], bool); 6] = [
+            (b"\x1f\x8b\x08\x00", true),
+            (b"\x28\xb5\x2f\xfd\x00", true),
+            (b"BZh91AY", true),
+            (b"\xfd7zXZ\x00\x00", true),
+            (b"2024-03-02T08:00:01Z INFO x", false),
+            (b"{\"level\":\"INFO\"}", false),
+        ];
+        for (head, want) in cases {
+            assert_eq!(compressed_magic(head), want, "{head:?}");
+        }
     }
 }

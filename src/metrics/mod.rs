@@ -177,6 +177,10 @@ pub struct Metrics {
     pub sink_queue_events: Family<SinkLabel, Gauge>,
     pub file_lag: Family<PathLabel, Gauge>,
     pub files: Gauge,
+    /// Paths a followed glob names that cannot be opened or read now (retried every poll).
+    pub files_unreadable: Gauge,
+    /// Sources (globs) that match no file now.
+    pub sources_empty: Gauge,
     checkpoint_age: Gauge<f64, AtomicU64>,
     pub catalog_records: Gauge,
     pub reloads: Family<ResultLabel, Counter>,
@@ -236,6 +240,12 @@ impl Metrics {
         let sink_queue_events = reg(&mut r, "sink_queue_events", "Events queued for a sink, not yet delivered");
         let file_lag = reg(&mut r, "file_lag_bytes", "Bytes of a followed file not yet delivered and checkpointed");
         let files = reg(&mut r, "files_followed", "Files followed now (rotated ones still being read included)");
+        let files_unreadable = reg(
+            &mut r,
+            "files_unreadable",
+            "Files a followed glob names that cannot be opened or read (retried every poll)",
+        );
+        let sources_empty = reg(&mut r, "sources_empty", "Sources (globs) that match no file now");
         let checkpoint_age =
             reg(&mut r, "checkpoint_age_seconds", "Seconds since the checkpoint file last matched what was delivered");
         let catalog_records = reg(&mut r, "catalog_records", "Catalog records loaded and usable");
@@ -266,6 +276,8 @@ impl Metrics {
             sink_queue_events,
             file_lag,
             files,
+            files_unreadable,
+            sources_empty,
             checkpoint_age,
             catalog_records,
             reloads,
@@ -367,12 +379,15 @@ impl Metrics {
         self.stopping.store(true, Ordering::Relaxed);
     }
 
-    /// Why the process is not ready, if it is not.
+    /// Why the process is not ready, if it is not. A daemon that follows no file while some
+    /// named by its globs cannot be read is not ready: it runs, but does nothing it was asked to.
     pub fn not_ready(&self) -> Option<&'static str> {
         if self.stopping.load(Ordering::Relaxed) {
             Some("stopping")
         } else if !self.ready.load(Ordering::Relaxed) {
             Some("starting")
+        } else if self.files.get() == 0 && self.files_unreadable.get() > 0 {
+            Some("no followed file can be read (see annotail_files_unreadable and the log)")
         } else {
             None
         }

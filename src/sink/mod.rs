@@ -130,6 +130,54 @@ impl SinkSpec {
     }
 }
 
+impl SinkSpec {
+    /// What would make this sink fail on every attempt, found before it starts: a CA file that
+    /// cannot be read or holds no certificate, headers HTTP cannot carry, keys its kind does not
+    /// use, a file sink's missing directory. Retrying cannot fix these, and a sink that retries
+    /// forever holds every checkpoint back, so `check` and start-up report them instead.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let https = matches!(&self.target, Target::Http(u) if u.starts_with("https://"));
+        if let Some(ca) = &self.tls_ca_file {
+            if !https {
+                out.push(format!("tls_ca_file: {}: only https sinks use a CA file", ca.display()));
+            } else {
+                match std::fs::read(ca) {
+                    Err(e) => out.push(format!("tls_ca_file: {}: cannot read: {e}", ca.display())),
+                    Ok(pem) => match reqwest::Certificate::from_pem_bundle(&pem) {
+                        Err(e) => out.push(format!("tls_ca_file: {}: not PEM certificates: {e}", ca.display())),
+                        Ok(certs) if certs.is_empty() => {
+                            out.push(format!("tls_ca_file: {}: no certificate in it", ca.display()))
+                        }
+                        Ok(_) => {}
+                    },
+                }
+            }
+        }
+        if !self.headers.is_empty() && !matches!(self.target, Target::Http(_)) {
+            out.push("headers: only http(s) sinks send headers".to_owned());
+        }
+        for (k, v) in &self.headers {
+            if let Err(e) = reqwest::header::HeaderName::from_bytes(k.as_bytes()) {
+                out.push(format!("headers: {k:?} is not a valid header name: {e}"));
+            }
+            if let Err(e) = reqwest::header::HeaderValue::from_str(v) {
+                out.push(format!("headers.{k}: not a valid header value: {e}"));
+            }
+        }
+        if let Target::File(p) = &self.target {
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+                _ => PathBuf::from("."),
+            };
+            if !dir.is_dir() {
+                out.push(format!("{}: the directory {} does not exist", self.url, dir.display()));
+            }
+        }
+        out
+    }
+}
+
 /// A batch as the sinks see it: shared, and released (queue permits) when dropped.
 pub struct Shared {
     pub rendered: Rendered,
@@ -523,7 +571,14 @@ fn slot_of(spec: &SinkSpec, r: &Rendered) -> Option<usize> {
 fn encode(spec: &SinkSpec, r: &Rendered, slot: usize, host: &str, out: &mut Vec<u8>) {
     for i in 0..r.events() {
         let ev = r.event(slot, i);
-        if ev.is_empty() || spec.min_severity.is_some_and(|m| r.severity[i] < m) {
+        if ev.is_empty() {
+            continue;
+        }
+        if spec.min_severity.is_some_and(|m| r.severity[i] < m) {
+            // Below the filter: a terminal still shows the lines, only unannotated.
+            if spec.format == Format::Pretty {
+                out.extend_from_slice(&ev[..r.plain[i].min(ev.len())]);
+            }
             continue;
         }
         match spec.target {
@@ -652,6 +707,7 @@ mod tests {
             r.bufs[0].extend_from_slice(text.as_bytes());
             r.ends[0].push(r.bufs[0].len());
             r.severity.push(sev);
+            r.plain.push(0);
         }
         let mut spec = SinkSpec::new("syslog+tcp://h:514", Format::Json).unwrap();
         spec.min_severity = Some(Severity::Warning);

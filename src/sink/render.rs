@@ -54,6 +54,10 @@ pub struct Rendered {
     /// Per format: where each event ends in its buffer.
     pub ends: Vec<Vec<usize>>,
     pub severity: Vec<Severity>,
+    /// Per event: how many bytes at the start of its pretty rendering are the event's own lines
+    /// (the rest is the annotation), so that a pretty sink's severity filter can show the lines
+    /// of an event below it without the annotation: pretty output never hides a line.
+    pub plain: Vec<usize>,
 }
 
 impl Rendered {
@@ -63,6 +67,7 @@ impl Rendered {
             bufs: vec![Vec::new(); formats.len()],
             ends: vec![Vec::new(); formats.len()],
             severity: Vec::new(),
+            plain: Vec::new(),
         }
     }
 
@@ -88,6 +93,7 @@ impl Rendered {
             other.ends[f].clear();
         }
         self.severity.append(&mut other.severity);
+        self.plain.append(&mut other.plain);
     }
 
     /// Event `i` in format slot `f`.
@@ -114,7 +120,7 @@ impl MultiWriter {
         }
     }
 
-    fn close_event(&mut self, severity: Severity, only_pretty: bool) {
+    fn close_event(&mut self, severity: Severity, only_pretty: bool, plain: usize) {
         for (f, w) in self.writers.iter_mut().enumerate() {
             if !only_pretty || w.format() == Format::Pretty {
                 w.move_rendered(&mut self.out.bufs[f]);
@@ -122,6 +128,7 @@ impl MultiWriter {
             self.out.ends[f].push(self.out.bufs[f].len());
         }
         self.out.severity.push(severity);
+        self.out.plain.push(plain);
     }
 }
 
@@ -142,7 +149,8 @@ impl Writer for MultiWriter {
                 w.write(ev);
             }
         }
-        self.close_event(severity, only_pretty);
+        // `write_pretty` starts with the event's lines and a line break.
+        self.close_event(severity, only_pretty, ev.raw.len() + 1);
     }
 
     fn raw(&mut self, bytes: &[u8]) {
@@ -151,7 +159,7 @@ impl Writer for MultiWriter {
                 w.raw(bytes);
             }
         }
-        self.close_event(Severity::None, true);
+        self.close_event(Severity::None, true, bytes.len() + 1);
     }
 
     fn rendered(&mut self, _bytes: &[u8]) {
