@@ -2,7 +2,7 @@
 //! catalog with one deliberate overlap, one record whose regex disagrees with its template, one
 //! record without a template and one record no log line matches, against a corpus in every
 //! layout the daemon reads; then the 4,350-record catalog against `examples/meta.log` (the same
-//! file as `/work/shared/data/meta-sample.log`), checked against a plain run's events.
+//! file as the shared data set's `meta-sample.log`), checked against a plain run's events.
 
 mod common;
 

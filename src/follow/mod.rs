@@ -388,8 +388,8 @@ struct Tracked {
     age: (SystemTime, PathBuf),
     /// Found at start with data to read: read after the older ones of the start's backlog.
     backlog: bool,
-    /// Size, modification and change times at the last rewrite check: unchanged, the head is not
-    /// read again (a poll of many quiet files costs one `fstat` each).
+    /// Size, modification and change times when last read to its end: unchanged, nothing is
+    /// read, not even the head (a quiet file costs one `fstat` a poll).
     checked: Option<(u64, i64, i64, i64, i64)>,
     /// Bytes and lines counted in the metrics, as absolute positions: after a reload the open
     /// event's lines are framed again and must not be counted twice.
@@ -549,7 +549,6 @@ impl Reader {
             let now = Instant::now();
             if self.names || now >= next_poll {
                 if now >= next_poll {
-                    self.check_rewritten(&mut live);
                     let every = match (self.settings.watch, self.watcher.active()) {
                         (WatchMode::Notify, true) => SAFETY_POLL,
                         _ => self.settings.poll_interval,
@@ -635,8 +634,11 @@ impl Reader {
         let counts = watch::expand(&sources, &mut found, &mut skipped);
         self.warn_empty(&sources, &counts);
         // What a glob names now: unreadable paths no longer named are no longer counted.
-        let named: HashSet<PathBuf> = found.iter().map(|f| f.path.clone()).chain(skipped.iter().map(|s| s.path.clone())).collect();
-        self.reported.retain(|p, _| named.contains(p));
+        if !self.reported.is_empty() {
+            let named: HashSet<&Path> =
+                found.iter().map(|f| f.path.as_path()).chain(skipped.iter().map(|s| s.path.as_path())).collect();
+            self.reported.retain(|p, _| named.contains(p.as_path()));
+        }
         for s in skipped {
             self.report(&s.path, &s.why);
         }
@@ -796,7 +798,21 @@ impl Reader {
                 continue;
             }
             let dir = Path::new(&s.path).parent().unwrap_or(Path::new("/"));
-            let found = std::fs::read_dir(dir).into_iter().flatten().flatten().find_map(|e| {
+            // A directory that cannot be listed (permissions, a mount not there yet) says
+            // nothing about the file: its checkpoint is kept, not forgotten, so that a run that
+            // could not read the logs does not make the next one read them again from the start.
+            let entries = match std::fs::read_dir(dir) {
+                Ok(e) => e,
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    tracing::warn!(path = %s.path, cause = %e, "cannot look for a checkpointed file; its checkpoint is kept");
+                    continue;
+                }
+                Err(_) => {
+                    gone.push(*key);
+                    continue;
+                }
+            };
+            let found = entries.flatten().find_map(|e| {
                 let m = std::fs::metadata(e.path()).ok()?;
                 (m.is_file() && m.dev() == s.dev && m.ino() == s.ino).then(|| e.path())
             });
@@ -1009,27 +1025,6 @@ impl Reader {
         })
     }
 
-    /// Files truncated or rewritten under the same inode (copytruncate): finish what was read
-    /// and follow the new content as a new file.
-    fn check_rewritten(&mut self, live: &mut HashMap<u64, Live<'_>>) {
-        let keys: Vec<u64> = self.files.keys().copied().collect();
-        for key in keys {
-            let t = self.files.get_mut(&key).expect("listed");
-            let stat = t.file.metadata().ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
-            let size = stat.map_or(0, |s| s.0);
-            // A file rewritten in place has a new modification time: unchanged, its head is too.
-            if stat.is_some() && stat == t.checked && size >= t.read_pos {
-                continue;
-            }
-            let rewritten = size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true);
-            if rewritten {
-                self.restart(key, "truncated or rewritten", live);
-            } else {
-                t.checked = stat;
-            }
-        }
-    }
-
     /// Finish file `key` as it was and take its current content as a new file.
     ///
     /// Complete events are emitted; a partial last line is not (its rest is gone, or in a copy).
@@ -1172,15 +1167,22 @@ impl Reader {
         });
         // New data in a file that was read to its end: first make sure it is still the same
         // content (truncated and rewritten past the old end is not detected by its size).
+        // Truncated, or rewritten in place (copytruncate), is caught here too, also at the
+        // same size: a rewrite changes the modification time, and the head is read again.
         if t.at_eof {
-            let size = t.file.metadata().map_or(t.read_pos, |m| m.len());
-            if size == t.read_pos {
-                // Nothing new: one `fstat`, no read (a quiet file costs nothing more).
+            let stat = t.file.metadata().ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
+            if stat.is_some() && stat == t.checked {
+                // Nothing changed since the last look: one `fstat`, no read.
                 return false;
             }
+            let size = stat.map_or(t.read_pos, |s| s.0);
             if size < t.read_pos || !t.head.matches(&t.file).unwrap_or(true) {
                 self.restart(key, "truncated or rewritten", live);
                 return true;
+            }
+            t.checked = stat;
+            if size == t.read_pos {
+                return false;
             }
         }
         let mut got = 0;

@@ -2,7 +2,7 @@
 //!
 //! Owns the per-line classification the framer runs on every physical line (cheap: a look at
 //! the first bytes) and the full parse it runs only on events that are written out. Layouts
-//! (see `../shared/data/LOG_FORMATS.md`):
+//! (see `docs/LOG_FORMATS.md`):
 //! - prefixes, outermost first: `kubectl logs --prefix` (`[pod/<pod>/<container>] `), docker
 //!   compose (`<service>  | `), CRI (`<ts> stdout|stderr F|P `), `kubectl logs --timestamps`
 //!   (`<ts> `); ANSI SGR codes are removed before any of this;
