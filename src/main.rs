@@ -512,11 +512,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
             })
             .collect()
     };
-    let state_dir = match (&f.state_dir, &state.dir) {
-        (Some(d), _) => (d.clone(), "--state-dir"),
-        (None, Some(d)) => (d.clone(), "state.dir"),
-        (None, None) => default_state_dir(),
-    };
+    let state_dir = state_dir_of(opts, config);
     let dur = |cli: Option<Duration>, cfg: Option<annotail::config::Dur>, default: Duration| {
         cli.or(cfg.map(|d| d.0)).unwrap_or(default)
     };
@@ -541,6 +537,15 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         width: c.width,
         sinks: Vec::new(),
         watch_config: catalog_paths(&opts.catalog.catalog, config).into_iter().chain(opts.config.clone()).collect(),
+    }
+}
+
+/// The state directory (checkpoints, dead-letter files) and what chose it.
+fn state_dir_of(opts: &Opts, config: &Config) -> (PathBuf, &'static str) {
+    match (&opts.follow_opts.state_dir, &config.state.dir) {
+        (Some(d), _) => (d.clone(), "--state-dir"),
+        (None, Some(d)) => (d.clone(), "state.dir"),
+        (None, None) => default_state_dir(),
     }
 }
 
@@ -636,7 +641,11 @@ fn sink_problems(opts: &Opts, specs: &[annotail::sink::SinkSpec]) -> Vec<String>
 
 /// The sinks of a run, checked: `Err` is the message for standard error (exit status 2).
 fn checked_sinks(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
-    let specs = sink_specs(opts, config, format).map_err(|e| format!("annotail: {e}"))?;
+    let mut specs = sink_specs(opts, config, format).map_err(|e| format!("annotail: {e}"))?;
+    let dead_letter = state_dir_of(opts, config).0.join("dead-letter");
+    for s in &mut specs {
+        s.dead_letter_dir = Some(dead_letter.clone());
+    }
     let problems = sink_problems(opts, &specs);
     if problems.is_empty() {
         Ok(specs)
@@ -701,7 +710,14 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         let mut settings = follow_settings(&opts, &config);
         // Outputs are kept across a reload (their queues hold undelivered events).
         settings.sinks = sink_specs(&opts, &config, settings.format)?;
-        let m = load_for_run(&catalog_paths(&opts.catalog.catalog, &config))?;
+        // A reload is stricter than a start: the running catalog works, so a new one with any
+        // error (a record that would be left out, a pattern too big) is refused, not applied.
+        let (m, problems, _) = load(&catalog_paths(&opts.catalog.catalog, &config));
+        let errors: Vec<String> = problems.iter().filter(|p| p.level == Level::Error).map(|p| p.to_string()).collect();
+        if !errors.is_empty() || m.entries.is_empty() {
+            let shown = errors.iter().take(5).cloned().collect::<Vec<_>>().join("; ");
+            return Err(format!("{} catalog error(s) ({shown}); run `annotail check`", errors.len()));
+        }
         Ok((std::sync::Arc::new(m), settings))
     });
     let result = follow::run(runtime, m, settings, reload, metrics.clone());
@@ -711,7 +727,7 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     match result {
         Ok(outcome) => {
             tracing::info!(?outcome, "stopped");
-            Ok(ExitCode::SUCCESS)
+            Ok(dead_letter_status(&metrics, ExitCode::SUCCESS))
         }
         Err(follow::FollowError::State(e)) => {
             eprintln!("annotail: {e}");
@@ -836,6 +852,17 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Exit status 1 when a receiver refused events (parked in dead-letter files): a run that could
+/// not deliver everything does not end as if it had.
+fn dead_letter_status(metrics: &Metrics, ok: ExitCode) -> ExitCode {
+    let n = metrics.dead_lettered.load(Ordering::Relaxed);
+    if n == 0 {
+        return ok;
+    }
+    eprintln!("annotail: {n} event(s) refused by a receiver are in the dead-letter file(s) of the state directory");
+    ExitCode::from(1)
+}
+
 /// Standard input or files read to their end, delivered to `--output` sinks.
 fn run_to_sinks(
     opts: Opts,
@@ -853,10 +880,10 @@ fn run_to_sinks(
         .unwrap_or(Duration::from_secs(10));
     let cfg = run_config(&c, opts.paths, 1, &metrics, tally);
     let (result, delivered) =
-        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics, |w| pipeline::run(&m, &cfg, w))?;
+        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics.clone(), |w| pipeline::run(&m, &cfg, w))?;
     std::mem::forget(m);
     match result {
-        Ok(_) if delivered => Ok(ExitCode::SUCCESS),
+        Ok(_) if delivered => Ok(dead_letter_status(&metrics, ExitCode::SUCCESS)),
         Ok(_) => {
             eprintln!("annotail: some events could not be delivered before the deadline");
             Ok(ExitCode::from(1))

@@ -144,6 +144,174 @@ impl Http {
     }
 }
 
+/// An HTTP server on 127.0.0.1 that reads each whole request and writes what `reply(head, body)`
+/// returns (a complete response); for answers [`Http`] does not know.
+fn respond(reply: impl FnMut(&str, &[u8]) -> Vec<u8> + Send + 'static) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let reply = Arc::new(Mutex::new(reply));
+    thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { return };
+            let reply = reply.clone();
+            thread::spawn(move || {
+                let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+                while let Some((head, n)) = read_head(&mut s) {
+                    let mut body = vec![0u8; n];
+                    if s.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let r = (reply.lock().unwrap())(&head, &body);
+                    if s.write_all(&r).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+fn status(code: &str, extra: &str, body: &str) -> Vec<u8> {
+    format!("HTTP/1.1 {code}\r\ncontent-length: {}\r\n{extra}\r\n{body}", body.len()).into_bytes()
+}
+
+/// A one-shot run of `n` lines to `url`; (exit status, stderr).
+fn run_to(dir: &Path, url: &str, n: u64, extra: &[&str]) -> (Option<i32>, String) {
+    fs::write(dir.join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+    write_lines(&dir.join("in.log"), n);
+    let mut c = cmd();
+    c.args(["--all", "--format", "json", "--log-level", "info", "-c"]).arg(dir.join("catalog.jsonl"));
+    c.arg("--state-dir").arg(dir.join("state")).args(["--output", url]).args(extra).arg(dir.join("in.log"));
+    let out = common::run_cmd(&mut c, b"");
+    (out.status.code(), common::stderr_of(&out))
+}
+
+/// A token being rotated: 401 for two seconds, then 200. Nothing is dropped (it was: 3 attempts
+/// and the batch was acknowledged as delivered).
+#[test]
+fn regression_401_while_a_token_rotates_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts: Counts = Arc::default();
+    let start = Instant::now();
+    let c = counts.clone();
+    let port = respond(move |_, body| {
+        if start.elapsed() < Duration::from_secs(2) {
+            return status("401 Unauthorized", "", "token expired");
+        }
+        count_events(&c, body);
+        status("200 OK", "", "")
+    });
+    let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 5_000, &["--shutdown-timeout", "60s"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts.lock().unwrap().len(), 5_000, "{err}");
+    assert!(err.contains("HTTP 401"), "{err}");
+}
+
+/// A receiver with a 16 KiB body limit: batches are split down to what it takes, and nothing is
+/// lost (everything was, 413 being a 4xx given up).
+#[test]
+fn regression_413_splits_batches_down_to_what_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts: Counts = Arc::default();
+    let c = counts.clone();
+    let port = respond(move |_, body| {
+        if body.len() > 16 << 10 {
+            return status("413 Payload Too Large", "", "too large");
+        }
+        count_events(&c, body);
+        status("200 OK", "", "")
+    });
+    let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 5_000, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let c = counts.lock().unwrap();
+    assert_eq!(c.len(), 5_000, "{err}");
+    assert!(c.values().all(|&n| n == 1), "none sent twice");
+    assert!(err.contains("sending it again in halves"), "{err}");
+}
+
+/// The one event a receiver will not take is parked in the dead-letter file, the others are
+/// delivered, and the run says so with its exit status.
+#[test]
+fn a_refused_event_is_dead_lettered_and_the_run_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts: Counts = Arc::default();
+    let c = counts.clone();
+    let port = respond(move |_, body| {
+        if body.windows(7).any(|w| w == b"seq=42\"") {
+            return status("400 Bad Request", "", "mapping conflict");
+        }
+        count_events(&c, body);
+        status("200 OK", "", "")
+    });
+    let url = format!("http://127.0.0.1:{port}/in");
+    let (code, err) = run_to(dir.path(), &url, 100, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("parked in the dead-letter file") && err.contains("mapping conflict"), "{err}");
+    let c = counts.lock().unwrap();
+    assert_eq!(c.len(), 99);
+    assert!(!c.contains_key(&42));
+    let file = dir.path().join("state/dead-letter").join(format!("dead-letter-http___127.0.0.1_{port}_in.ndjson"));
+    let parked = fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}\n{err}", file.display()));
+    let evs = common::events(parked.as_bytes());
+    assert_eq!(evs.len(), 1, "{parked}");
+    assert_eq!(seq_of(&evs[0]), Some(42));
+}
+
+/// 503 with `Retry-After: 2`: the next attempt waits for it (it came after 100 ms).
+#[test]
+fn retry_after_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let times = Arc::new(Mutex::new(Vec::<Instant>::new()));
+    let t = times.clone();
+    let port = respond(move |_, _| {
+        let mut t = t.lock().unwrap();
+        t.push(Instant::now());
+        if t.len() == 1 { status("503 Service Unavailable", "retry-after: 2\r\n", "busy") } else { status("200 OK", "", "") }
+    });
+    let cfg_backoff = ["--shutdown-timeout", "30s"];
+    let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 10, &cfg_backoff);
+    assert_eq!(code, Some(0), "{err}");
+    let t = times.lock().unwrap();
+    assert!(t.len() >= 2);
+    assert!(t[1] - t[0] >= Duration::from_millis(1900), "retried after {:?}", t[1] - t[0]);
+}
+
+/// A redirect is not followed: the events and their headers would go to another origin.
+#[test]
+fn redirects_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = Arc::new(Mutex::new(0u32));
+    let e = elsewhere.clone();
+    let other = respond(move |_, _| {
+        *e.lock().unwrap() += 1;
+        status("200 OK", "", "")
+    });
+    let port = respond(move |_, _| status("307 Temporary Redirect", &format!("location: http://127.0.0.1:{other}/in\r\n"), ""));
+    let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 10, &["--shutdown-timeout", "2s"]);
+    assert_eq!(code, Some(1), "undelivered: {err}");
+    assert_eq!(*elsewhere.lock().unwrap(), 0, "{err}");
+    assert!(err.contains("not followed"), "{err}");
+}
+
+/// An error answer with a 32 MiB body: at most a few KB of it is read and logged.
+#[test]
+fn an_error_body_is_read_only_in_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = Arc::new(Mutex::new(0u32));
+    let k = n.clone();
+    let big = "x".repeat(32 << 20);
+    let port = respond(move |_, _| {
+        let mut k = k.lock().unwrap();
+        *k += 1;
+        if *k == 1 { status("503 Service Unavailable", "", &big) } else { status("200 OK", "", "") }
+    });
+    let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 10, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let longest = err.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 8 << 10, "a log line of {longest} bytes");
+}
+
 /// Read a request head; its text and Content-Length.
 fn read_head(s: &mut TcpStream) -> Option<(String, usize)> {
     let mut head = Vec::new();
@@ -231,8 +399,9 @@ fn flaky_http_receiver_gets_every_event() {
     assert!(err.contains("delivery failed; retrying") && err.contains("HTTP 500"), "failures are reported: {err}");
 }
 
-/// Headers from the config reach the receiver with NDJSON; a 4xx is reported with its body and
-/// given up (not retried forever), while another sink goes on.
+/// Headers from the config reach the receiver with NDJSON; a 400 is reported with its body, the
+/// batch split down to single events, each parked in the sink's dead-letter file (not retried
+/// forever), while another sink goes on.
 #[test]
 fn http_headers_and_client_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -257,18 +426,25 @@ fn http_headers_and_client_errors() {
     assert!(wait_for(&counts, 100));
     let t = Instant::now();
     let log = || fs::read_to_string(dir.path().join("stderr.log")).unwrap();
-    while !log().contains("rejected by the receiver") && t.elapsed() < PATIENCE {
+    while log().matches("parked in the dead-letter file").count() < 100 && t.elapsed() < PATIENCE {
         thread::sleep(Duration::from_millis(50));
     }
-    stop(d);
+    // A run that parked events exits 1.
+    let st = std::process::Command::new("kill").arg("-TERM").arg(d.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let mut d = d;
+    assert_eq!(wait_timeout(&mut d, PATIENCE).expect("exits after SIGTERM").code(), Some(1));
     let h = heads.lock().unwrap()[0].to_ascii_lowercase();
     assert!(h.starts_with("post /in http/1.1"), "{h}");
     assert!(h.contains("authorization: bearer t0ken") && h.contains("content-type: application/x-ndjson"), "{h}");
     let err = log();
     assert!(
-        err.contains("rejected by the receiver") && err.contains("400") && err.contains("no such index: x1"),
+        err.contains("parked in the dead-letter file") && err.contains("400") && err.contains("no such index: x1"),
         "{err}"
     );
+    let parked = fs::read_dir(dir.path().join("state/dead-letter")).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
+    assert_eq!(parked.len(), 1, "one file, for the refusing sink");
+    assert_eq!(common::events(&fs::read(&parked[0]).unwrap()).len(), 100);
 }
 
 /// Two sinks with their own format and filter: TCP NDJSON with errors only, a file in ECS.

@@ -639,11 +639,24 @@ impl Reader {
                 found.iter().map(|f| f.path.as_path()).chain(skipped.iter().map(|s| s.path.as_path())).collect();
             self.reported.retain(|p, _| named.contains(p.as_path()));
         }
+        // Directories that could not be listed: what was followed in them is still there, as
+        // far as anyone can tell (EMFILE or a moment's EACCES must not look like rotation).
+        let unlisted: Vec<PathBuf> = skipped.iter().filter(|s| s.listing).map(|s| s.path.clone()).collect();
         for s in skipped {
             self.report(&s.path, &s.why);
         }
         let now = Instant::now();
         let mut present = HashSet::new();
+        for t in self.files.values() {
+            if unlisted.iter().any(|d| t.path.starts_with(d)) {
+                present.insert((t.dev, t.ino));
+            }
+        }
+        for w in self.waiting.values() {
+            if unlisted.iter().any(|d| w.path.starts_with(d)) {
+                present.insert((w.dev, w.ino));
+            }
+        }
         for f in found {
             present.insert((f.dev, f.ino));
             if self.ignored.contains(&(f.dev, f.ino)) {

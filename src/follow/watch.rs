@@ -49,6 +49,9 @@ pub struct Found {
 pub struct Skipped {
     pub path: PathBuf,
     pub why: String,
+    /// A directory that could not be listed (EACCES, EMFILE): says nothing about the files in
+    /// it, which must not be taken for rotated away.
+    pub listing: bool,
 }
 
 /// File name endings of compressed files. Rotated logs are often compressed (`meta.log.2.gz`)
@@ -103,7 +106,9 @@ pub fn expand(sources: &[(String, Vec<glob::Pattern>)], found: &mut Vec<Found>, 
             let path = match entry {
                 Ok(p) => p,
                 Err(e) => {
-                    skipped.push(Skipped { path: e.path().to_owned(), why: e.error().to_string() });
+                    // A directory gone is gone (a deleted pod); one that cannot be listed is not.
+                    let listing = e.error().kind() != std::io::ErrorKind::NotFound;
+                    skipped.push(Skipped { path: e.path().to_owned(), why: e.error().to_string(), listing });
                     continue;
                 }
             };
@@ -119,10 +124,10 @@ pub fn expand(sources: &[(String, Vec<glob::Pattern>)], found: &mut Vec<Found>, 
                     }
                 }
                 Ok(m) if m.is_dir() => {}
-                Ok(_) => skipped.push(Skipped { path, why: "not a regular file".into() }),
+                Ok(_) => skipped.push(Skipped { path, why: "not a regular file".into(), listing: false }),
                 // Gone between the listing and the stat: the next expansion decides.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => skipped.push(Skipped { path, why: e.to_string() }),
+                Err(e) => skipped.push(Skipped { path, why: e.to_string(), listing: false }),
             }
         }
     }

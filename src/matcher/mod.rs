@@ -29,6 +29,10 @@ use crate::catalog::template::{self, Forms, Part};
 use crate::catalog::{Catalog, Level, Problem, ProblemKind, Record};
 use prefilter::{Hit, Prefilter};
 
+/// Longest `messagePattern` or `errorMessage` accepted, in bytes: a hundred times the longest
+/// real one, far below what makes a regex program large.
+pub const MAX_PATTERN_BYTES: usize = 64 << 10;
+
 /// Limits on what one record's regex may cost.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -624,6 +628,20 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         let forms = template::forms(&base, optional_tail);
         parser().parse(&forms.regex).map(|h| (forms, h)).map_err(Box::new)
     };
+    // A pattern or template this long is a bomb or a mistake (the extracted catalog's longest
+    // pattern is 498 bytes): refused before it is parsed, at start-up, on reload and by `check`
+    // alike, rather than found when it is first compiled, on a line, in the middle of a run.
+    let longest = rec.pattern.as_deref().map_or(0, str::len).max(rec.template.as_deref().map_or(0, str::len));
+    if longest > MAX_PATTERN_BYTES {
+        problems.push(Problem::new(
+            Level::Error,
+            &rec.origin,
+            Some(&rec.id),
+            ProblemKind::RegexTooBig,
+            format!("messagePattern or errorMessage is {longest} bytes; the limit is {MAX_PATTERN_BYTES}"),
+        ));
+        return None;
+    }
     let mut built = None;
     if let Some(p) = &rec.pattern {
         match build(p) {

@@ -81,10 +81,15 @@ pub struct SourceMetrics {
 pub struct SinkMetrics {
     pub sent: Counter,
     pub failed: Counter,
-    pub given_up: Counter,
+    /// Batches split in two after the receiver refused them whole (400, 413, 422).
+    pub split: Counter,
     pub retries: Counter,
     pub dropped: Counter,
     pub queued: Gauge,
+    /// Events a receiver refused one by one, parked in the dead-letter file.
+    pub dead_letter: Counter,
+    /// The process-wide count of dead-lettered events (the exit status).
+    pub dead_letter_all: Arc<AtomicU64>,
 }
 
 /// A sink URL without its user information (`https://user:secret@host/` → `https://host/`).
@@ -174,6 +179,9 @@ pub struct Metrics {
     pub sink_batches: Family<SinkResultLabel, Counter>,
     pub sink_retries: Family<SinkLabel, Counter>,
     pub sink_dropped: Family<SinkLabel, Counter>,
+    pub sink_dead_letter: Family<SinkLabel, Counter>,
+    /// Events parked in dead-letter files by every sink: a run that parked some exits 1.
+    pub dead_lettered: Arc<AtomicU64>,
     pub sink_queue_events: Family<SinkLabel, Gauge>,
     pub file_lag: Family<PathLabel, Gauge>,
     pub files: Gauge,
@@ -232,9 +240,14 @@ impl Metrics {
         let sink_batches = reg(
             &mut r,
             "sink_batches",
-            "Sink deliveries: sent, failed (each failed attempt) or given_up (rejected 4xx)",
+            "Sink deliveries: sent, failed (each failed attempt) or split (refused whole: sent again in halves)",
         );
         let sink_retries = reg(&mut r, "sink_retries", "Delivery attempts after a failure");
+        let sink_dead_letter = reg(
+            &mut r,
+            "sink_dead_letter_events",
+            "Events a receiver refused one by one (400, 413, 422), parked in the sink's dead-letter file",
+        );
         let sink_dropped =
             reg(&mut r, "sink_dropped_events", "Events dropped because a queue was full (when_full = drop)");
         let sink_queue_events = reg(&mut r, "sink_queue_events", "Events queued for a sink, not yet delivered");
@@ -273,6 +286,8 @@ impl Metrics {
             sink_batches,
             sink_retries,
             sink_dropped,
+            sink_dead_letter,
+            dead_lettered: Arc::default(),
             sink_queue_events,
             file_lag,
             files,
@@ -299,9 +314,11 @@ impl Metrics {
         SinkMetrics {
             sent: self.sink_batches.get_or_create_owned(&r("sent")),
             failed: self.sink_batches.get_or_create_owned(&r("failed")),
-            given_up: self.sink_batches.get_or_create_owned(&r("given_up")),
+            split: self.sink_batches.get_or_create_owned(&r("split")),
             retries: self.sink_retries.get_or_create_owned(&l),
             dropped: self.sink_dropped.get_or_create_owned(&l),
+            dead_letter: self.sink_dead_letter.get_or_create_owned(&l),
+            dead_letter_all: self.dead_lettered.clone(),
             queued: self.sink_queue_events.get_or_create_owned(&l),
         }
     }

@@ -103,6 +103,9 @@ pub struct SinkSpec {
     pub max_backoff: Duration,
     /// PEM file of CA certificates trusted for https (besides the system's roots).
     pub tls_ca_file: Option<PathBuf>,
+    /// Where events a receiver refuses one by one are parked (the state directory's
+    /// `dead-letter/`); `None`: nowhere, and such an event is retried until it is taken.
+    pub dead_letter_dir: Option<PathBuf>,
 }
 
 impl SinkSpec {
@@ -126,6 +129,7 @@ impl SinkSpec {
             batch_timeout: Duration::ZERO,
             max_backoff: Duration::from_secs(30),
             tls_ca_file: None,
+            dead_letter_dir: None,
         })
     }
 }
@@ -183,8 +187,12 @@ pub struct Shared {
     pub rendered: Rendered,
 }
 
-/// Attempts at a batch answered 4xx before it is given up.
-const CLIENT_ERROR_ATTEMPTS: u32 = 3;
+/// The longest `Retry-After` obeyed: a receiver asking for an hour is more likely wrong than
+/// sure, and the checkpoint waits with it.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+/// At most this much of an error answer's body is read (and logged): a receiver or a proxy can
+/// answer anything, a gigabyte included.
+const ERROR_BODY_MAX: usize = 4096;
 /// First retry delay; doubled per failure up to `max_backoff`, with jitter.
 const BACKOFF_START: Duration = Duration::from_millis(100);
 
@@ -464,10 +472,62 @@ enum Conn {
 }
 
 struct Failure {
-    /// Not worth retrying forever (an HTTP 4xx).
-    client_error: bool,
+    /// The receiver refuses this payload as it is (400, 413, 422): sending it again unchanged
+    /// will not help; its halves might (and a single event is parked in the dead-letter file).
+    refused: bool,
+    /// How long the receiver asked to wait (`Retry-After`, on 429 and 503).
+    retry_after: Option<Duration>,
     broken_pipe: bool,
     message: String,
+}
+
+impl Failure {
+    fn other(message: String) -> Failure {
+        Failure { refused: false, retry_after: None, broken_pipe: false, message }
+    }
+}
+
+/// The payload cut in two at the event boundary nearest its middle; `None` for one event.
+fn split_events(payload: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let body = payload.strip_suffix(b"\n").unwrap_or(payload);
+    let mid = body.len() / 2;
+    let after = memchr::memchr(b'\n', &body[mid..]).map(|i| mid + i);
+    let before = memchr::memrchr(b'\n', &body[..mid]);
+    let cut = match (before, after) {
+        (Some(b), Some(a)) => if mid - b <= a - mid { b } else { a },
+        (Some(b), None) => b,
+        (None, Some(a)) => a,
+        (None, None) => return None,
+    } + 1;
+    Some((payload[..cut].to_vec(), payload[cut..].to_vec()))
+}
+
+/// Append an event a receiver refused to this sink's dead-letter file, as it was sent (NDJSON,
+/// so the file can be POSTed again as it is; why is in the log); fsynced before the event counts
+/// as handled.
+async fn dead_letter(spec: &SinkSpec, event: &[u8]) -> std::io::Result<PathBuf> {
+    let Some(dir) = &spec.dead_letter_dir else {
+        return Err(std::io::Error::other("no dead-letter directory configured"));
+    };
+    tokio::fs::create_dir_all(dir).await?;
+    let path = dir.join(dead_letter_name(&spec.url));
+    let mut f = tokio::fs::OpenOptions::new().create(true).append(true).open(&path).await?;
+    let mut text = event.to_vec();
+    if !text.ends_with(b"\n") {
+        text.push(b'\n');
+    }
+    f.write_all(&text).await?;
+    f.sync_data().await?;
+    Ok(path)
+}
+
+/// The dead-letter file of a sink: its URL (without user information) as a file name.
+pub fn dead_letter_name(url: &str) -> String {
+    let clean: String = crate::metrics::redact(url)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+        .collect();
+    format!("dead-letter-{clean}.ndjson")
 }
 
 async fn run_sink(
@@ -517,49 +577,100 @@ async fn run_sink(
                 conn = Conn::None;
             }
         }
+        // Pieces still to deliver, in order: the payload, or the halves of one the receiver
+        // refused whole (a 413, or a 400 for some event in it), down to single events.
+        let mut pieces: VecDeque<Vec<u8>> = VecDeque::from([std::mem::take(&mut payload)]);
         let mut attempt = 0u32;
-        let mut client_errors = 0u32;
-        while !payload.is_empty() {
-            match deliver(&spec, &mut conn, &payload).await {
+        while let Some(piece) = pieces.pop_front() {
+            if piece.is_empty() {
+                continue;
+            }
+            match deliver(&spec, &mut conn, &piece).await {
                 Ok(()) => {
                     metrics.sent.inc();
                     if attempt > 0 {
                         tracing::info!(sink = %spec.url, attempts = attempt + 1, "delivered after retrying");
                     }
-                    break;
+                    attempt = 0;
                 }
                 Err(f) if f.broken_pipe && spec.target == Target::Stdout => {
                     let _ = acks.send((idx, OUTPUT_CLOSED));
                     return;
                 }
+                Err(f) if f.refused => {
+                    metrics.failed.inc();
+                    match split_events(&piece) {
+                        Some((a, b)) => {
+                            metrics.split.inc();
+                            tracing::warn!(sink = %spec.url, cause = %f.message, bytes = piece.len(), "refused whole; sending it again in halves");
+                            pieces.push_front(b);
+                            pieces.push_front(a);
+                        }
+                        None => {
+                            // One event the receiver will not take, however often it is sent:
+                            // parked, not acknowledged as delivered, not retried forever.
+                            loop {
+                                match dead_letter(&spec, &piece).await {
+                                    Ok(path) => {
+                                        metrics.dead_letter.inc();
+                                        metrics.dead_letter_all.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                        tracing::error!(sink = %spec.url, cause = %f.message, file = %path.display(), "an event refused by the receiver; parked in the dead-letter file");
+                                        break;
+                                    }
+                                    Err(e) => {
+                                        tracing::error!(sink = %spec.url, cause = %e, "cannot write the dead-letter file; retrying");
+                                        tokio::time::sleep(spec.max_backoff).await;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
                 Err(f) => {
                     conn = Conn::None;
                     attempt += 1;
                     metrics.failed.inc();
-                    if f.client_error {
-                        client_errors += 1;
-                        if client_errors >= CLIENT_ERROR_ATTEMPTS {
-                            metrics.given_up.inc();
-                            tracing::error!(sink = %spec.url, cause = %f.message, events = items.iter().map(|i| i.batch.rendered.events()).sum::<usize>(), "rejected by the receiver; batch given up");
-                            break;
-                        }
-                    }
                     if attempt == 1 || attempt.is_power_of_two() {
                         tracing::warn!(sink = %spec.url, attempt, cause = %f.message, "delivery failed; retrying");
                     }
                     let exp = BACKOFF_START.saturating_mul(1 << attempt.min(16)).min(spec.max_backoff);
                     // Full jitter in [exp/2, exp]: receivers coming back are not stampeded.
-                    let wait = exp.mul_f64(0.5 + fastrand::f64() / 2.0);
+                    let mut wait = exp.mul_f64(0.5 + fastrand::f64() / 2.0);
+                    // A receiver that says when to come back (429, 503) is believed, within reason.
+                    if let Some(after) = f.retry_after {
+                        wait = wait.max(after.min(MAX_RETRY_AFTER));
+                    }
                     tokio::time::sleep(wait).await;
                     metrics.retries.inc();
+                    pieces.push_front(piece);
                 }
             }
         }
+        payload = Vec::new();
         for it in items.drain(..) {
             metrics.queued.dec_by(it.batch.rendered.events() as i64);
             let _ = acks.send((idx, it.seq));
         }
     }
+}
+
+/// `Retry-After`: seconds, or an HTTP date.
+fn parse_retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate_to_system(v)?;
+    Some(at.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
+}
+
+/// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form HTTP servers send.
+fn httpdate_to_system(v: &str) -> Option<std::time::SystemTime> {
+    let parts: Vec<&str> = v.split_whitespace().collect();
+    let [_, day, mon, year, time, "GMT"] = parts.as_slice() else { return None };
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let m = MONTHS.iter().position(|x| x == mon)? + 1;
+    humantime::parse_rfc3339(&format!("{year}-{m:02}-{day:0>2}T{time}Z")).ok()
 }
 
 /// The format slot of `spec.format` in a batch.
@@ -611,7 +722,8 @@ fn hostname() -> String {
 
 async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(), Failure> {
     let fail = |e: std::io::Error| Failure {
-        client_error: false,
+        refused: false,
+        retry_after: None,
         broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe,
         message: e.to_string(),
     };
@@ -632,8 +744,10 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
                 *conn = Conn::Unix(tokio::net::UnixStream::connect(p).await.map_err(fail)?)
             }
             (Target::Http(_), Conn::None) => {
-                let other = |message: String| Failure { client_error: false, broken_pipe: false, message };
-                let mut b = reqwest::Client::builder().timeout(timeout);
+                let other = Failure::other;
+                // A redirect is not followed: it would POST the events, and the headers (tokens)
+                // with them, to wherever the answer points. It is reported and retried.
+                let mut b = reqwest::Client::builder().timeout(timeout).redirect(reqwest::redirect::Policy::none());
                 if let Some(ca) = &spec.tls_ca_file {
                     let pem = tokio::fs::read(ca).await.map_err(|e| other(format!("{}: {e}", ca.display())))?;
                     let certs = reqwest::Certificate::from_pem_bundle(&pem)
@@ -655,21 +769,34 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
                 for (k, v) in &spec.headers {
                     req = req.header(k, v);
                 }
-                let resp = req.send().await.map_err(|e| Failure {
-                    client_error: false,
-                    broken_pipe: false,
-                    message: e.to_string(),
-                })?;
+                let mut resp = req.send().await.map_err(|e| Failure::other(e.to_string()))?;
                 let status = resp.status();
                 if status.is_success() {
                     return Ok(());
                 }
-                let body = resp.text().await.unwrap_or_default();
-                let body: String = body.chars().take(500).collect();
+                let retry_after = resp
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(parse_retry_after);
+                let location = resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let mut body = Vec::new();
+                while body.len() < ERROR_BODY_MAX {
+                    match resp.chunk().await {
+                        Ok(Some(c)) => body.extend_from_slice(&c[..c.len().min(ERROR_BODY_MAX - body.len())]),
+                        _ => break,
+                    }
+                }
+                let body = String::from_utf8_lossy(&body);
+                let mut message = format!("HTTP {status}: {}", body.trim_end());
+                if status.is_redirection() {
+                    message = format!("HTTP {status}: a redirect (to {}), not followed: set the sink's url to where it points", location.as_deref().unwrap_or("?"));
+                }
                 Err(Failure {
                     broken_pipe: false,
-                    client_error: status.is_client_error() && status.as_u16() != 429 && status.as_u16() != 408,
-                    message: format!("HTTP {status}: {body}"),
+                    refused: matches!(status.as_u16(), 400 | 413 | 422),
+                    retry_after,
+                    message,
                 })
             }
             Conn::None => unreachable!("connected above"),
@@ -677,9 +804,7 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
     };
     match tokio::time::timeout(timeout, io).await {
         Ok(r) => r,
-        Err(_) => {
-            Err(Failure { client_error: false, broken_pipe: false, message: format!("no answer within {timeout:?}") })
-        }
+        Err(_) => Err(Failure::other(format!("no answer within {timeout:?}"))),
     }
 }
 
