@@ -690,7 +690,7 @@ fn unreadable_file_is_reported_and_others_continue() {
         fs::set_permissions(env.logs(), fs::Permissions::from_mode(0o777)).unwrap();
         fs::set_permissions(env.dir.path().join("catalog.jsonl"), fs::Permissions::from_mode(0o644)).unwrap();
         fs::set_permissions(env.log("a.log"), fs::Permissions::from_mode(0o644)).unwrap();
-        start_as_nobody(&env)
+        start_as_nobody(&env, &[])
     } else {
         env.start("*.log", &[])
     };
@@ -716,13 +716,14 @@ fn nix_euid_is_root() -> bool {
 }
 
 /// [`Env::start`] as user nobody (through setpriv), with a state directory nobody can write.
-fn start_as_nobody(env: &Env) -> Daemon {
+fn start_as_nobody(env: &Env, extra: &[&str]) -> Daemon {
     let err = OpenOptions::new().create(true).append(true).open(env.dir.path().join("stderr.log")).unwrap();
     let mut c = std::process::Command::new("setpriv");
     c.args(["--reuid=65534", "--regid=65534", "--clear-groups", common::bin()]);
     c.arg("--follow").arg(format!("{}/*.log", env.logs().display()));
     c.args(["--all", "--format", "json", "--log-level", "info", "--poll-interval", "50ms"]);
     c.arg("--state-dir").arg(env.dir.path().join("state")).arg("-c").arg(env.dir.path().join("catalog.jsonl"));
+    c.args(extra);
     c.stdout(Stdio::piped()).stderr(err);
     let mut child = c.spawn().expect("setpriv (util-linux)");
     let out = child.stdout.take().unwrap();
@@ -932,6 +933,74 @@ fn a_changed_catalog_is_reloaded_without_a_signal() {
     d.term();
     let (_, dups) = env.verdict("catalog watched", 30, 0);
     assert_eq!(dups, 0);
+}
+
+/// A reload whose catalog has a pattern bomb (a 100 KB pattern) is refused and the running
+/// catalog kept: it was applied with a warning, and its record never matched again.
+#[test]
+fn regression_a_reload_with_a_pattern_bomb_keeps_the_running_catalog() {
+    let env = Env::new();
+    let catalog = env.dir.path().join("catalog.jsonl");
+    fs::write(&catalog, format!("{}{STRESS_RECORD}", common::TEST_CATALOG)).unwrap();
+    let d = env.start("*.log", &[]);
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(10);
+    env.must_catch_up(10, "started");
+    let bomb = format!(
+        "{{\"id\":\"t-stress\",\"errorMessage\":\"line written seq={{n}}\",\"messagePattern\":\"line written seq=(.+?){}\"}}\n",
+        "(a?)".repeat(25_000)
+    );
+    fs::write(&catalog, format!("{}{bomb}", common::TEST_CATALOG)).unwrap();
+    let t = Instant::now();
+    while !env.stderr().contains("reload failed") && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let err = env.stderr();
+    assert!(err.contains("reload failed") && err.contains("t-stress") && err.contains("the limit is"), "{}", tail(&err));
+    w.write(10);
+    env.must_catch_up(20, "after the refused reload");
+    let s = env.seen.lock().unwrap();
+    let matched = s.events.iter().filter(|e| e["match"]["id"] == "t-stress").count();
+    assert_eq!(matched, s.events.len(), "every line still annotated by the running catalog");
+    drop(s);
+    d.term();
+}
+
+/// A followed directory that cannot be listed for a while (EACCES here; EMFILE does the same)
+/// says nothing about its files: they are not taken for rotated away, dropped and read again
+/// from the start (a 100,000-line file was delivered twice).
+#[test]
+fn regression_a_failed_directory_listing_is_not_rotation() {
+    use std::os::unix::fs::PermissionsExt;
+    if !nix_euid_is_root() {
+        eprintln!("skipped: needs root to run the daemon as another user");
+        return;
+    }
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(100);
+    for p in [env.dir.path().to_owned(), env.logs()] {
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    fs::set_permissions(env.dir.path().join("catalog.jsonl"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(env.log("a.log"), fs::Permissions::from_mode(0o666)).unwrap();
+    let d = start_as_nobody(&env, &["--rotate-wait", "300ms", "--checkpoint-interval", "100ms"]);
+    assert!(env.wait_all(100, PATIENCE), "{}", tail(&env.stderr()));
+    // Unlistable for ten rotate_waits (as root, the writer still writes).
+    fs::set_permissions(env.logs(), fs::Permissions::from_mode(0o300)).unwrap();
+    thread::sleep(Duration::from_secs(3));
+    w.write(10);
+    fs::set_permissions(env.logs(), fs::Permissions::from_mode(0o777)).unwrap();
+    w.write(10);
+    assert!(env.wait_all(120, PATIENCE), "{}", tail(&env.stderr()));
+    thread::sleep(Duration::from_millis(500));
+    let dups: u64 = env.seen.lock().unwrap().counts.values().map(|&c| u64::from(c) - 1).sum();
+    assert_eq!(dups, 0, "nothing read twice\n{}", tail(&env.stderr()));
+    assert!(!env.stderr().contains("finished a rotated or deleted file"), "{}", tail(&env.stderr()));
+    signal(&d.child, "TERM");
+    let mut d = d;
+    assert!(wait_timeout(&mut d.child, PATIENCE).unwrap().success());
+    d.reader.take().unwrap().join().unwrap();
 }
 
 /// The daemon's skim learns which words are common from the end of the first followed file
