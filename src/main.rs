@@ -168,8 +168,8 @@ struct FollowArgs {
     #[arg(long, value_enum, value_name = "WHAT")]
     when_full: Option<annotail::sink::WhenFull>,
 
-    /// How often checkpoints are written; bounds the events repeated after a crash
-    /// [default: 1s].
+    /// Checkpoints are written when an acknowledgement changes them, at most this often; bounds
+    /// the events repeated after a crash [default: 100ms].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     checkpoint_interval: Option<Duration>,
 
@@ -490,6 +490,11 @@ fn summary_on_interrupt(
 /// a second is what Vector's file source waits between globs too.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
+/// Checkpoints are written when an acknowledgement changes them, at most this often: what a
+/// kill -9 repeats (at 20,000 lines/s, about 2,000 lines, not the 20,000 of a second). See
+/// BENCHMARKS.md, "Checkpoint cost", for what the writes cost.
+const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
+
 fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
     let c = common(opts, config);
     let (f, input, state) = (&opts.follow_opts, &config.input, &config.state);
@@ -524,7 +529,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         idle: c.idle,
         line_timeout: dur(f.line_timeout, input.line_timeout, Duration::from_secs(1)),
         rotate_wait: dur(f.rotate_wait, input.rotate_wait, Duration::from_secs(5)),
-        checkpoint_interval: dur(f.checkpoint_interval, state.checkpoint_interval, Duration::from_secs(1))
+        checkpoint_interval: dur(f.checkpoint_interval, state.checkpoint_interval, DEFAULT_CHECKPOINT_INTERVAL)
             .max(Duration::from_millis(1)),
         shutdown_timeout: dur(f.shutdown_timeout, state.shutdown_timeout, Duration::from_secs(10)),
         state_dir: state_dir.0,

@@ -178,6 +178,33 @@ fn a_thousand_followed_files_cost_nothing_at_rest() {
     assert_at_rest("1,000 files", used, &d);
 }
 
+/// A file whose size is always 0 but that has content (`/proc/...` through a symlink): not
+/// followed, said once. It looked truncated at every look and was read again from its start,
+/// over and over.
+#[test]
+fn regression_a_file_of_size_0_with_content_is_not_read_again_and_again() {
+    let d = Dir::new();
+    std::os::unix::fs::symlink("/proc/version", d.log("proc.log")).unwrap();
+    fs::write(d.log("a.log"), line(1)).unwrap();
+    let mut c = d.command("*.log");
+    c.args(["--all"]).stdout(Stdio::piped());
+    let err = OpenOptions::new().create(true).append(true).open(d.path("stderr.log")).unwrap();
+    let child = c.stderr(err).spawn().unwrap();
+    let mut g = Guard(child);
+    d.wait_for(READY);
+    let used = cpu_at_rest(&g, Duration::from_millis(1500));
+    assert_at_rest("a /proc file", used, &d);
+    let ok = Command::new("kill").args(["-TERM", &g.0.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    assert!(wait_timeout(&mut g.0, PATIENCE).unwrap().success());
+    let mut out = Vec::new();
+    g.0.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let evs = common::events(&out);
+    assert_eq!(evs.len(), 1, "only a.log's line: {evs:?}");
+    let err = d.stderr();
+    assert_eq!(err.matches("its size is 0 but it has content").count(), 1, "{err}");
+}
+
 /// GET `path` from the metrics endpoint: (status, body).
 fn get(addr: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();

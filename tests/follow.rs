@@ -9,7 +9,7 @@ mod common;
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -798,6 +798,55 @@ fn start_at_end_reads_only_new_lines() {
     d.term();
 }
 
+/// `start_at = "end"` after the checkpoint file was lost (unreadable, set aside): the files are
+/// read from their start, as the log promises. They were read from their end: the lines written
+/// while the daemon was stopped were silently skipped.
+#[test]
+fn regression_start_at_end_with_a_lost_checkpoint_leaves_no_gap() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(10);
+    let d = env.start("*.log", &["--start-at", "end"]);
+    thread::sleep(Duration::from_millis(300));
+    w.write(10);
+    let t = Instant::now();
+    while !(10..20).all(|i| env.has(i)) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    d.term();
+    w.write(5_000);
+    fs::write(env.dir.path().join("state/checkpoints.json"), b"{\"version\": 1, \"files\": [tru").unwrap();
+    let d = env.start("*.log", &["--start-at", "end"]);
+    let t = Instant::now();
+    while !(20..5_020).all(|i| env.has(i)) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let missing = (20..5_020).filter(|&i| !env.has(i)).count();
+    assert_eq!(missing, 0, "lines written while stopped\n{}", tail(&env.stderr()));
+    assert!(env.stderr().contains("checkpoints were lost"), "{}", tail(&env.stderr()));
+    d.term();
+}
+
+/// The state directory deleted under a running daemon (and a second daemon started on it): the
+/// first stops with exit status 2 at its next checkpoint, instead of going on with a lock that
+/// holds nothing (both delivered the same lines).
+#[test]
+fn regression_a_deleted_state_directory_stops_the_daemon() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(10);
+    let mut first = env.start("*.log", &[]);
+    env.must_catch_up(10, "started");
+    fs::remove_dir_all(env.dir.path().join("state")).unwrap();
+    let second = env.start("*.log", &[]);
+    w.write(10);
+    let st = wait_timeout(&mut first.child, PATIENCE).expect("the first daemon stops");
+    first.reader.take().unwrap().join().unwrap();
+    assert_eq!(st.code(), Some(2), "{}", tail(&env.stderr()));
+    assert!(env.stderr().contains("lock file is gone or replaced"), "{}", tail(&env.stderr()));
+    second.term();
+}
+
 /// When the output does not keep up, reading pauses: memory stays bounded however far behind
 /// the daemon is, and nothing is lost once the output drains.
 #[test]
@@ -1001,6 +1050,43 @@ fn regression_a_failed_directory_listing_is_not_rotation() {
     let mut d = d;
     assert!(wait_timeout(&mut d.child, PATIENCE).unwrap().success());
     d.reader.take().unwrap().join().unwrap();
+}
+
+/// Real logrotate with `copytruncate` on a followed `meta.log*`: the copy appears while
+/// logrotate is still writing it, shorter than what was read of the original; it was taken for
+/// a new file and read from its start (200,000 lines gave 400,000 events, the repeats with new
+/// event ids). Every line comes out once.
+#[test]
+fn regression_logrotate_copytruncate_delivers_each_line_once() {
+    const N: u64 = 200_000;
+    let Some(logrotate) = ["/usr/sbin/logrotate", "/sbin/logrotate"].into_iter().find(|p| Path::new(p).exists()) else {
+        assert!(std::env::var_os("CI").is_none(), "logrotate is missing (.ci/run installs it)");
+        eprintln!("skipped: logrotate is not installed");
+        return;
+    };
+    let env = Env::new();
+    let mut w = Writer::new(env.log("meta.log"));
+    w.write(N);
+    let d = env.start("meta.log*", &[]);
+    env.must_catch_up(N, "before the rotation");
+    let conf = env.dir.path().join("logrotate.conf");
+    fs::write(&conf, format!("{} {{\n  copytruncate\n  rotate 5\n  nocompress\n  missingok\n}}\n", env.log("meta.log").display())).unwrap();
+    let st = std::process::Command::new(logrotate)
+        .arg("-f")
+        .arg("-s")
+        .arg(env.dir.path().join("logrotate.state"))
+        .arg(&conf)
+        .status()
+        .unwrap();
+    assert!(st.success(), "logrotate failed");
+    assert!(env.log("meta.log.1").exists(), "logrotate made the copy");
+    w.write(10);
+    env.must_catch_up(N + 10, "after the rotation");
+    // Long enough for a copy read again from its start to show.
+    thread::sleep(Duration::from_secs(2));
+    d.term();
+    let (_, dups) = env.verdict("logrotate copytruncate", N + 10, 0);
+    assert_eq!(dups, 0, "every line once\n{}", tail(&env.stderr()));
 }
 
 /// The daemon's skim learns which words are common from the end of the first followed file

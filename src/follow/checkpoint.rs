@@ -68,14 +68,34 @@ pub enum StateError {
     Locked { dir: PathBuf },
     #[error("{path}: checkpoint format version {found}, this annotail reads version {VERSION}; not touching it")]
     Version { path: PathBuf, found: u32 },
+    #[error(
+        "state directory {dir}: its lock file is gone or replaced (the directory was deleted?); stopped, so that two daemons never share one directory"
+    )]
+    LockLost { dir: PathBuf },
+}
+
+/// The lock file at the state directory's path is no longer the one this daemon holds.
+#[derive(Debug, thiserror::Error)]
+#[error("the state directory's lock file is gone or replaced")]
+pub struct LockLost;
+
+/// Whether a write failed because the lock was lost ([`Snapshot::write`]).
+pub fn is_lock_lost(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|i| i.is::<LockLost>())
 }
 
 pub struct Store {
     dir: PathBuf,
     /// Held for the life of the store: the directory's lock.
     _lock: File,
+    /// Device and inode of the lock file: a lock on a file that was deleted (with its directory)
+    /// holds nothing, so every write checks that the path still names it.
+    lock_id: (u64, u64),
     pub entries: HashMap<u64, Saved>,
     dirty: bool,
+    /// The checkpoint file existed but could not be read: positions were lost, and files found
+    /// at start must be read from their start, whatever `start_at` says (else a silent gap).
+    pub lost: bool,
 }
 
 impl Store {
@@ -94,7 +114,13 @@ impl Store {
         // Writability is checked now, not at the first checkpoint a second later.
         let probe = dir.join(format!("{FILE}.tmp"));
         File::create(&probe).map_err(err)?;
+        let lock_id = {
+            use std::os::unix::fs::MetadataExt;
+            let m = lock.metadata().map_err(err)?;
+            (m.dev(), m.ino())
+        };
         let path = dir.join(FILE);
+        let mut lost = false;
         let entries = match fs::read(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => HashMap::new(),
             Err(e) => return Err(err(e)),
@@ -106,11 +132,12 @@ impl Store {
                     tracing::error!(path = %path.display(), cause = %why, moved_to = %aside.display(),
                         "checkpoint file unreadable; set aside, files will be read from their start");
                     fs::rename(&path, &aside).map_err(err)?;
+                    lost = true;
                     HashMap::new()
                 }
             },
         };
-        Ok(Store { dir: dir.to_owned(), _lock: lock, entries, dirty: false })
+        Ok(Store { dir: dir.to_owned(), _lock: lock, lock_id, entries, dirty: false, lost })
     }
 
     pub fn apply(&mut self, marks: &[Mark]) {
@@ -131,6 +158,10 @@ impl Store {
         self.dirty
     }
 
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Take what must be written, if anything changed since the last snapshot. Writing happens
     /// outside the store's lock (an fsync must not stall delivery).
     pub fn snapshot(&mut self) -> Option<Snapshot> {
@@ -138,7 +169,7 @@ impl Store {
             return None;
         }
         self.dirty = false;
-        Some(Snapshot { dir: self.dir.clone(), entries: self.entries.clone() })
+        Some(Snapshot { dir: self.dir.clone(), entries: self.entries.clone(), lock_id: self.lock_id })
     }
 
     /// A snapshot could not be written: it must be written again.
@@ -158,11 +189,20 @@ impl Store {
 pub struct Snapshot {
     dir: PathBuf,
     entries: HashMap<u64, Saved>,
+    lock_id: (u64, u64),
 }
 
 impl Snapshot {
-    /// Write atomically: temp file, fsync, rename over the old file, fsync the directory.
+    /// Write atomically: temp file, fsync, rename over the old file, fsync the directory. Fails
+    /// with [`LockLost`] (and writes nothing) when the lock file is no longer the one held.
     pub fn write(&self) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        match fs::metadata(self.dir.join(LOCK)) {
+            Ok(m) if (m.dev(), m.ino()) == self.lock_id => {}
+            Ok(_) => return Err(io::Error::other(LockLost)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(io::Error::other(LockLost)),
+            Err(e) => return Err(e),
+        }
         let mut files: Vec<DiskEntry> = self
             .entries
             .iter()

@@ -130,6 +130,8 @@ const TRUNCATED_MEMORY: Duration = Duration::from_secs(60);
 /// A changed catalog is reloaded once it has been quiet this long: an editor's save or a
 /// `cp -r` of a catalog directory is several events, and one reload should see all of them.
 const RELOAD_DEBOUNCE: Duration = Duration::from_millis(300);
+/// A checkpoint write that failed is tried again after this long at the soonest.
+const WRITE_RETRY: Duration = Duration::from_secs(1);
 /// With `watch = "notify"`, globs are still expanded this often, in case an event was lost.
 const SAFETY_POLL: Duration = Duration::from_secs(10);
 /// A source that matched files and then none for this long is warned about (at start, at once):
@@ -196,6 +198,15 @@ pub fn run(
     let Runtime { rt, signals } = runtime;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
+    let mut settings = settings;
+    if store.lost {
+        // The promise the log made when it set the file aside: read from the start, not from
+        // the end (start_at = end would skip everything written since the last run).
+        tracing::warn!("checkpoints were lost: files found at start are read from their start (start_at = end not applied)");
+        for s in &mut settings.sources {
+            s.start_at = StartAt::Beginning;
+        }
+    }
     tracing::info!(
         dir = %settings.state_dir.display(),
         chosen_by = settings.state_dir_origin,
@@ -220,16 +231,30 @@ pub fn run(
             })
             .map_err(FollowError::Start)?
     };
-    let outcome =
-        rt.block_on(supervise(signals, settings.clone(), store.clone(), batch_rx, wake_tx, metrics.clone()))?;
+    let lock_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let outcome = rt.block_on(supervise(
+        signals,
+        settings.clone(),
+        store.clone(),
+        batch_rx,
+        wake_tx,
+        metrics.clone(),
+        lock_lost.clone(),
+    ))?;
     let mut s = store.lock().expect("store lock");
     match s.save() {
         Ok(()) => metrics.checkpoint_current(),
+        Err(e) if checkpoint::is_lock_lost(&e) => lock_lost.store(true, std::sync::atomic::Ordering::SeqCst),
         Err(e) => {
             tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last")
         }
     }
     drop(s);
+    if lock_lost.load(std::sync::atomic::Ordering::SeqCst) {
+        let _ = reader.join();
+        rt.shutdown_timeout(Duration::from_millis(100));
+        return Err(FollowError::State(StateError::LockLost { dir: settings.state_dir.clone() }));
+    }
     if outcome != Outcome::Deadline {
         let _ = reader.join();
     }
@@ -247,10 +272,19 @@ async fn supervise(
     mut batch_rx: tokio::sync::mpsc::Receiver<Batch>,
     wake: Sender<Wake>,
     metrics: Arc<Metrics>,
+    lock_lost: Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<Outcome, FollowError> {
     let (reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
     let mut sinks = Sinks::start(settings.sinks(), reopen_rx, &metrics);
-    let saver = tokio::spawn(save_every(store.clone(), settings.checkpoint_interval, metrics.clone()));
+    let saved = Arc::new(tokio::sync::Notify::new());
+    let saver = tokio::spawn(save_every(
+        store.clone(),
+        settings.checkpoint_interval,
+        metrics.clone(),
+        saved.clone(),
+        lock_lost,
+        wake.clone(),
+    ));
     // Per batch in flight: its sequence number, checkpoint marks and event count.
     type InFlight = std::collections::VecDeque<(u64, Vec<Mark>, usize)>;
     let mut marks: InFlight = InFlight::new();
@@ -263,6 +297,7 @@ async fn supervise(
                 let (_, m, events) = marks.pop_front().expect("front");
                 store.lock().expect("store lock").apply(&m);
                 metrics.events_written.inc_by(events as u64);
+                saved.notify_one();
             }
         }
     };
@@ -341,22 +376,40 @@ async fn supervise(
     Ok(outcome)
 }
 
-/// Write the checkpoints every `every` when they changed; the write (with its fsyncs) runs on
-/// the blocking pool so that delivery never waits for a disk.
-async fn save_every(store: Arc<Mutex<Store>>, every: Duration, metrics: Arc<Metrics>) {
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// Write the checkpoints `every` after an acknowledgement changed them, with whatever else was
+/// acknowledged by then (coalescing: a kill -9 repeats at most about `every` of events), and not
+/// at all while nothing is acknowledged (at rest the saver sleeps). The write (with its fsyncs) runs on the blocking
+/// pool so that delivery never waits for a disk. A lost lock stops the daemon.
+async fn save_every(
+    store: Arc<Mutex<Store>>,
+    every: Duration,
+    metrics: Arc<Metrics>,
+    acked: Arc<tokio::sync::Notify>,
+    lock_lost: Arc<std::sync::atomic::AtomicBool>,
+    wake: Sender<Wake>,
+) {
     loop {
-        tick.tick().await;
-        let Some(snap) = store.lock().expect("store lock").snapshot() else {
+        let dirty = store.lock().expect("store lock").dirty();
+        if !dirty {
             metrics.checkpoint_current();
-            continue;
-        };
+            acked.notified().await;
+        }
+        // What is acknowledged in the meantime goes into the same write.
+        tokio::time::sleep(every).await;
+        let Some(snap) = store.lock().expect("store lock").snapshot() else { continue };
         match tokio::task::spawn_blocking(move || snap.write()).await {
             Ok(Ok(())) => metrics.checkpoint_current(),
+            Ok(Err(e)) if checkpoint::is_lock_lost(&e) => {
+                tracing::error!(dir = %store.lock().expect("store lock").dir().display(), "the state directory's lock file is gone or replaced (the directory was deleted?): stopping, so that two daemons never share one directory");
+                lock_lost.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = wake.send(Wake::Stop);
+                return;
+            }
             Ok(Err(e)) => {
-                tracing::error!(cause = %e, "checkpoint not written; retrying at the next interval");
+                tracing::error!(cause = %e, "checkpoint not written; retrying");
                 store.lock().expect("store lock").mark_dirty();
+                // A full or failing disk is retried, not hammered (nor the log flooded).
+                tokio::time::sleep(WRITE_RETRY.saturating_sub(every)).await;
             }
             Err(_) => return,
         }
@@ -455,6 +508,9 @@ struct Reader {
     reported: HashMap<PathBuf, String>,
     /// Compressed files a glob names (by their first bytes): not followed, reported once.
     ignored: HashSet<(u64, u64)>,
+    /// Waiting files that look like a copy still being made of a followed file (its first line,
+    /// shorter than what was read of it): their size and when it last grew.
+    copying: HashMap<(u64, u64), (u64, Instant)>,
     /// Per source pattern: since when it matches nothing, and when that was last warned about.
     empty: HashMap<String, (Instant, Option<Instant>)>,
     wake_rx: Receiver<Wake>,
@@ -505,6 +561,7 @@ impl Reader {
             waiting: HashMap::new(),
             reported: HashMap::new(),
             ignored: HashSet::new(),
+            copying: HashMap::new(),
             empty: HashMap::new(),
             wake_rx,
             watcher,
@@ -758,6 +815,8 @@ impl Reader {
             }
         }
         self.ignored.retain(|id| present.contains(id));
+        let waiting = &self.waiting;
+        self.copying.retain(|id, _| waiting.contains_key(id));
         if self.first_expansion {
             self.first_expansion = false;
             self.resume_renamed(&present);
@@ -884,12 +943,21 @@ impl Reader {
         for id in ids {
             let w = &self.waiting[&id];
             let mut magic = [0u8; 8];
-            if let Ok(n) = fingerprint::read_full_at(&w.file, &mut magic, 0)
-                && watch::compressed_magic(&magic[..n])
-            {
+            let n = fingerprint::read_full_at(&w.file, &mut magic, 0).unwrap_or(0);
+            if watch::compressed_magic(&magic[..n]) {
                 tracing::info!(path = %w.path.display(), "compressed file: not followed (its text was read before it was compressed)");
                 self.waiting.remove(&id);
                 self.ignored.insert(id);
+                continue;
+            }
+            // Bytes to read in a file of size 0: a /proc or /sys file, whose size says nothing
+            // of its content. Followed, it looked truncated at every look and was read again
+            // from its start each time (a loop, and the same lines over and over).
+            if n > 0 && w.file.metadata().is_ok_and(|m| m.len() == 0) {
+                let path = w.path.clone();
+                self.waiting.remove(&id);
+                self.ignored.insert(id);
+                self.report(&path, "its size is 0 but it has content (a /proc or /sys file?): not followed");
                 continue;
             }
             let head = match Head::read(&w.file) {
@@ -907,9 +975,41 @@ impl Reader {
             if !ripe {
                 continue;
             }
+            if self.copy_in_progress(id, live, now) {
+                continue;
+            }
+            self.copying.remove(&id);
             let w = self.waiting.remove(&id).expect("listed");
             self.track(w, head, live);
         }
+    }
+
+    /// Whether waiting file `id` looks like a copy of a followed file still being made
+    /// (logrotate's copytruncate copies while the writer goes on): it has that file's first
+    /// line but is shorter than what was read of it, and it grew within `rotate_wait`. Taken
+    /// for a new file then, it was read from its start: every line twice, with new event ids.
+    /// Once it is as long, [`Self::copy_of`] starts it where the original had got to; a file
+    /// that stops growing shorter is a new file after all.
+    fn copy_in_progress(&mut self, id: (u64, u64), live: &HashMap<u64, Live<'_>>, now: Instant) -> bool {
+        let w = &self.waiting[&id];
+        let Ok(size) = w.file.metadata().map(|m| m.len()) else { return false };
+        let shorter_copy = self.files.values().any(|t| {
+            let pending = live.get(&t.key).map_or(t.start, |l| l.framer.pending());
+            (t.dev, t.ino) != id && t.head.complete && size < pending.0 && t.head.matches(&w.file).unwrap_or(false)
+        }) || self.truncated.iter().any(|(h, pos, _)| h.complete && size < pos.0 && h.matches(&w.file).unwrap_or(false));
+        if !shorter_copy {
+            return false;
+        }
+        let (last, grew_at) = self.copying.entry(id).or_insert((size, now));
+        if size != *last {
+            *last = size;
+            *grew_at = now;
+        }
+        let waiting = now.duration_since(*grew_at) < self.settings.rotate_wait;
+        if waiting {
+            tracing::debug!(path = %w.path.display(), size, "a copy of a followed file still being made: waiting for it");
+        }
+        waiting
     }
 
     fn track(&mut self, w: Waiting, head: Head, live: &mut HashMap<u64, Live<'_>>) {
@@ -1328,6 +1428,14 @@ impl Reader {
             let ripe_at = w.first_seen + self.settings.line_timeout;
             if ripe_at > now {
                 d = d.min(ripe_at);
+            }
+        }
+        // A copy that stops growing is looked at again when it has been still for rotate_wait
+        // (while it grows, its writes wake the reader).
+        for (_, grew_at) in self.copying.values() {
+            let due = *grew_at + self.settings.rotate_wait;
+            if due > now {
+                d = d.min(due);
             }
         }
         d
