@@ -23,7 +23,8 @@
 //!   script puts it into the document as text, never as markup.
 //! - The page loads nothing at view time: no network, no other file.
 //! - The bucket width is the smallest of [`NICE_WIDTHS_MS`] (a multiple of the fine width) that
-//!   gives at most [`TARGET_BUCKETS`] buckets: 34 to 120 buckets (48 to 120 below two days).
+//!   gives at most [`TARGET_BUCKETS`] buckets: 48 to 120 (the widths grow by at most 2.5 times
+//!   a step; fewer only for spans under half a second or over 30 years).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -95,14 +96,39 @@ pub const MAX_FINE: i64 = 4096;
 /// Fine widths the timeline steps through as the span grows (ms). Each divides every width of
 /// [`NICE_WIDTHS_MS`] that the next span range can choose (at least span / 120 > 34 fine widths).
 const FINE_WIDTHS_MS: [i64; 5] = [10, 1_000, 60_000, 3_600_000, 86_400_000];
-/// Bucket widths a person reads at a glance (ms): 10 ms … 30 d.
+/// Bucket widths a person reads at a glance (ms): 10 ms … 90 d.
 pub const NICE_WIDTHS_MS: [i64; 31] = [
-    10, 20, 50, 100, 200, 500, // ms
-    1_000, 2_000, 5_000, 10_000, 15_000, 30_000, // s
-    60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, // min
-    3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, // h
-    86_400_000, 172_800_000, 345_600_000, 604_800_000, 1_209_600_000, 2_592_000_000, // d
-    5_184_000_000, 7_776_000_000,
+    10,
+    20,
+    50,
+    100,
+    200,
+    500, // ms
+    1_000,
+    2_000,
+    5_000,
+    10_000,
+    15_000,
+    30_000, // s
+    60_000,
+    120_000,
+    300_000,
+    600_000,
+    900_000,
+    1_800_000, // min
+    3_600_000,
+    7_200_000,
+    10_800_000,
+    21_600_000,
+    43_200_000, // h
+    86_400_000,
+    172_800_000,
+    345_600_000,
+    604_800_000,
+    1_209_600_000,
+    2_592_000_000, // d
+    5_184_000_000,
+    7_776_000_000,
 ];
 /// At most this many buckets: a 1400-pixel chart still shows each bar.
 pub const TARGET_BUCKETS: i64 = 120;
@@ -178,10 +204,12 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
     };
     let (_, totals) = pipeline::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
     let written = Written { known: c.known, unknown: c.unknown.iter().sum(), untimed: c.untimed.values().sum() };
-    let names: Vec<String> = inputs.iter().map(|p| if p.as_os_str() == "-" { "stdin".into() } else { p.display().to_string() }).collect();
+    let names: Vec<String> =
+        inputs.iter().map(|p| if p.as_os_str() == "-" { "stdin".into() } else { p.display().to_string() }).collect();
     let data = c.data(&names, &totals);
     let page = render(&data);
-    write_file(&args.output, page.as_bytes()).map_err(|source| ReportError::Output { path: args.output.clone(), source })?;
+    write_file(&args.output, page.as_bytes())
+        .map_err(|source| ReportError::Output { path: args.output.clone(), source })?;
     // Freeing the compiled catalog takes longer than the OS needs to reclaim it.
     std::mem::forget(m);
     Ok(written)
@@ -196,7 +224,10 @@ fn load(paths: &[PathBuf]) -> Result<Matcher, ReportError> {
         return Err(ReportError::Catalog { problems });
     }
     if !problems.is_empty() {
-        tracing::warn!(problems = problems.len(), "catalog loaded with problems; records with errors are left out (run `annotail check`)");
+        tracing::warn!(
+            problems = problems.len(),
+            "catalog loaded with problems; records with errors are left out (run `annotail check`)"
+        );
     }
     Ok(m)
 }
@@ -278,9 +309,19 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
     let b = s.trim().as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let d = b.get(r)?;
-        if d.iter().all(u8::is_ascii_digit) { Some(d.iter().fold(0i64, |n, c| n * 10 + i64::from(c - b'0'))) } else { None }
+        if d.iter().all(u8::is_ascii_digit) {
+            Some(d.iter().fold(0i64, |n, c| n * 10 + i64::from(c - b'0')))
+        } else {
+            None
+        }
     };
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
@@ -545,11 +586,16 @@ impl<'m> Collector<'m> {
 
     /// The aggregates as the page's data (the JSON blob; `inputs`: the input names as given).
     pub fn data(&self, inputs: &[String], totals: &pipeline::Totals) -> Value {
-        let ts_of = |s: &Seen| json!({"input": self.inputs.get(s.input as usize), "line": s.line, "timestamp": s.timestamp});
-        let mut order: Vec<usize> = (0..self.records.len()).filter(|&i| self.records[i].primary + self.records[i].also > 0).collect();
+        let ts_of =
+            |s: &Seen| json!({"input": self.inputs.get(s.input as usize), "line": s.line, "timestamp": s.timestamp});
+        let mut order: Vec<usize> =
+            (0..self.records.len()).filter(|&i| self.records[i].primary + self.records[i].also > 0).collect();
         order.sort_by(|&a, &b| {
             let (ra, rb) = (&self.records[a], &self.records[b]);
-            rb.primary.cmp(&ra.primary).then(rb.also.cmp(&ra.also)).then(self.m.entries[a].rec.id.cmp(&self.m.entries[b].rec.id))
+            rb.primary
+                .cmp(&ra.primary)
+                .then(rb.also.cmp(&ra.also))
+                .then(self.m.entries[a].rec.id.cmp(&self.m.entries[b].rec.id))
         });
         let records: Vec<Value> = order
             .iter()
@@ -646,7 +692,9 @@ impl<'m> Collector<'m> {
             _ => 5,
         };
         let mut cats: Vec<usize> = (0..ncat).collect();
-        cats.sort_by(|&a, &b| rank(&self.categories[a]).cmp(&rank(&self.categories[b])).then(self.categories[a].cmp(&self.categories[b])));
+        cats.sort_by(|&a, &b| {
+            rank(&self.categories[a]).cmp(&rank(&self.categories[b])).then(self.categories[a].cmp(&self.categories[b]))
+        });
         let series_of = |per_cat: &[Vec<u64>]| -> Vec<Value> {
             cats.iter()
                 .filter(|&&c| per_cat[c].iter().any(|&n| n > 0))
@@ -725,11 +773,8 @@ impl Writer for Collector<'_> {
         }
         let Some(first) = ev.found.first() else { return };
         let input = self.input(ev);
-        let seen = Seen {
-            input,
-            line: ev.source.line,
-            timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()),
-        };
+        let seen =
+            Seen { input, line: ev.source.line, timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()) };
         let captures = ev.captures(first);
         let s = &mut self.records[first.entry as usize];
         s.primary += 1;
@@ -796,7 +841,9 @@ mod tests {
 
     #[test]
     fn bucket_widths_give_at_most_120_buckets() {
-        for span in [0, 5, 999, 40_000, 41_000, 120_000, 3_600_000, 4_200_000, 86_400_000, 30 * 86_400_000, 400 * 86_400_000i64] {
+        for span in
+            [0, 5, 999, 40_000, 41_000, 120_000, 3_600_000, 4_200_000, 86_400_000, 30 * 86_400_000, 400 * 86_400_000i64]
+        {
             for &fine in &FINE_WIDTHS_MS {
                 let w = bucket_width(span, fine);
                 assert_eq!(w % fine, 0, "span {span} fine {fine}: {w}");
