@@ -97,38 +97,14 @@ pub const MAX_FINE: i64 = 4096;
 /// [`NICE_WIDTHS_MS`] that the next span range can choose (at least span / 120 > 34 fine widths).
 const FINE_WIDTHS_MS: [i64; 5] = [10, 1_000, 60_000, 3_600_000, 86_400_000];
 /// Bucket widths a person reads at a glance (ms): 10 ms … 90 d.
+#[rustfmt::skip]
 pub const NICE_WIDTHS_MS: [i64; 31] = [
-    10,
-    20,
-    50,
-    100,
-    200,
-    500, // ms
-    1_000,
-    2_000,
-    5_000,
-    10_000,
-    15_000,
-    30_000, // s
-    60_000,
-    120_000,
-    300_000,
-    600_000,
-    900_000,
-    1_800_000, // min
-    3_600_000,
-    7_200_000,
-    10_800_000,
-    21_600_000,
-    43_200_000, // h
-    86_400_000,
-    172_800_000,
-    345_600_000,
-    604_800_000,
-    1_209_600_000,
-    2_592_000_000, // d
-    5_184_000_000,
-    7_776_000_000,
+    10, 20, 50, 100, 200, 500, // ms
+    1_000, 2_000, 5_000, 10_000, 15_000, 30_000, // s
+    60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, // min
+    3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, // h
+    86_400_000, 172_800_000, 345_600_000, 604_800_000, 1_209_600_000, 2_592_000_000, // d
+    5_184_000_000, 7_776_000_000,
 ];
 /// At most this many buckets: a 1400-pixel chart still shows each bar.
 pub const TARGET_BUCKETS: i64 = 120;
@@ -377,13 +353,15 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// nice width, a multiple of `fine_ms`, that gives at most [`TARGET_BUCKETS`] buckets; past the
 /// nice widths, a multiple of the largest.
 pub fn bucket_width(span_ms: i64, fine_ms: i64) -> i64 {
-    let fits = |w: i64| span_ms / w < TARGET_BUCKETS;
+    // Buckets start at multiples of the width, so the span's first bucket may start before it:
+    // one more bucket than the span divided by the width.
+    let fits = |w: i64| (span_ms + w - 1) / w < TARGET_BUCKETS;
     if let Some(&w) = NICE_WIDTHS_MS.iter().find(|&&w| w % fine_ms == 0 && fits(w)) {
         return w;
     }
     let unit = *NICE_WIDTHS_MS.last().expect("nice widths");
     let unit = unit.max(fine_ms) / fine_ms * fine_ms;
-    unit * (span_ms / unit / TARGET_BUCKETS + 1)
+    unit * (span_ms / unit / (TARGET_BUCKETS - 1) + 1)
 }
 
 /// Counts per fine time bucket and series, coarsened as the span grows so that at most
@@ -847,7 +825,8 @@ mod tests {
             for &fine in &FINE_WIDTHS_MS {
                 let w = bucket_width(span, fine);
                 assert_eq!(w % fine, 0, "span {span} fine {fine}: {w}");
-                assert!(span / w < TARGET_BUCKETS, "span {span} fine {fine}: {w}");
+                // Buckets aligned to multiples of the width: the span may touch one more.
+                assert!((span + w - 1) / w + 1 <= TARGET_BUCKETS, "span {span} fine {fine}: {w}");
             }
         }
         // A 2,000-line log over ~2 hours: 2-minute buckets.
