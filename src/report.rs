@@ -826,7 +826,8 @@ mod tests {
                 let w = bucket_width(span, fine);
                 assert_eq!(w % fine, 0, "span {span} fine {fine}: {w}");
                 // Buckets aligned to multiples of the width: the span may touch one more.
-                assert!((span + w - 1) / w + 1 <= TARGET_BUCKETS, "span {span} fine {fine}: {w}");
+                let most = (span + w - 1) / w + 1;
+                assert!(most <= TARGET_BUCKETS, "span {span} fine {fine}: {w} ({most} buckets)");
             }
         }
         // A 2,000-line log over ~2 hours: 2-minute buckets.
