@@ -75,7 +75,7 @@ pub struct Annotated<'a> {
 }
 
 impl Annotated<'_> {
-    fn captures(&self, f: &Found) -> Vec<(&str, Cow<'_, str>)> {
+    pub(crate) fn captures(&self, f: &Found) -> Vec<(&str, Cow<'_, str>)> {
         let e = &self.matcher.entries[f.entry as usize];
         let text = self.hays[f.hay as usize].text;
         let mut out: Vec<(&str, Cow<'_, str>)> = Vec::new();

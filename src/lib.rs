@@ -7,7 +7,8 @@
 //! candidate records with their regexes ([`matcher::Matcher`]), ranks them and passes the result
 //! with the record's fields (**enrich**) to a **writer** ([`event::Writer`]). Around it:
 //! [`follow`] (files followed across rotation, with checkpoints), [`sink`] (outputs to log
-//! shippers), [`metrics`] (the Prometheus endpoint), [`summary`] and [`stats`].
+//! shippers), [`metrics`] (the Prometheus endpoint), [`summary`], [`stats`] and [`report`] (the
+//! incident report page).
 //!
 //! ```no_run
 //! use annotail::{catalog, matcher, pipeline, event, annotate};
@@ -42,6 +43,7 @@ pub mod metrics;
 pub mod pipeline;
 pub mod sink;
 pub mod stats;
+pub mod report;
 pub mod summary;
 
 /// Items per thread when `len` items are split over the cores available, at most `max_threads`

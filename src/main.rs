@@ -200,6 +200,9 @@ enum Command {
     /// Catalog maintenance report: records whose sample lines other records also match, records
     /// that never match real logs (--against), and the records slowest to confirm.
     Stats(annotail::stats::Args),
+    /// Incident report: one self-contained HTML page with a timeline of the known (and unknown)
+    /// errors, the records that fired with their captured values, and the chains.
+    Report(annotail::report::Args),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -777,6 +780,10 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             // `--against` files are framed as a run would frame them: the config's [input] limits.
             let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
             return Ok(annotail::stats::command(&args, &catalog_paths(&args.catalog, &config), limits));
+        }
+        Some(Command::Report(args)) => {
+            let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
+            return Ok(annotail::report::command(args, &catalog_paths(&args.catalog, &config), limits));
         }
         None => {}
     }

@@ -1,0 +1,387 @@
+//! `annotail report`: the page's data (the JSON blob inlined in the HTML, parsed back out) agrees
+//! with what a run reports on the same log; log text cannot become markup; standard input works;
+//! an unreadable input or output fails with the documented status; and a real headless Chromium
+//! renders the page, draws the charts and raises no script error.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use serde_json::Value;
+
+/// `annotail report ARGS` (the catalog, inputs and `-o` are in ARGS), with `input` on stdin.
+fn report(args: &[&str], input: &[u8]) -> Output {
+    let mut full = vec!["report"];
+    full.extend_from_slice(args);
+    run(&full, input)
+}
+
+/// The JSON blob of a written page.
+fn page_data(html: &str) -> Value {
+    let open = r#"<script type="application/json" id="report-data">"#;
+    let start = html.find(open).expect("the page has the data blob") + open.len();
+    let end = start + html[start..].find("</script>").expect("the blob's script element ends");
+    serde_json::from_str(&html[start..end]).expect("the blob is JSON")
+}
+
+/// Write the report of `args` and return the page and its data.
+fn written(args: &[&str], input: &[u8], out: &Path) -> (String, Value) {
+    let mut full = args.to_vec();
+    let o = path_str(out);
+    full.extend_from_slice(&["-o", &o]);
+    let r = report(&full, input);
+    assert_eq!(r.status.code(), Some(0), "report failed:\n{}", stderr_of(&r));
+    assert_no_crash(&r);
+    let html = std::fs::read_to_string(out).expect("the page was written");
+    let data = page_data(&html);
+    (html, data)
+}
+
+fn records_by_id(data: &Value) -> BTreeMap<String, &Value> {
+    data["records"].as_array().unwrap().iter().map(|r| (r["id"].as_str().unwrap().to_owned(), r)).collect()
+}
+
+/// The counts of the overall timeline, summed over the series, per bucket.
+fn bucket_sums(data: &Value) -> Vec<u64> {
+    let tl = &data["timeline"];
+    let mut sums = vec![0u64; tl["buckets"].as_u64().unwrap() as usize];
+    for s in tl["groups"][0]["series"].as_array().unwrap() {
+        for (i, n) in s["counts"].as_array().unwrap().iter().enumerate() {
+            sums[i] += n.as_u64().unwrap();
+        }
+    }
+    sums
+}
+
+fn is_counted(ev: &Value) -> bool {
+    !ev["match"].is_null() || matches!(ev["log"]["level"].as_str(), Some("ERROR" | "WARN"))
+}
+
+fn epoch_ms(ts: &str) -> i64 {
+    let t = humantime::parse_rfc3339(ts).unwrap_or_else(|e| panic!("{ts}: {e}"));
+    t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
+}
+
+#[test]
+fn example_log_report_agrees_with_the_json_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = path_str(&example_log());
+    let out = dir.path().join("report.html");
+    let (_, data) = written(&[&log], b"", &out);
+
+    // Per-record counts: the primary match ids of `annotail --format json FILE`.
+    let evs = ok_events(&run(&["--format", "json", &log], b""));
+    let mut primary: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    for e in &evs {
+        primary.entry(match_id(e).unwrap().to_owned()).or_default().push(e);
+    }
+    let recs = records_by_id(&data);
+    assert!(primary.len() > 20, "the example has many records: {}", primary.len());
+    for (id, es) in &primary {
+        let r = recs.get(id).unwrap_or_else(|| panic!("record {id} fired but is not in the report"));
+        assert_eq!(r["count"].as_u64(), Some(es.len() as u64), "count of {id}");
+        let (first, last) = (es[0], es[es.len() - 1]);
+        assert_eq!(r["first"]["line"].as_u64(), Some(src_line(first)), "first seen of {id}");
+        assert_eq!(r["last"]["line"].as_u64(), Some(src_line(last)), "last seen of {id}");
+        assert_eq!(r["first"]["timestamp"], first["@timestamp"], "first seen of {id}");
+        assert_eq!(r["last"]["timestamp"], last["@timestamp"], "last seen of {id}");
+        assert_eq!(r["first"]["input"].as_str(), Some(log.as_str()));
+    }
+    let with_count: Vec<&String> =
+        recs.iter().filter(|(_, r)| r["count"].as_u64() > Some(0)).map(|(id, _)| id).collect();
+    assert_eq!(with_count, primary.keys().collect::<Vec<_>>(), "records with a primary count");
+    // Most frequent first.
+    let counts: Vec<u64> = data["records"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+
+    // Chains: each event's primary → each also-matched record.
+    let mut chains: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for e in &evs {
+        for a in e["also_matched"].as_array().unwrap() {
+            *chains.entry((match_id(e).unwrap().to_owned(), a["id"].as_str().unwrap().to_owned())).or_default() += 1;
+        }
+    }
+    let got: BTreeMap<(String, String), u64> = data["chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                (c["primary"].as_str().unwrap().to_owned(), c["also"].as_str().unwrap().to_owned()),
+                c["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!chains.is_empty());
+    assert_eq!(got, chains);
+
+    // The timeline: every counted event with a timestamp of its own, in the bucket of its time.
+    let all = ok_events(&run(&["--all", "--format", "json", &log], b""));
+    let counted: Vec<&Value> = all.iter().filter(|e| is_counted(e)).collect();
+    let timed: Vec<&Value> = counted.iter().copied().filter(|e| e["@timestamp"] != e["observed"]).collect();
+    let unknown =
+        |lvl: &str| counted.iter().filter(|e| e["match"].is_null() && e["log"]["level"] == lvl).count() as u64;
+    assert_eq!(data["totals"]["known"].as_u64(), Some(evs.len() as u64));
+    assert_eq!(data["totals"]["unknown"]["ERROR"].as_u64(), Some(unknown("ERROR")));
+    assert_eq!(data["totals"]["unknown"]["WARN"].as_u64(), Some(unknown("WARN")));
+    assert_eq!(data["totals"]["untimed"].as_u64(), Some((counted.len() - timed.len()) as u64));
+    let (start, width) =
+        (data["timeline"]["start_ms"].as_i64().unwrap(), data["timeline"]["bucket_ms"].as_i64().unwrap());
+    let mut want = vec![0u64; data["timeline"]["buckets"].as_u64().unwrap() as usize];
+    for e in &timed {
+        want[((epoch_ms(e["@timestamp"].as_str().unwrap()) - start) / width) as usize] += 1;
+    }
+    assert_eq!(bucket_sums(&data), want);
+    assert_eq!(want.iter().sum::<u64>(), timed.len() as u64);
+    // The documented bucket rule: the smallest nice width giving at most 120 buckets.
+    let n = want.len();
+    assert!((48..=120).contains(&n), "{n} buckets of {width} ms");
+}
+
+#[test]
+fn records_show_captures_documentation_solutions_and_source() {
+    let fx = fixture();
+    let cat = path_str(&fx.catalog);
+    let mut text = String::new();
+    for i in 0..30u32 {
+        text.push_str(&split_line(i, 100 + i % 15));
+        text.push('\n');
+    }
+    let log = fx.write("a.log", &text);
+    let (_, data) = written(&["-c", &cat, &path_str(&log)], b"", &fx.path("r.html"));
+    let recs = records_by_id(&data);
+    let r = recs["t-split"];
+    assert_eq!(r["count"], 30);
+    assert_eq!(r["severity"], "warning");
+    assert_eq!(r["solutions"], serde_json::json!(["restart the actor", "check the compute node"]));
+    let caps = &r["captures"][0];
+    assert_eq!(caps["name"], "actor_id");
+    assert_eq!(caps["values"].as_array().unwrap().len(), 10, "shown values are capped");
+    assert_eq!(caps["values"][0], serde_json::json!({"value": "100", "count": 2}));
+    assert_eq!(caps["more"], 5, "15 distinct values, 10 shown");
+    assert_eq!(caps["more_at_least"], false);
+    // The embedded catalog's records carry their source reference.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, data) = written(&[&path_str(&example_log())], b"", &dir.path().join("r.html"));
+    let r = records_by_id(&data)[LINE37_PRIMARY];
+    assert!(r["reference"].as_str().unwrap().starts_with("https://github.com/"), "{r}");
+    assert_eq!(r["source_file"], "src/connector/src/sink/big_query.rs");
+    assert_eq!(r["source_line"], 1009);
+}
+
+/// A log whose values try to break out of the script element and into the markup.
+fn hostile_log() -> String {
+    lines(&[
+        &split_line(1, 7),
+        &rw_line(
+            2,
+            "WARN",
+            "risingwave_meta::barrier::rpc",
+            "collect failed error=barrier collection failed for actor </script><script>alert(1)</script><!--",
+        ),
+        &rw_line(3, "ERROR", "risingwave_meta::x", "unknown <img src=x onerror=alert(2)> & </script>"),
+        "[pod/meta-0/meta] 2026-03-02T08:00:04.000000000Z  WARN risingwave_meta::barrier::rpc: collect failed error=barrier collection failed for actor <b>bold</b>",
+    ])
+}
+
+#[test]
+fn log_text_is_escaped() {
+    let fx = fixture();
+    let log = fx.write("hostile.log", hostile_log());
+    let (html, data) = written(&["-c", &path_str(&fx.catalog), &path_str(&log)], b"", &fx.path("r.html"));
+    for bad in ["<script>alert", "<img src=x", "<!--\"", "<b>bold", "alert(1)</script>"] {
+        assert!(!html.contains(bad), "log text {bad:?} is in the page unescaped");
+    }
+    // `</script>` appears only where the template closes its own elements.
+    assert_eq!(html.matches("</script>").count(), html.matches("<script").count());
+    let r = records_by_id(&data)["t-split"];
+    let values: Vec<&str> =
+        r["captures"][0]["values"].as_array().unwrap().iter().map(|v| v["value"].as_str().unwrap()).collect();
+    assert!(values.contains(&"</script><script>alert(1)</script><!--"), "{values:?}");
+    assert_eq!(data["totals"]["unknown"]["ERROR"], 1);
+}
+
+#[test]
+fn standard_input_is_read() {
+    let fx = fixture();
+    let cat = path_str(&fx.catalog);
+    let text = lines(&[&split_line(1, 1), &info_line(2, "fine"), &split_line(3, 2)]);
+    for args in [vec!["-c", &cat], vec!["-c", &cat, "-"]] {
+        let (_, data) = written(&args, text.as_bytes(), &fx.path("stdin.html"));
+        assert_eq!(data["inputs"], serde_json::json!(["stdin"]));
+        let r = records_by_id(&data)["t-split"];
+        assert_eq!(r["count"], 2);
+        assert_eq!(r["first"]["line"], 1);
+        assert_eq!(r["last"]["line"], 3);
+        assert_eq!(r["first"]["input"], "stdin");
+        assert_eq!(bucket_sums(&data).iter().sum::<u64>(), 2);
+    }
+}
+
+#[test]
+fn pods_get_timelines_of_their_own_and_untimed_events_are_counted_apart() {
+    let fx = fixture();
+    // The plain line first: after a RisingWave line it would continue that line's event.
+    let text = lines(&[
+        "[pod/compute-0/compute] barrier collection failed for actor 9",
+        &format!("[pod/meta-0/meta] {}", split_line(1, 1)),
+        &format!("[pod/meta-0/meta] {}", split_line(2, 2)),
+        &format!("[pod/compute-0/compute] {}", rw_line(3, "ERROR", "risingwave_stream::x", "something new broke")),
+    ]);
+    let log = fx.write("k.log", &text);
+    let (_, data) = written(&["-c", &path_str(&fx.catalog), &path_str(&log)], b"", &fx.path("k.html"));
+    let groups = data["timeline"]["groups"].as_array().unwrap();
+    let names: Vec<&Value> = groups.iter().map(|g| &g["name"]).collect();
+    assert_eq!(names, [&Value::Null, &Value::from("compute-0/compute"), &Value::from("meta-0/meta")]);
+    let series = |g: &Value| -> HashMap<String, u64> {
+        g["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_owned(),
+                    s["counts"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).sum(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(series(&groups[1]), HashMap::from([("unknown ERROR (no record)".to_owned(), 1)]));
+    assert_eq!(series(&groups[2]), HashMap::from([("warning".to_owned(), 2)]));
+    // The plain line has no timestamp: known, counted, not on the timeline.
+    assert_eq!(data["totals"]["known"], 3);
+    assert_eq!(data["totals"]["untimed"], 1);
+    assert_eq!(data["totals"]["untimed_by_severity"], serde_json::json!({"warning": 1}));
+    assert_eq!(bucket_sums(&data).iter().sum::<u64>(), 3);
+}
+
+#[test]
+fn an_unreadable_input_exits_2_naming_it_and_an_unwritable_output_exits_1() {
+    let fx = fixture();
+    let cat = path_str(&fx.catalog);
+    let good = fx.write("good.log", lines(&[&split_line(1, 1)]));
+    let missing = fx.path("no-such.log");
+    let out = fx.path("r.html");
+    let r = report(&["-c", &cat, &path_str(&good), &path_str(&missing), "-o", &path_str(&out)], b"");
+    assert_eq!(r.status.code(), Some(2), "{}", stderr_of(&r));
+    assert!(stderr_of(&r).contains(&path_str(&missing)), "the message names the file: {}", stderr_of(&r));
+    assert!(!out.exists(), "nothing is written");
+    // A directory is not a log.
+    let r = report(&["-c", &cat, &path_str(fx.dir.path()), "-o", &path_str(&out)], b"");
+    assert_eq!(r.status.code(), Some(2), "{}", stderr_of(&r));
+    // A catalog that cannot be loaded.
+    let r = report(&["-c", &path_str(&missing), &path_str(&good), "-o", &path_str(&out)], b"");
+    assert_eq!(r.status.code(), Some(2), "{}", stderr_of(&r));
+    // The output's directory does not exist.
+    let bad_out = fx.path("no-dir/r.html");
+    let r = report(&["-c", &cat, &path_str(&good), "-o", &path_str(&bad_out)], b"");
+    assert_eq!(r.status.code(), Some(1), "{}", stderr_of(&r));
+    assert!(stderr_of(&r).contains(&path_str(&bad_out)), "{}", stderr_of(&r));
+    // No -o is a usage error.
+    let r = report(&["-c", &cat, &path_str(&good)], b"");
+    assert_eq!(r.status.code(), Some(2), "{}", stderr_of(&r));
+}
+
+/// Chromium, when installed (`.ci/run` installs it); `None` outside CI prints why the test is
+/// skipped, and in CI (env `CI` set) its absence fails the test.
+fn chromium() -> Option<PathBuf> {
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        if let Some(p) = std::env::var_os("PATH")
+            .into_iter()
+            .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+        {
+            return Some(p);
+        }
+    }
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!("chromium is not installed (CI is set: .ci/run installs it)");
+    }
+    eprintln!("skipped: chromium is not installed (apt-get install chromium; .ci/run does)");
+    None
+}
+
+/// Run headless Chromium on `page` with `extra` arguments; its standard output.
+fn headless(chrome: &Path, profile: &Path, page: &Path, extra: &[&str]) -> Output {
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let mut c = Command::new(chrome);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+        "--virtual-time-budget=5000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(extra)
+    .arg(url);
+    let out = wait_output(
+        c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("start chromium"),
+    );
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn chromium_renders_the_page_draws_the_charts_and_raises_no_error() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // The example log, and a hostile one across pods (several charts).
+    let fx = fixture();
+    let hostile = fx.write("hostile.log", hostile_log());
+    let pages = [
+        (vec![path_str(&example_log())], dir.path().join("meta.html")),
+        (vec!["-c".into(), path_str(&fx.catalog), path_str(&hostile)], dir.path().join("hostile.html")),
+    ];
+    for (args, page) in &pages {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        written(&args, b"", page);
+        let shot = dir.path().join("shot.png");
+        let _ = std::fs::remove_file(&shot);
+        let shot_arg = format!("--screenshot={}", shot.display());
+        headless(&chrome, &dir.path().join("profile-shot"), page, &[&shot_arg]);
+        let png = std::fs::read(&shot).expect("the screenshot was written");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+        assert!(png.len() > 20_000, "a page with charts and tables, not a blank one: {} bytes", png.len());
+
+        let dom = headless(&chrome, &dir.path().join("profile-dom"), page, &["--dump-dom"]);
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        let body = dom.find("<body").map(|i| &dom[i..dom[i..].find('>').map_or(dom.len(), |j| i + j)]).expect("a body");
+        assert!(
+            !body.contains("data-errors"),
+            "the page's script failed: {}",
+            &dom[dom.find("js-errors").unwrap_or(0)..][..400.min(dom.len())]
+        );
+        assert!(body.contains(r#"data-rendered="yes""#), "the script ran to its end: {body}");
+        let drawn: u32 = attr(body, "data-charts-drawn").parse().unwrap();
+        let painted: u64 = attr(body, "data-painted-pixels").parse().unwrap();
+        assert!(drawn >= 1, "{body}");
+        assert!(painted > 1000, "the charts' canvases were painted: {body}");
+        assert!(dom.contains("<title>annotail report · "), "the script set the title");
+        if page.ends_with("hostile.html") {
+            assert_eq!(drawn, 3, "the overall chart, the lines without a pod and meta-0/meta: {body}");
+            // The hostile values are text in the document, never elements.
+            assert!(dom.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"), "the value is shown as text");
+            assert!(!dom.contains("<script>alert") && !dom.contains("<b>bold") && !dom.contains("<img src=x"));
+        } else {
+            assert!(
+                dom.contains(&format!(r#"data-record="{LINE37_PRIMARY}""#)),
+                "the records table lists the example's records"
+            );
+        }
+    }
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
+    let at = tag.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("no {name} in {tag}")) + name.len() + 2;
+    &tag[at..at + tag[at..].find('"').unwrap()]
+}
