@@ -224,6 +224,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let opts = Opts::parse();
+    // A daemon with many followed files, sink connections and scrapers needs descriptors: the
+    // soft limit (often 1,024) is raised to the hard one the system allows.
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
     let config = match &opts.config {
         None => Config::default(),
         Some(path) => match Config::load(path) {

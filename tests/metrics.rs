@@ -333,6 +333,38 @@ fn top_records_bounds_the_per_record_series() {
     assert!(wait_timeout(&mut d.0, PATIENCE).expect("exits at the end of input").success());
 }
 
+/// 300 idle connections (opened, nothing sent) do not take the daemon's descriptors: the
+/// endpoint holds at most 64, closes those that send no headers within 5 s, and a scrape is still
+/// answered. (20,400 idle connections once took every descriptor: checkpoints failed with "Too
+/// many open files" and /metrics stopped answering.)
+#[test]
+fn regression_idle_connections_do_not_take_the_descriptors() {
+    let fd = FollowDir::new();
+    let mut c = fd.command();
+    c.stdout(Stdio::null());
+    let child = Guard(c.spawn().unwrap());
+    let addr = endpoint(&fd.err_file);
+    let fds = || fs::read_dir(format!("/proc/{}/fd", child.0.id())).unwrap().count();
+    // Settled first: the first scan, inotify and the state directory hold descriptors of their own.
+    let _ = get(&addr, "/ready");
+    thread::sleep(Duration::from_millis(300));
+    let before = fds();
+    let idle: Vec<TcpStream> = (0..300).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    thread::sleep(Duration::from_millis(500));
+    let held = fds();
+    assert!(held <= before + 64 + 16, "{before} descriptors before, {held} with 300 idle connections");
+    // A scrape gets through (once the slow ones are closed, at the latest).
+    let (status, body) = get(&addr, "/metrics");
+    assert_eq!(status, 200);
+    assert!(body.contains("annotail_files_followed"));
+    // The first idle connections were closed by the server: reading gets the end.
+    let mut first = &idle[0];
+    first.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut buf = [0u8; 64];
+    assert!(matches!(first.read(&mut buf), Ok(0) | Err(_)), "an idle connection is closed");
+    drop(idle);
+}
+
 #[test]
 fn a_busy_metrics_address_is_a_clear_error() {
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

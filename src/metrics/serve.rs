@@ -4,7 +4,10 @@
 //! Contract: GET or HEAD only (405 otherwise), 404 for other paths. `/health` answers 200 while
 //! the process serves at all; `/ready` answers 200 once the catalog is loaded and input is being
 //! read, 503 with the reason (`starting`, `stopping`) otherwise. A connection's failure is
-//! logged at debug level and never affects the others or the pipeline.
+//! logged at debug level and never affects the others or the pipeline. The endpoint holds at
+//! most [`MAX_CONNECTIONS`] connections (more wait in the listen queue), each closed when its
+//! headers are slow ([`HEADER_TIMEOUT`]) or after [`CONNECTION_LIFETIME`]: idle or hostile
+//! clients cannot take the descriptors and memory the pipeline needs.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -20,6 +23,15 @@ use super::Metrics;
 /// OpenMetrics content type: what `prometheus_client`'s text encoder writes, and what
 /// Prometheus negotiates first.
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+/// Connections served at once: Prometheus and a probe or two need a handful; 20,400 idle ones
+/// once took every descriptor (and checkpoints with them).
+pub const MAX_CONNECTIONS: usize = 64;
+/// A request's headers must arrive within this (slowloris), and a kept-alive connection must
+/// send its next request within it.
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// Longest life of one connection: a scraper reconnects; a client that holds one does not keep
+/// it.
+pub const CONNECTION_LIFETIME: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Bind `addr` now (a bad or busy address fails here, at start) and serve on a thread of its
 /// own with a one-thread runtime: the endpoint answers even while the pipeline is blocked on a
@@ -34,7 +46,10 @@ pub fn spawn(addr: std::net::SocketAddr, metrics: Arc<Metrics>) -> std::io::Resu
 
 /// Serve until the task is aborted.
 pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
+        // At the cap, nothing more is accepted: new clients wait in the kernel's queue.
+        let Ok(permit) = slots.clone().acquire_owned().await else { return };
         let (stream, peer) = match listener.accept().await {
             Ok(s) => s,
             Err(e) => {
@@ -46,14 +61,20 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: Arc<Metrics>) {
         };
         let metrics = metrics.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             let service = hyper::service::service_fn(move |req| {
                 let metrics = metrics.clone();
                 async move { Ok::<_, Infallible>(respond(&req, &metrics).await) }
             });
-            if let Err(e) =
-                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await
-            {
-                tracing::debug!(%peer, cause = %e, "metrics endpoint: connection ended with an error");
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .max_buf_size(64 << 10)
+                .serve_connection(TokioIo::new(stream), service);
+            match tokio::time::timeout(CONNECTION_LIFETIME, conn).await {
+                Ok(Err(e)) => tracing::debug!(%peer, cause = %e, "metrics endpoint: connection ended with an error"),
+                Err(_) => tracing::debug!(%peer, "metrics endpoint: connection closed at its lifetime"),
+                Ok(Ok(())) => {}
             }
         });
     }
