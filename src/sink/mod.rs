@@ -465,7 +465,9 @@ pub fn with_sinks<R>(
 enum Conn {
     None,
     Stdout(tokio::io::Stdout),
-    File(tokio::fs::File),
+    /// A std file written on the blocking pool: tokio's buffers its writes, so a write cut short
+    /// would be found only later, and how much of it was written never.
+    File(Arc<std::fs::File>),
     Tcp(tokio::net::TcpStream),
     Unix(tokio::net::UnixStream),
     Http(reqwest::Client),
@@ -477,13 +479,57 @@ struct Failure {
     refused: bool,
     /// How long the receiver asked to wait (`Retry-After`, on 429 and 503).
     retry_after: Option<Duration>,
+    /// Bytes of the payload a stream socket took before the failure.
+    written: usize,
     broken_pipe: bool,
     message: String,
 }
 
 impl Failure {
     fn other(message: String) -> Failure {
-        Failure { refused: false, retry_after: None, broken_pipe: false, message }
+        Failure { refused: false, retry_after: None, written: 0, broken_pipe: false, message }
+    }
+}
+
+/// `write_all` that says how much was written when it fails.
+async fn write_counted<W: tokio::io::AsyncWrite + Unpin>(w: &mut W, buf: &[u8]) -> Result<(), (std::io::Error, usize)> {
+    let mut at = 0;
+    while at < buf.len() {
+        match w.write(&buf[at..]).await {
+            Ok(0) => return Err((std::io::ErrorKind::WriteZero.into(), at)),
+            Ok(n) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err((e, at)),
+        }
+    }
+    Ok(())
+}
+
+/// Where the event that byte `written` of a stream payload falls in begins: the events before
+/// it were taken whole by the socket (delivered, for a stream), so a new connection starts
+/// there, with a whole event, instead of sending them again.
+fn resume_at(target: &Target, payload: &[u8], written: usize) -> usize {
+    if written >= payload.len() {
+        return 0;
+    }
+    match target {
+        // Octet-counted frames: "LEN SP MSG", one after another.
+        Target::SyslogTcp(_) => {
+            let mut at = 0;
+            while at < payload.len() {
+                let Some(sp) = memchr::memchr(b' ', &payload[at..]) else { return 0 };
+                let Some(len) = std::str::from_utf8(&payload[at..at + sp]).ok().and_then(|l| l.parse::<usize>().ok()) else {
+                    return 0;
+                };
+                let end = at + sp + 1 + len;
+                if end > written {
+                    return at;
+                }
+                at = end;
+            }
+            0
+        }
+        _ => memchr::memrchr(b'\n', &payload[..written]).map_or(0, |i| i + 1),
     }
 }
 
@@ -630,6 +676,7 @@ async fn run_sink(
                     conn = Conn::None;
                     attempt += 1;
                     metrics.failed.inc();
+                    let piece = if f.written > 0 { piece[resume_at(&spec.target, &piece, f.written)..].to_vec() } else { piece };
                     if attempt == 1 || attempt.is_power_of_two() {
                         tracing::warn!(sink = %spec.url, attempt, cause = %f.message, "delivery failed; retrying");
                     }
@@ -724,6 +771,7 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
     let fail = |e: std::io::Error| Failure {
         refused: false,
         retry_after: None,
+        written: 0,
         broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe,
         message: e.to_string(),
     };
@@ -732,8 +780,8 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
         match (&spec.target, &mut *conn) {
             (Target::Stdout, Conn::None) => *conn = Conn::Stdout(tokio::io::stdout()),
             (Target::File(p), Conn::None) => {
-                let f = tokio::fs::OpenOptions::new().create(true).append(true).open(p).await.map_err(fail)?;
-                *conn = Conn::File(f);
+                let f = std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(fail)?;
+                *conn = Conn::File(Arc::new(f));
             }
             (Target::Tcp(a) | Target::SyslogTcp(a), Conn::None) => {
                 let s = tokio::net::TcpStream::connect(a.as_str()).await.map_err(fail)?;
@@ -760,9 +808,35 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
         }
         match conn {
             Conn::Stdout(o) => o.write_all(payload).await.and(o.flush().await).map_err(fail),
-            Conn::File(f) => f.write_all(payload).await.and(f.flush().await).map_err(fail),
-            Conn::Tcp(s) => s.write_all(payload).await.and(s.flush().await).map_err(fail),
-            Conn::Unix(s) => s.write_all(payload).await.and(s.flush().await).map_err(fail),
+            Conn::File(f) => {
+                // A write cut short (a full disk) leaves part of an event: the file is cut back
+                // to where this write began, so that a retry appends whole events and every line
+                // stays valid JSON (it left a broken line, then the batch again).
+                let (f, payload, url) = (f.clone(), payload.to_vec(), spec.url.clone());
+                let r = tokio::task::spawn_blocking(move || {
+                    use std::io::Write as _;
+                    let before = f.metadata()?.len();
+                    let r = (&*f).write_all(&payload);
+                    if r.is_err()
+                        && f.metadata().is_ok_and(|m| m.len() > before)
+                        && let Err(t) = f.set_len(before)
+                    {
+                        tracing::error!(sink = %url, cause = %t, "cannot cut a partial write back; the file holds a broken line");
+                    }
+                    r
+                })
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                r.map_err(fail)
+            }
+            Conn::Tcp(s) => match write_counted(s, payload).await {
+                Ok(()) => s.flush().await.map_err(fail),
+                Err((e, written)) => Err(Failure { written, ..fail(e) }),
+            },
+            Conn::Unix(s) => match write_counted(s, payload).await {
+                Ok(()) => s.flush().await.map_err(fail),
+                Err((e, written)) => Err(Failure { written, ..fail(e) }),
+            },
             Conn::Http(c) => {
                 let Target::Http(url) = &spec.target else { unreachable!() };
                 let mut req = c.post(url).header("content-type", "application/x-ndjson").body(payload.to_vec());
@@ -794,6 +868,7 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<(),
                 }
                 Err(Failure {
                     broken_pipe: false,
+                    written: 0,
                     refused: matches!(status.as_u16(), 400 | 413 | 422),
                     retry_after,
                     message,
@@ -822,6 +897,21 @@ mod tests {
         assert_eq!(Target::parse("https://h:8080/in"), Ok(Target::Http("https://h:8080/in".into())));
         for bad in ["tcp://nohost", "tcp://h:notaport", "ftp://x", "file:", "http://"] {
             assert!(Target::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_stream_resumes_at_the_event_it_was_writing() {
+        let ndjson = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
+        let tcp = Target::Tcp("h:1".into());
+        let cases = [(0, 0), (3, 0), (8, 8), (9, 8), (16, 16), (20, 16), (24, 0)];
+        for (written, at) in cases {
+            assert_eq!(resume_at(&tcp, ndjson, written), at, "written {written}");
+        }
+        let frames = b"5 hello3 abc4 wxyz";
+        let syslog = Target::SyslogTcp("h:1".into());
+        for (written, at) in [(0, 0), (4, 0), (7, 7), (9, 7), (12, 12), (17, 12)] {
+            assert_eq!(resume_at(&syslog, frames, written), at, "written {written}");
         }
     }
 
