@@ -1089,6 +1089,39 @@ fn regression_logrotate_copytruncate_delivers_each_line_once() {
     assert_eq!(dups, 0, "every line once\n{}", tail(&env.stderr()));
 }
 
+/// A copytruncate while the daemon was down after a kill -9: what it had delivered without a
+/// checkpoint is delivered again from the copy, with the ids it had (they were the copy's own,
+/// new ids, so a downstream could not drop the repeats).
+#[test]
+fn regression_events_read_again_from_a_copy_keep_their_ids() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("a.log"));
+    w.write(1000);
+    let d = env.start("a.log*", &["--checkpoint-interval", "1h"]);
+    env.must_catch_up(1000, "first run");
+    d.term();
+    let d = env.start("a.log*", &["--checkpoint-interval", "1h"]);
+    w.write(1000);
+    env.must_catch_up(2000, "second run");
+    d.kill9();
+    // copytruncate, while nothing follows the file.
+    fs::copy(env.log("a.log"), env.log("a.log.1")).unwrap();
+    OpenOptions::new().write(true).open(env.log("a.log")).unwrap().set_len(0).unwrap();
+    let d = env.start("a.log*", &[]);
+    let t = Instant::now();
+    while !(1000..2000).all(|i| env.seen.lock().unwrap().counts.get(&i).is_some_and(|&c| c >= 2)) && t.elapsed() < PATIENCE {
+        thread::sleep(Duration::from_millis(20));
+    }
+    d.term();
+    let s = env.seen.lock().unwrap();
+    for i in 1000..2000u64 {
+        let ids = &s.ids[&i];
+        assert!(ids.len() >= 2, "line {i} delivered again\n{}", tail(&env.stderr()));
+        assert!(ids.iter().all(|id| id == &ids[0]), "line {i}: one id, got {ids:?}");
+    }
+    assert!((0..1000u64).all(|i| s.counts[&i] == 1), "the checkpointed part is not read again");
+}
+
 /// The daemon's skim learns which words are common from the end of the first followed file
 /// (README, "Performance"); files that do not exist yet teach it nothing.
 #[test]

@@ -31,6 +31,10 @@ pub struct Saved {
     pub offset: u64,
     pub line: u64,
     pub path: String,
+    /// The fingerprint event ids are made from, when it is not the file's own: a copy of
+    /// another file (copytruncate) keeps the original's, so an event read again from the copy
+    /// has the id it had.
+    pub lineage: Option<u64>,
 }
 
 /// What the reader tells the checkpoint, in order with the events of the same batch.
@@ -58,6 +62,9 @@ struct DiskEntry {
     offset: u64,
     line: u64,
     path: String,
+    /// Absent in files written before it existed: same format version, read either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    event_fingerprint: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -215,6 +222,7 @@ impl Snapshot {
                 offset: s.offset,
                 line: s.line,
                 path: s.path.clone(),
+                event_fingerprint: s.lineage.map(|l| format!("{l:016x}")),
             })
             .collect();
         files.sort_by(|a, b| a.path.cmp(&b.path).then(a.offset.cmp(&b.offset)));
@@ -256,6 +264,7 @@ fn parse(bytes: &[u8]) -> Result<HashMap<u64, Saved>, Parse> {
             offset: e.offset,
             line: e.line,
             path: e.path,
+            lineage: e.event_fingerprint.as_deref().map(hex).transpose()?,
         };
         out.insert(hex(&e.fingerprint)?, saved);
     }
@@ -267,7 +276,7 @@ mod tests {
     use super::*;
 
     fn saved(offset: u64) -> Saved {
-        Saved { dev: 1, ino: 2, head_len: 40, head_hash: 0xabc, offset, line: 3, path: "/l/a.log".into() }
+        Saved { dev: 1, ino: 2, head_len: 40, head_hash: 0xabc, offset, line: 3, path: "/l/a.log".into(), lineage: None }
     }
 
     #[test]

@@ -499,7 +499,7 @@ struct Reader {
     loaded: HashMap<u64, Saved>,
     /// Checkpoints of files whose inode now holds other content (truncated or replaced while
     /// the daemon was down): dropped from the store, kept to recognise copies of them.
-    stale: Vec<Saved>,
+    stale: Vec<(u64, Saved)>,
     files: HashMap<u64, Tracked>,
     by_inode: HashMap<(u64, u64), u64>,
     waiting: HashMap<(u64, u64), Waiting>,
@@ -527,7 +527,8 @@ struct Reader {
     /// Renames reported since the last expansion.
     renamed: Vec<(PathBuf, PathBuf)>,
     /// Old contents of files found truncated: head, where their undelivered bytes began, when.
-    truncated: Vec<(Head, (u64, u64), Instant)>,
+    /// And the fingerprint their event ids were made from.
+    truncated: Vec<(Head, (u64, u64), Instant, u64)>,
     /// The catalog or config changed: reload once they have been quiet until then.
     reload_due: Option<Instant>,
     /// Kept alive: the watcher of the catalog and config.
@@ -996,7 +997,7 @@ impl Reader {
         let shorter_copy = self.files.values().any(|t| {
             let pending = live.get(&t.key).map_or(t.start, |l| l.framer.pending());
             (t.dev, t.ino) != id && t.head.complete && size < pending.0 && t.head.matches(&w.file).unwrap_or(false)
-        }) || self.truncated.iter().any(|(h, pos, _)| h.complete && size < pos.0 && h.matches(&w.file).unwrap_or(false));
+        }) || self.truncated.iter().any(|(h, pos, _, _)| h.complete && size < pos.0 && h.matches(&w.file).unwrap_or(false));
         if !shorter_copy {
             return false;
         }
@@ -1026,16 +1027,19 @@ impl Reader {
                     && Head { len: s.head_len, hash: s.head_hash, complete: true }.matches(&w.file).unwrap_or(false)
             })
             .map(|(k, s)| (*k, s.clone()));
+        let mut lineage = None;
         let (offset, line, why) = if let Some((k, s)) = resumed {
             self.loaded.remove(&k);
             key = k;
+            lineage = s.lineage;
             head_used = Head { len: s.head_len, hash: s.head_hash, complete: true };
             if size < s.offset {
                 (0, 0, "checkpoint past the end (truncated while stopped): from the start")
             } else {
                 (s.offset, s.line, "from its checkpoint")
             }
-        } else if let Some((offset, line)) = self.copy_of(&w, live) {
+        } else if let Some(((offset, line), original)) = self.copy_of(&w, live) {
+            lineage = Some(original);
             (offset, line, "a copy of a followed file: from where that file got to")
         } else if w.initial && w.start_at == StartAt::End {
             let (o, l) = end_position(&w.file, size);
@@ -1046,12 +1050,13 @@ impl Reader {
         let old: Vec<u64> =
             self.loaded.iter().filter(|(_, s)| (s.dev, s.ino) == (w.dev, w.ino)).map(|(k, _)| *k).collect();
         for k in old {
-            self.stale.push(self.loaded.remove(&k).expect("listed"));
+            self.stale.push((k, self.loaded.remove(&k).expect("listed")));
             self.batch.marks.push(Mark::Drop { key: k });
         }
         tracing::info!(path = %w.path.display(), offset, fingerprint = %format!("{key:016x}"), "following {why}");
         let mut meta = SourceMeta::file(&w.path.display().to_string());
-        meta.fingerprint = Some(key);
+        // Event ids: a copy's are its original's (see [`Self::copy_of`]).
+        meta.fingerprint = Some(lineage.unwrap_or(key));
         let source = self.metrics.source(&self.source_of(&w.path));
         let now = Instant::now();
         if self.reported.remove(&w.path).is_some() {
@@ -1102,7 +1107,9 @@ impl Reader {
     /// starts where that file's undelivered bytes begin. A copy has the other file's head, is at
     /// least as long as what was read of it, and (if the other file still has them) the same
     /// bytes just before that point: a new log that merely starts with the same line is not one.
-    fn copy_of(&self, w: &Waiting, live: &HashMap<u64, Live<'_>>) -> Option<(u64, u64)> {
+    /// Also returns the fingerprint the original's event ids are made from: the copy's events
+    /// keep them (an event read from both has one id).
+    fn copy_of(&self, w: &Waiting, live: &HashMap<u64, Live<'_>>) -> Option<((u64, u64), u64)> {
         let size = w.file.metadata().ok()?.len();
         for t in self.files.values() {
             if (t.dev, t.ino) == (w.dev, w.ino) || !t.head.complete || !t.head.matches(&w.file).unwrap_or(false) {
@@ -1123,18 +1130,18 @@ impl Reader {
                 _ => true,
             };
             if same {
-                return Some(pending);
+                return Some((pending, t.meta.fingerprint.unwrap_or(t.key)));
             }
         }
-        for (head, pos, _) in &self.truncated {
+        for (head, pos, _, lineage) in &self.truncated {
             if head.complete && size >= pos.0 && head.matches(&w.file).unwrap_or(false) {
-                return Some(*pos);
+                return Some((*pos, *lineage));
             }
         }
-        self.loaded.values().chain(&self.stale).find_map(|s| {
+        self.loaded.iter().chain(self.stale.iter().map(|(k, s)| (k, s))).find_map(|(k, s)| {
             let h = Head { len: s.head_len, hash: s.head_hash, complete: true };
             ((s.dev, s.ino) != (w.dev, w.ino) && size >= s.offset && h.matches(&w.file).unwrap_or(false))
-                .then_some((s.offset, s.line))
+                .then_some(((s.offset, s.line), s.lineage.unwrap_or(*k)))
         })
     }
 
@@ -1156,8 +1163,8 @@ impl Reader {
         };
         self.batch.marks.push(Mark::Drop { key });
         let now = Instant::now();
-        self.truncated.retain(|(_, _, at)| now.duration_since(*at) < TRUNCATED_MEMORY);
-        self.truncated.push((t.head, pos, now));
+        self.truncated.retain(|(_, _, at, _)| now.duration_since(*at) < TRUNCATED_MEMORY);
+        self.truncated.push((t.head, pos, now, t.meta.fingerprint.unwrap_or(t.key)));
         tracing::info!(path = %t.path.display(), "{why}: reading it again from its start");
         let w = Waiting {
             file: t.file,
@@ -1357,6 +1364,7 @@ impl Reader {
                 offset: pos.0,
                 line: pos.1,
                 path: t.path.display().to_string(),
+                lineage: t.meta.fingerprint.filter(|f| *f != t.key),
             };
             self.batch.marks.push(Mark::At { key, pos: saved });
         }
