@@ -498,7 +498,7 @@ const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
 /// Checkpoints are written when an acknowledgement changes them, at most this often: what a
 /// kill -9 repeats (at 20,000 lines/s, about 2,000 lines, not the 20,000 of a second). See
-/// BENCHMARKS.md, "Checkpoint cost", for what the writes cost.
+/// BENCHMARKS.md, "Faults", for what the writes cost.
 const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 
 fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {

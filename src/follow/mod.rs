@@ -976,7 +976,7 @@ impl Reader {
             if !ripe {
                 continue;
             }
-            if self.copy_in_progress(id, live, now) {
+            if self.copy_in_progress(id, &head, live, now) {
                 continue;
             }
             self.copying.remove(&id);
@@ -991,13 +991,14 @@ impl Reader {
     /// for a new file then, it was read from its start: every line twice, with new event ids.
     /// Once it is as long, [`Self::copy_of`] starts it where the original had got to; a file
     /// that stops growing shorter is a new file after all.
-    fn copy_in_progress(&mut self, id: (u64, u64), live: &HashMap<u64, Live<'_>>, now: Instant) -> bool {
+    fn copy_in_progress(&mut self, id: (u64, u64), head: &Head, live: &HashMap<u64, Live<'_>>, now: Instant) -> bool {
         let w = &self.waiting[&id];
         let Ok(size) = w.file.metadata().map(|m| m.len()) else { return false };
         let shorter_copy = self.files.values().any(|t| {
-            let pending = live.get(&t.key).map_or(t.start, |l| l.framer.pending());
-            (t.dev, t.ino) != id && t.head.complete && size < pending.0 && t.head.matches(&w.file).unwrap_or(false)
-        }) || self.truncated.iter().any(|(h, pos, _, _)| h.complete && size < pos.0 && h.matches(&w.file).unwrap_or(false));
+            (t.dev, t.ino) != id
+                && same_head(&t.head, head)
+                && size < live.get(&t.key).map_or(t.start, |l| l.framer.pending()).0
+        }) || self.truncated.iter().any(|(h, pos, _, _)| same_head(h, head) && size < pos.0);
         if !shorter_copy {
             return false;
         }
@@ -1038,7 +1039,7 @@ impl Reader {
             } else {
                 (s.offset, s.line, "from its checkpoint")
             }
-        } else if let Some(((offset, line), original)) = self.copy_of(&w, live) {
+        } else if let Some(((offset, line), original)) = self.copy_of(&w, &head, live) {
             lineage = Some(original);
             (offset, line, "a copy of a followed file: from where that file got to")
         } else if w.initial && w.start_at == StartAt::End {
@@ -1109,10 +1110,12 @@ impl Reader {
     /// bytes just before that point: a new log that merely starts with the same line is not one.
     /// Also returns the fingerprint the original's event ids are made from: the copy's events
     /// keep them (an event read from both has one id).
-    fn copy_of(&self, w: &Waiting, live: &HashMap<u64, Live<'_>>) -> Option<((u64, u64), u64)> {
+    fn copy_of(&self, w: &Waiting, head: &Head, live: &HashMap<u64, Live<'_>>) -> Option<((u64, u64), u64)> {
         let size = w.file.metadata().ok()?.len();
         for t in self.files.values() {
-            if (t.dev, t.ino) == (w.dev, w.ino) || !t.head.complete || !t.head.matches(&w.file).unwrap_or(false) {
+            // Heads compared as values (the waiting file's was read once): reading it again for
+            // every followed file made finding 5,000 files at start quadratic in reads.
+            if (t.dev, t.ino) == (w.dev, w.ino) || !same_head(&t.head, head) {
                 continue;
             }
             let pending = live.get(&t.key).map_or(t.start, |l| l.framer.pending());
@@ -1133,14 +1136,14 @@ impl Reader {
                 return Some((pending, t.meta.fingerprint.unwrap_or(t.key)));
             }
         }
-        for (head, pos, _, lineage) in &self.truncated {
-            if head.complete && size >= pos.0 && head.matches(&w.file).unwrap_or(false) {
+        for (h, pos, _, lineage) in &self.truncated {
+            if same_head(h, head) && size >= pos.0 {
                 return Some((*pos, *lineage));
             }
         }
         self.loaded.iter().chain(self.stale.iter().map(|(k, s)| (k, s))).find_map(|(k, s)| {
             let h = Head { len: s.head_len, hash: s.head_hash, complete: true };
-            ((s.dev, s.ino) != (w.dev, w.ino) && size >= s.offset && h.matches(&w.file).unwrap_or(false))
+            ((s.dev, s.ino) != (w.dev, w.ino) && size >= s.offset && same_head(&h, head))
                 .then_some(((s.offset, s.line), s.lineage.unwrap_or(*k)))
         })
     }
@@ -1218,6 +1221,7 @@ impl Reader {
             let keys: Vec<u64> = keys.into_iter().map(|(_, k)| k).collect();
             let mut more = false;
             let mut backlog_open = false;
+            let mut backlog_left = self.files.values().filter(|t| t.backlog).count();
             for key in keys {
                 if self.files.get(&key).is_some_and(|t| t.backlog) && backlog_open {
                     // An older file of the backlog is still being read.
@@ -1230,9 +1234,10 @@ impl Reader {
                 {
                     if t.at_eof {
                         t.backlog = false;
+                        backlog_left -= 1;
                         // A newer file of the backlog is next: this one's last event is complete
                         // (its writer moved on), and it goes out before the newer file's events.
-                        if self.files.values().any(|t| t.backlog)
+                        if backlog_left > 0
                             && let Some(l) = live.get_mut(&key)
                         {
                             l.framer.idle(&mut l.ann);
@@ -1458,6 +1463,13 @@ impl Reader {
         let b = std::mem::replace(&mut self.batch, Batch::new(&self.formats));
         self.tx.blocking_send(b).is_ok()
     }
+}
+
+/// Whether a file whose head is `b` starts with the complete first line `a` was taken from:
+/// heads cover the first line (or [`fingerprint::HEAD_MAX`] bytes), so the same bytes are the
+/// same length and hash.
+fn same_head(a: &Head, b: &Head) -> bool {
+    a.complete && a.len == b.len && a.hash == b.hash
 }
 
 /// Per checkpointed file still at its path: bytes on disk past what was delivered.
