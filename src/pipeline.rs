@@ -143,7 +143,7 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
                     if cfg.threads > 1 {
                         run_file_parallel(matcher, cfg, writer, f, path, meta, &mut totals)
                     } else {
-                        run_file(matcher, cfg, writer, f, meta, &mut totals)
+                        run_file(matcher, cfg, writer, f, meta, &mut totals, (0, 0))
                     }
                 }
                 Err(e) => {
@@ -212,8 +212,14 @@ fn run_file(
     mut file: std::fs::File,
     meta: SourceMeta,
     totals: &mut Totals,
+    start: (u64, u64),
 ) -> Result<Outcome, ReadFailure> {
     let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
+    if start.0 > 0 {
+        use std::io::Seek;
+        file.seek(io::SeekFrom::Start(start.0)).map_err(ReadFailure::Input)?;
+        framer.start_at(start.0, start.1);
+    }
     let mut report = Report::new(cfg, meta.path.as_deref().unwrap_or_default());
     let mut ann = Annotator::new(matcher, cfg.emit, writer, meta);
     ann.tally = cfg.tally.clone();
@@ -397,9 +403,9 @@ const SMALL_WINDOW: usize = 16 << 10;
 
 /// Where to end a segment of a regular file that starts at `pos` and should end near `target`:
 /// at the start of an event shortly before `target`, looked for in a small window first and
-/// then in `window`; at `target` when no event starts there (or the file shrank under us: then
-/// at its new end).
-fn cut_before(file: &std::fs::File, pos: u64, target: u64, window: &mut [u8]) -> u64 {
+/// then in `window` (or, when the file shrank under us, at its new end). `None` when no event
+/// starts in the window: a line or an event longer than it, which a cut would split.
+fn cut_before(file: &std::fs::File, pos: u64, target: u64, window: &mut [u8]) -> Option<u64> {
     use std::os::unix::fs::FileExt;
     let after_pos = |start: u64, c: usize| Some(start + c as u64).filter(|&c| c > pos);
     let ss = target.saturating_sub(SMALL_WINDOW as u64).max(pos);
@@ -407,13 +413,13 @@ fn cut_before(file: &std::fs::File, pos: u64, target: u64, window: &mut [u8]) ->
     if file.read_exact_at(small, ss).is_ok()
         && let Some(c) = framing::header_line_before(small, BOUNDARY_LINES).and_then(|c| after_pos(ss, c))
     {
-        return c;
+        return Some(c);
     }
     let ws = target.saturating_sub(WINDOW as u64).max(pos);
     let w = &mut window[..(target - ws) as usize];
     match file.read_exact_at(w, ws) {
-        Ok(()) => framing::event_boundary(w, BOUNDARY_LINES).and_then(|c| after_pos(ws, c)).unwrap_or(target),
-        Err(_) => file.metadata().map_or(target, |m| m.len().clamp(pos + 1, target)),
+        Ok(()) => framing::event_boundary(w, BOUNDARY_LINES).and_then(|c| after_pos(ws, c)),
+        Err(_) => Some(file.metadata().map_or(target, |m| m.len().clamp(pos + 1, target))),
     }
 }
 
@@ -447,7 +453,12 @@ fn run_file_parallel(
     let outputs = &BufferPool::default();
     let bases = &(std::sync::Mutex::new(LineBases::default()), std::sync::Condvar::new());
     let (done_tx, done_rx) = mpsc::channel::<Done>();
-    std::thread::scope(|scope| {
+    // Where the rest of the file is read by this thread, and the lines before it: from a line or
+    // an event longer than the cut window on (a 100 MB line), which segments would cut into
+    // pieces (49 events of one line).
+    let mut tail: Option<(u64, u64)> = None;
+    let tail = &mut tail;
+    let scoped = std::thread::scope(|scope| {
         for _ in 0..cfg.threads {
             let (seg_rx, done_tx, meta) = (&seg_rx, done_tx.clone(), meta.clone());
             let bases = &bases;
@@ -605,7 +616,17 @@ fn run_file_parallel(
                         break;
                     }
                     let target = pos + SEGMENT as u64;
-                    let cut = if target >= len { len } else { cut_before(&file, pos, target, &mut window) };
+                    let cut = if target >= len {
+                        len
+                    } else {
+                        match cut_before(&file, pos, target, &mut window) {
+                            Some(c) => c,
+                            None => {
+                                *tail = Some((pos, 0));
+                                break;
+                            }
+                        }
+                    };
                     let seg = Segment { seq, offset: pos, payload: Payload::Range(cut - pos) };
                     pos = cut;
                     seq += 1;
@@ -666,6 +687,9 @@ fn run_file_parallel(
             write_ready(&mut pending, &mut next_out, writer, totals);
         }
         writer.flush();
+        if let Some(t) = tail.as_mut() {
+            t.1 = lines_before.get();
+        }
         if let Some(e) = read_error.into_inner() {
             return Err(ReadFailure::Input(e));
         }
@@ -673,7 +697,14 @@ fn run_file_parallel(
             Some(o) => Ok(o),
             None => result,
         }
-    })
+    });
+    match (scoped, *tail) {
+        (Ok(Outcome::Done), Some(start)) => {
+            tracing::debug!(path = %path.display(), offset = start.0, "an event longer than the cut window: the rest of the file on one thread");
+            run_file(matcher, cfg, writer, file, meta, totals, start)
+        }
+        (r, _) => r,
+    }
 }
 
 fn add(t: &mut Totals, d: &Totals) {

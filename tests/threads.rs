@@ -103,3 +103,41 @@ fn regression_events_longer_than_the_small_lookback_are_not_split() {
     assert_eq!(dumps.len(), text.matches("for source 9").count());
     assert!(dumps.iter().all(|e| src_lines(e) == 701), "a dump was split");
 }
+
+/// Lines longer than a segment's cut window (a 3 MiB line, a 40 MiB one, 40 MiB of NUL bytes)
+/// read by two threads give what one thread gives: one event each, cut at `--max-line-bytes`.
+/// Segments were cut inside such lines: a 100 MB line gave 49 events, a 3 MB one 3 instead of 2.
+#[test]
+fn regression_lines_longer_than_a_segment_are_one_event_with_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = "2026-03-02T08:00:01.000001Z  INFO risingwave_meta: before\n";
+    let after = "2026-03-02T08:00:02.000001Z  INFO risingwave_meta: after\n";
+    let cases: [(&str, Vec<u8>); 3] = [
+        ("3 MiB line", format!("2026-03-02T08:00:01.500001Z ERROR x: {}\n", "y".repeat(3 << 20)).into_bytes()),
+        ("40 MiB line", format!("2026-03-02T08:00:01.500001Z ERROR x: {}\n", "z".repeat(40 << 20)).into_bytes()),
+        ("40 MiB of NULs", {
+            let mut v = vec![0u8; 40 << 20];
+            v.push(b'\n');
+            v
+        }),
+    ];
+    for (what, long) in cases {
+        let mut text = before.repeat(20_000).into_bytes();
+        text.extend_from_slice(&long);
+        text.extend_from_slice(after.repeat(20_000).as_bytes());
+        let p = dir.path().join("long.log");
+        std::fs::write(&p, &text).unwrap();
+        let run = |threads: &str| {
+            let out = run(&["--all", "--format", "json", "--threads", threads, p.to_str().unwrap()], b"");
+            assert!(out.status.success(), "{what}: {}", stderr_of(&out));
+            without_read_time(&out.stdout)
+        };
+        let one = run("1");
+        let two = run("2");
+        // A line of NULs is no header: it continues the event before it.
+        let events = if what.contains("NUL") { 40_000 } else { 40_001 };
+        assert_eq!(one.len(), events, "{what}: one thread");
+        assert_eq!(two.len(), one.len(), "{what}: two threads give as many events");
+        assert!(one == two, "{what}: the same events");
+    }
+}
