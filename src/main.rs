@@ -782,7 +782,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         Some(Command::Stats(args)) => {
             // `--against` files are framed as a run would frame them: the config's [input] limits.
             let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
-            return Ok(annotail::stats::command(&args, &catalog_paths(&args.catalog, &config), limits));
+            return Ok(annotail::stats::command(args, &catalog_paths(&args.catalog, &config), limits));
         }
         Some(Command::Report(args)) => {
             let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
