@@ -289,37 +289,15 @@ fn catalog_paths(cli: &[PathBuf], config: &Config) -> Vec<PathBuf> {
     if cli.is_empty() { config.catalog.clone() } else { cli.to_vec() }
 }
 
-/// The head of the first input that is a regular file: the skim learns from it which words are
-/// common in these logs (README, "Performance"). A file that cannot be read is left to the run to
-/// report.
-fn input_head(paths: &[PathBuf]) -> Option<Vec<u8>> {
-    let path = paths.iter().find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
-    sample_of(path, false)
-}
-
 /// The end of the first file a followed glob names now: what the daemon reads next will look
-/// like it, so the skim learns from it ([`input_head`]).
+/// like it, so the skim learns from it ([`pipeline::input_head`]).
 fn followed_tail(sources: &[follow::SourceSpec]) -> Option<Vec<u8>> {
     let path = sources
         .iter()
         .filter_map(|s| glob::glob(&s.pattern).ok())
         .flat_map(|paths| paths.flatten())
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > 0))?;
-    sample_of(&path, true)
-}
-
-/// Up to [`annotail::matcher::skim::INPUT_SAMPLE`] bytes of `path`, from its start or its end.
-fn sample_of(path: &std::path::Path, from_end: bool) -> Option<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let limit = annotail::matcher::skim::INPUT_SAMPLE as u64;
-    let mut file = std::fs::File::open(path).ok()?;
-    if from_end {
-        let len = file.metadata().ok()?.len();
-        file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
-    }
-    let mut sample = Vec::new();
-    file.take(limit).read_to_end(&mut sample).ok()?;
-    Some(sample)
+    pipeline::sample_of(&path, true)
 }
 
 /// Load the catalog for a run; `Err` holds the report when nothing usable is left.
@@ -807,7 +785,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    if let Some(head) = input_head(&opts.paths) {
+    if let Some(head) = pipeline::input_head(&opts.paths) {
         annotail::matcher::skim::Rarity::learn_from(head);
     }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {

@@ -129,6 +129,40 @@ const STDIN_BLOCK: usize = 256 << 10;
 /// Chunks in flight between the standard-input thread and the pipeline.
 const STDIN_QUEUE: usize = 4;
 
+/// The head of the first input that is a regular file: the skim learns from it which words are
+/// common in these logs (README, "Performance"). A file that cannot be read is left to the run to
+/// report.
+pub fn input_head(paths: &[PathBuf]) -> Option<Vec<u8>> {
+    let path = paths.iter().find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
+    sample_of(path, false)
+}
+
+/// Up to [`crate::matcher::skim::INPUT_SAMPLE`] bytes of `path`, from its start or its end.
+pub fn sample_of(path: &std::path::Path, from_end: bool) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let limit = crate::matcher::skim::INPUT_SAMPLE as u64;
+    let mut file = std::fs::File::open(path).ok()?;
+    if from_end {
+        let len = file.metadata().ok()?.len();
+        file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
+    }
+    let mut sample = Vec::new();
+    file.take(limit).read_to_end(&mut sample).ok()?;
+    Some(sample)
+}
+
+/// Whether an input named on the command line can be read: it opens and is not a directory
+/// (`-`, standard input, always can). Checked before any work, so that a report names it.
+pub fn check_input(p: &std::path::Path) -> io::Result<()> {
+    if p.as_os_str() == "-" {
+        return Ok(());
+    }
+    if std::fs::File::open(p)?.metadata()?.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    Ok(())
+}
+
 pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Result<(Outcome, Totals), RunError> {
     let mut totals = Totals::default();
     let mut failed = 0;

@@ -156,9 +156,9 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
     let inputs: Vec<PathBuf> = if args.files.is_empty() { vec![PathBuf::from("-")] } else { args.files.clone() };
     // Fail on an unreadable file before any work, naming it.
     for p in &inputs {
-        check_readable(p)?;
+        crate::pipeline::check_input(p).map_err(|source| ReportError::Input { path: p.to_owned(), source })?;
     }
-    if let Some(head) = inputs.iter().find(|p| p.as_os_str() != "-").and_then(|p| head_of(p)) {
+    if let Some(head) = pipeline::input_head(&inputs) {
         crate::matcher::skim::Rarity::learn_from(head);
     }
     let m = load(catalog)?;
@@ -208,25 +208,6 @@ fn load(paths: &[PathBuf]) -> Result<Matcher, ReportError> {
     Ok(m)
 }
 
-fn check_readable(p: &Path) -> Result<(), ReportError> {
-    if p.as_os_str() == "-" {
-        return Ok(());
-    }
-    let err = |source| ReportError::Input { path: p.to_owned(), source };
-    let f = std::fs::File::open(p).map_err(err)?;
-    if f.metadata().map_err(err)?.is_dir() {
-        return Err(err(io::Error::other("is a directory")));
-    }
-    Ok(())
-}
-
-/// The start of a file, for the prefilter to learn which words are common in these logs.
-fn head_of(p: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut sample = Vec::new();
-    std::fs::File::open(p).ok()?.take(crate::matcher::skim::INPUT_SAMPLE as u64).read_to_end(&mut sample).ok()?;
-    Some(sample)
-}
 
 /// Write next to the target and rename: a reader never sees half a page.
 fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {

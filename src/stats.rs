@@ -27,7 +27,7 @@
 
 use std::fmt::Write as _;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -200,7 +200,7 @@ pub fn report(
 ) -> Result<Report, StatsError> {
     // Fail on an unreadable file before any work, naming it.
     for p in against {
-        check_readable(p)?;
+        crate::pipeline::check_input(p).map_err(|source| StatsError::Against { path: p.to_owned(), source })?;
     }
     warm(m);
     let timed_over = if against.is_empty() { "samples" } else { "against" };
@@ -351,17 +351,6 @@ fn id(m: &Matcher, e: usize) -> &str {
     &m.entries[e].rec.id
 }
 
-fn check_readable(p: &Path) -> Result<(), StatsError> {
-    if p.as_os_str() == "-" {
-        return Ok(());
-    }
-    let err = |source| StatsError::Against { path: p.to_owned(), source };
-    let f = std::fs::File::open(p).map_err(err)?;
-    if f.metadata().map_err(err)?.is_dir() {
-        return Err(err(io::Error::other("is a directory")));
-    }
-    Ok(())
-}
 
 /// Compile the regexes that confirmation may need before anything is timed: the daemon compiles
 /// each once, on first use, and that one-off cost is not what `slowest` measures.

@@ -84,6 +84,14 @@ impl Dir {
     }
 }
 
+/// Start `c`, wait for its first scan, and measure its CPU time at rest after `settle`.
+fn started_at_rest(d: &Dir, c: Command, settle: Duration) -> (Guard, f64) {
+    let g = d.spawn(c);
+    d.wait_for(READY);
+    let used = cpu_at_rest(&g, settle);
+    (g, used)
+}
+
 /// utime + stime of a process, in seconds.
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -126,10 +134,8 @@ fn line(n: usize) -> String {
 fn regression_an_empty_followed_file_made_the_reader_spin() {
     let d = Dir::new();
     fs::write(d.log("empty.log"), b"").unwrap();
-    let g = d.spawn(d.command("*.log"));
-    d.wait_for(READY);
     // Past `line_timeout` (1 s): the spin began when the empty file's first-line wait ran out.
-    let used = cpu_at_rest(&g, Duration::from_millis(1500));
+    let (_g, used) = started_at_rest(&d, d.command("*.log"), Duration::from_millis(1500));
     assert_at_rest("an empty file", used, &d);
 }
 
@@ -139,9 +145,7 @@ fn quiet_files_cost_nothing() {
     fs::write(d.log("a.log"), (0..100).map(line).collect::<String>()).unwrap();
     // A last line without its line break, held for the rest of it: a timer, not a loop.
     fs::write(d.log("b.log"), "2024-03-02T08:00:01Z INFO partial").unwrap();
-    let g = d.spawn(d.command("*.log"));
-    d.wait_for(READY);
-    let used = cpu_at_rest(&g, Duration::from_millis(1500));
+    let (_g, used) = started_at_rest(&d, d.command("*.log"), Duration::from_millis(1500));
     assert_at_rest("quiet files", used, &d);
 }
 
@@ -172,9 +176,7 @@ fn a_thousand_followed_files_cost_nothing_at_rest() {
         let text = if i % 10 == 0 { String::new() } else { line(i) };
         fs::write(d.log(&format!("f{i:04}.log")), text).unwrap();
     }
-    let g = d.spawn(d.command("*.log"));
-    d.wait_for(READY);
-    let used = cpu_at_rest(&g, Duration::from_secs(2));
+    let (_g, used) = started_at_rest(&d, d.command("*.log"), Duration::from_secs(2));
     assert_at_rest("1,000 files", used, &d);
 }
 
