@@ -98,6 +98,13 @@ pub struct Annotator<'m, W> {
     /// Line numbers count from the start of a segment of the input (`--threads`; the writer
     /// makes the rendered ones absolute), which the diagnostics say.
     pub segment_lines: bool,
+    /// Which matches are repeats of an open incident ([`crate::repeat`]): for the incident
+    /// counts and pretty output's collapse; none when nobody asks.
+    pub incidents: Option<std::sync::Arc<crate::repeat::Incidents>>,
+    /// Workers of a parallel read do not decide repeats (that needs input order): they keep
+    /// (entry, key, time) of each match here for the reader to observe in order.
+    pub deferred: Option<Vec<crate::repeat::Deferred>>,
+    seen: Vec<crate::repeat::Seen>,
 }
 
 impl<'m, W: Writer> Annotator<'m, W> {
@@ -119,6 +126,9 @@ impl<'m, W: Writer> Annotator<'m, W> {
             observed: String::new(),
             tally: None,
             segment_lines: false,
+            incidents: None,
+            deferred: None,
+            seen: Vec::new(),
         }
     }
 
@@ -357,7 +367,7 @@ impl<W: Writer> Annotator<'_, W> {
                 }
             })
             .collect();
-        let ann = Annotated {
+        let mut ann = Annotated {
             schema: "annotail/1",
             event_id: self.meta.fingerprint.map(|fp| crate::event::event_id(fp, ev.offset)),
             timestamp: timestamp.as_deref().unwrap_or(&observed),
@@ -377,11 +387,38 @@ impl<W: Writer> Annotator<'_, W> {
             caps: &self.scratch.caps,
             hays,
             match_fields: &match_fields,
+            seen: &[],
         };
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.clear();
+        if let Some(inc) = &self.incidents
+            && !ann.found.is_empty()
+        {
+            let at = crate::repeat::event_millis(ann.timestamp);
+            for f in ann.found {
+                let key = crate::repeat::Parts::of_found(&ann, f).key(&inc.key);
+                match &mut self.deferred {
+                    Some(d) => d.push(crate::repeat::Deferred { entry: f.entry, key, at_ms: at }),
+                    None => {
+                        let s = inc.observe(key, at);
+                        if s == crate::repeat::Seen::First
+                            && let Some(t) = &self.tally
+                        {
+                            t.add_incident(f.entry);
+                        }
+                        seen.push(s);
+                    }
+                }
+            }
+            if inc.collapse {
+                ann.seen = &seen;
+            }
+        }
         self.writer.write(&ann);
         self.counters.written += 1;
         // The event's borrows of `text` end here; `text` goes back for reuse.
         drop(log);
+        self.seen = seen;
         self.text = text;
         self.observed = observed;
     }

@@ -125,6 +125,18 @@ pub struct StateConfig {
 pub struct OutputConfig {
     pub format: Option<Format>,
     pub all: Option<bool>,
+    /// Pretty output collapses repeats of a known error (see `crate::repeat`).
+    pub collapse: Option<bool>,
+    pub collapse_window: Option<Dur>,
+    pub collapse_key: Option<Vec<String>>,
+}
+
+/// A sink's `dedupe = { window = "60s", key = [...] }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupeConfig {
+    pub window: Option<Dur>,
+    pub key: Option<Vec<String>>,
 }
 
 /// One output (`[[sinks]]`); see `sink::SinkSpec` for what each key means.
@@ -144,6 +156,7 @@ pub struct SinkConfig {
     pub timeout: Option<Dur>,
     pub max_backoff: Option<Dur>,
     pub tls_ca_file: Option<std::path::PathBuf>,
+    pub dedupe: Option<DedupeConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -183,6 +196,14 @@ impl Config {
         for k in &mut c.sinks {
             if let Some(ca) = &mut k.tls_ca_file {
                 *ca = base.join(&*ca);
+            }
+        }
+        if let Some(k) = &c.output.collapse_key {
+            crate::repeat::KeySpec::parse_all(k).map_err(|e| invalid(format!("output.collapse_key: {e}")))?;
+        }
+        for (i, k) in c.sinks.iter().enumerate() {
+            if let Some(key) = k.dedupe.as_ref().and_then(|d| d.key.as_ref()) {
+                crate::repeat::KeySpec::parse_all(key).map_err(|e| invalid(format!("sinks[{i}].dedupe.key: {e}")))?;
             }
         }
         for (i, s) in c.sources.iter_mut().enumerate() {

@@ -72,6 +72,9 @@ pub struct Annotated<'a> {
     pub caps: &'a [Option<(usize, usize)>],
     pub hays: &'a [Hay<'a>],
     pub match_fields: &'a [String],
+    /// Per match: whether it opens an incident or repeats one ([`crate::repeat`]); empty when
+    /// repeats are not collapsed.
+    pub seen: &'a [crate::repeat::Seen],
 }
 
 impl Annotated<'_> {
@@ -651,10 +654,26 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
     out.extend_from_slice(ev.raw);
     out.push(b'\n');
     let Some(f) = ev.found.first() else { return };
-    // One ioctl per annotation (known errors only), not per line.
-    let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
     let c = |code: &'static str| if color { code } else { "" };
     let r = &ev.matcher.entries[f.entry as usize].rec;
+    // A repeat of an open incident: its lines as they came, and now and then one line that
+    // says so (the full annotation is above, and comes back after the window).
+    if let Some(&crate::repeat::Seen::Repeat { count, elapsed_ms, mark }) = ev.seen.first() {
+        if mark {
+            let line = format!(
+                "  {}↻ {} ({}) again: ×{count} in {}{}\n",
+                c(DIM),
+                r.slug().unwrap_or(&r.id),
+                r.id,
+                crate::repeat::elapsed_text(elapsed_ms),
+                c(RESET)
+            );
+            out.extend_from_slice(line.as_bytes());
+        }
+        return;
+    }
+    // One ioctl per annotation (known errors only), not per line.
+    let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
     let sev = r.severity();
     let sev_color = if sev == "warning" { YELLOW } else { RED };
     let mut line = format!(

@@ -27,6 +27,7 @@
 //!     framing: Default::default(),
 //!     metrics: None,
 //!     tally: None,
+//!     incidents: None,
 //! };
 //! pipeline::run(&m, &cfg, &mut out).unwrap();
 //! ```
@@ -41,6 +42,7 @@ pub mod framing;
 pub mod matcher;
 pub mod metrics;
 pub mod pipeline;
+pub mod repeat;
 pub mod sink;
 pub mod stats;
 pub mod report;

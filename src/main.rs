@@ -86,6 +86,22 @@ struct Opts {
     #[arg(long)]
     summary: bool,
 
+    /// Pretty output annotates every occurrence in full: no collapse of repeats (incidents are
+    /// still counted).
+    #[arg(long)]
+    no_collapse: bool,
+
+    /// How long an incident lasts: repeats of a known error within this time of its first
+    /// occurrence are collapsed and counted as one incident [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    collapse_window: Option<Duration>,
+
+    /// What makes two occurrences the same incident: a comma-separated list of record, captures,
+    /// message, file, pod, namespace, container (the record is always part of it)
+    /// [default: record,captures].
+    #[arg(long, value_name = "PARTS", value_parser = annotail::repeat::KeySpec::parse_list)]
+    collapse_key: Option<annotail::repeat::KeySpec>,
+
     /// Serve Prometheus metrics at /metrics, liveness at /health and readiness at /ready on
     /// this address (e.g. 127.0.0.1:9464) [default: off, or the config's metrics.addr].
     #[arg(long, value_name = "ADDR")]
@@ -333,6 +349,7 @@ struct Common {
     every_event: bool,
     idle: Duration,
     framing: framing::Limits,
+    incidents: Arc<annotail::repeat::Incidents>,
 }
 
 fn common(opts: &Opts, config: &Config) -> Common {
@@ -357,6 +374,16 @@ fn common(opts: &Opts, config: &Config) -> Common {
             .or(input.idle_timeout.map(|d| d.0))
             .unwrap_or(Duration::from_millis(100)),
         framing: framing_limits(opts.max_line_bytes, opts.max_event_lines, input),
+        incidents: Arc::new(annotail::repeat::Incidents::new(
+            opts.collapse_key.clone().unwrap_or_else(|| {
+                // Checked when the config was loaded.
+                config.output.collapse_key.as_deref().map_or_else(Default::default, |k| {
+                    annotail::repeat::KeySpec::parse_all(k).unwrap_or_default()
+                })
+            }),
+            opts.collapse_window.or(config.output.collapse_window.map(|d| d.0)).unwrap_or(annotail::repeat::DEFAULT_WINDOW),
+            !opts.no_collapse && config.output.collapse.unwrap_or(true),
+        )),
     }
 }
 
@@ -394,6 +421,7 @@ fn run_config(
         framing: c.framing,
         metrics: Some(metrics.clone()),
         tally: Some(tally),
+        incidents: Some(c.incidents.clone()),
     }
 }
 
@@ -524,6 +552,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         format: c.format,
         color: c.color,
         width: c.width,
+        incidents: c.incidents.clone(),
         sinks: Vec::new(),
         watch_config: catalog_paths(&opts.catalog.catalog, config).into_iter().chain(opts.config.clone()).collect(),
     }
@@ -817,7 +846,11 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     }
     let c = common(&opts, &config);
     let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
-    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let mut threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    if c.format == Format::Pretty && c.incidents.collapse {
+        // Collapsing decides each repeat in input order, as it is written.
+        threads = 1;
+    }
     let cfg = run_config(&c, opts.paths, threads, &metrics, tally);
     let result = pipeline::run(&m, &cfg, &mut writer);
     drop(writer);

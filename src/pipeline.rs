@@ -42,6 +42,8 @@ pub struct RunConfig {
     pub metrics: Option<Arc<Metrics>>,
     /// Matches per record (`--summary`, metrics).
     pub tally: Option<Arc<Tally>>,
+    /// Repeats and incidents (counted in `tally`; pretty output's collapse).
+    pub incidents: Option<Arc<crate::repeat::Incidents>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +259,7 @@ fn run_file(
     let mut report = Report::new(cfg, meta.path.as_deref().unwrap_or_default());
     let mut ann = Annotator::new(matcher, cfg.emit, writer, meta);
     ann.tally = cfg.tally.clone();
+    ann.incidents = cfg.incidents.clone();
     let mut buf = vec![0u8; FILE_BLOCK];
     let result = loop {
         let n = match file.read(&mut buf) {
@@ -310,6 +313,7 @@ fn run_stdin(
     let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
     let mut ann = Annotator::new(matcher, cfg.emit, writer, SourceMeta::stdin());
     ann.tally = cfg.tally.clone();
+    ann.incidents = cfg.incidents.clone();
     let mut report = Report::new(cfg, "stdin");
     let result = loop {
         // With no idle timeout, an event is complete as soon as the input pauses.
@@ -425,6 +429,8 @@ struct Done {
     marks: Option<Vec<(u64, u64)>>,
     totals: Totals,
     error: Option<io::Error>,
+    /// The segment's matches, for the reader to decide repeats in input order.
+    matches: Vec<crate::repeat::Deferred>,
 }
 
 /// Bytes read back from a cut target to find the start of an event there: more than
@@ -498,6 +504,7 @@ fn run_file_parallel(
             let bases = &bases;
             scope.spawn(move || {
                 let mut own: Option<std::fs::File> = None;
+                let mut deferred: Option<Vec<crate::repeat::Deferred>> = None;
                 loop {
                     let seg = match seg_rx.lock().expect("reader lock").recv() {
                         Ok(s) => s,
@@ -524,6 +531,7 @@ fn run_file_parallel(
                                     marks: None,
                                     totals: Totals::default(),
                                     error: Some(e),
+                                    matches: Vec::new(),
                                 };
                                 let (lock, cvar) = bases;
                                 lock.lock().expect("line bases").set_count(seg.seq as usize, 0);
@@ -564,16 +572,20 @@ fn run_file_parallel(
                         framer.start_at(seg.offset, first_line);
                         let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
                         ann.tally = cfg.tally.clone();
+                        ann.incidents = cfg.incidents.clone();
+                        ann.deferred = cfg.incidents.is_some().then(|| deferred.take().unwrap_or_default());
                         ann.segment_lines = relative_lines;
                         ann.set_observed(SystemTime::now());
                         framer.feed(&bytes, &mut ann);
                         framer.finish(&mut ann);
                         add_totals(&mut t, &framer, &ann);
+                        deferred = ann.deferred.take();
                     }
                     let output = out.take_rendered();
                     let marks = out.line_marks.take();
                     inputs.give(std::mem::take(&mut bytes));
-                    if done_tx.send(Done { seq: seg.seq, output, marks, totals: t, error: None }).is_err() {
+                    let matches = deferred.take().unwrap_or_default();
+                    if done_tx.send(Done { seq: seg.seq, output, marks, totals: t, error: None, matches }).is_err() {
                         break;
                     }
                 }
@@ -605,6 +617,15 @@ fn run_file_parallel(
                         relocated.set(fixed);
                     }
                     None => writer.rendered(&d.output),
+                }
+                if let Some(inc) = &cfg.incidents {
+                    for m in &d.matches {
+                        if inc.observe(m.key, m.at_ms) == crate::repeat::Seen::First
+                            && let Some(t) = &cfg.tally
+                        {
+                            t.add_incident(m.entry);
+                        }
+                    }
                 }
                 lines_before.set(lines_before.get() + d.totals.lines);
                 outputs.give(d.output);

@@ -112,6 +112,9 @@ pub struct Matched {
     pub matches: u64,
     /// Events in which it was the primary match.
     pub primary: u64,
+    /// Distinct incidents among the matches: repeats of the same record and captured values
+    /// within a minute count once (see `--collapse-window` in the README).
+    pub incidents: u64,
 }
 
 /// What one record's confirmation cost.
@@ -222,7 +225,12 @@ pub fn report(
         top_matched = by_count
             .iter()
             .take(top)
-            .map(|&e| Matched { record: id(m, e).to_owned(), matches: t.matches[e], primary: t.primary[e] })
+            .map(|&e| Matched {
+                record: id(m, e).to_owned(),
+                matches: t.matches[e],
+                primary: t.primary[e],
+                incidents: t.incidents[e],
+            })
             .collect();
     }
     let mut by_time: Vec<usize> = (0..m.entries.len()).filter(|&e| cost[e].0 > 0).collect();
@@ -336,6 +344,12 @@ fn against_pass<'m>(
             framing: limits,
             metrics: None,
             tally: None,
+            // Repeats are decided per file, with the default window and key.
+            incidents: Some(std::sync::Arc::new(crate::repeat::Incidents::new(
+                Default::default(),
+                crate::repeat::DEFAULT_WINDOW,
+                true,
+            ))),
         };
         let (_, totals) =
             pipeline::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;
@@ -452,6 +466,7 @@ struct Recorder<'m> {
     m: &'m Matcher,
     matches: Vec<u64>,
     primary: Vec<u64>,
+    incidents: Vec<u64>,
     /// Per record: (calls, nanoseconds).
     cost: Vec<(u64, u64)>,
     /// Records already warmed up (see [`WARMUP`]).
@@ -472,6 +487,7 @@ impl<'m> Recorder<'m> {
             m,
             matches: vec![0; n],
             primary: vec![0; n],
+            incidents: vec![0; n],
             cost: vec![(0, 0); n],
             warmed: vec![false; n],
             timed,
@@ -527,8 +543,11 @@ impl Writer for Recorder<'_> {
     }
 
     fn write(&mut self, ev: &Annotated<'_>) {
-        for f in ev.found {
+        for (i, f) in ev.found.iter().enumerate() {
             self.matches[f.entry as usize] += 1;
+            if ev.seen.get(i) == Some(&crate::repeat::Seen::First) {
+                self.incidents[f.entry as usize] += 1;
+            }
         }
         if let Some(f) = ev.found.first() {
             self.primary[f.entry as usize] += 1;
@@ -595,9 +614,10 @@ impl Report {
                     let _ = writeln!(o, "  … and {} more", never.len() - self.top);
                 }
                 let _ = writeln!(o, "\n== Most matched (top {})", self.top);
-                let _ = writeln!(o, "  {:>8} {:>8}  record", "matches", "primary");
+                let _ = writeln!(o, "  {:>8} {:>8} {:>9}  record", "matches", "primary", "incidents");
                 for t in &self.top_matched {
-                    let _ = writeln!(o, "  {:>8} {:>8}  {}{}", t.matches, t.primary, t.record, slug(&t.record));
+                    let _ =
+                        writeln!(o, "  {:>8} {:>8} {:>9}  {}{}", t.matches, t.primary, t.incidents, t.record, slug(&t.record));
                 }
             }
             _ => {

@@ -1,5 +1,7 @@
 //! `--summary`: the table written to standard error when a run ends (end of input, Ctrl-C,
-//! SIGTERM): totals, matches per severity, matches per record.
+//! SIGTERM): totals, matches and incidents per severity, matches and incidents per record.
+//! A match is one occurrence; an incident is what repeats of the same key within the repeat
+//! window make together ([`crate::repeat`]): a storm of 10,000 matches is one incident.
 //!
 //! Owns only the rendering; the counts come from [`crate::metrics::Metrics`]. Contract: plain
 //! text that fits `width` columns (record names are cut with `…`), colour only when asked, at
@@ -81,6 +83,7 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let width = width.max(40);
     let mut out = String::new();
     let total: u64 = sum.records.iter().map(|r| r.count).sum();
+    let incidents: u64 = sum.records.iter().map(|r| r.incidents).sum();
     let _ = writeln!(
         out,
         "{}annotail summary{}{}",
@@ -92,23 +95,25 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let _ = writeln!(out, "  events        {}", thousands(sum.events));
     let _ = writeln!(
         out,
-        "  known errors  {}, {} of {}",
+        "  known errors  {}, {} of {}, {}",
         counted(sum.matched_events, "event"),
         counted(total, "match"),
-        counted(sum.records.len() as u64, "record")
+        counted(sum.records.len() as u64, "record"),
+        counted(incidents, "incident")
     );
     if sum.records.is_empty() {
         let _ = writeln!(out, "no known error matched");
         return out;
     }
-    let mut sevs: Vec<(&str, u64, usize)> = Vec::new();
+    let mut sevs: Vec<(&str, u64, usize, u64)> = Vec::new();
     for r in &sum.records {
-        match sevs.iter_mut().find(|(s, _, _)| *s == r.severity) {
+        match sevs.iter_mut().find(|(s, ..)| *s == r.severity) {
             Some(e) => {
                 e.1 += r.count;
                 e.2 += 1;
+                e.3 += r.incidents;
             }
-            None => sevs.push((&r.severity, r.count, 1)),
+            None => sevs.push((&r.severity, r.count, 1, r.incidents)),
         }
     }
     sevs.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
@@ -116,19 +121,39 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
         thousands(sum.records.iter().map(|r| r.count).max().unwrap_or(0)).len().max(total.to_string().len()).max(5);
     let sev_w = sum.records.iter().map(|r| r.severity.len()).max().unwrap_or(0).max(8);
     let _ = writeln!(out);
-    let _ = writeln!(out, "{}{:<sev_w$}  {:>count_w$}  RECORDS{}", c(BOLD), "SEVERITY", "COUNT", c(RESET));
-    for (sev, n, k) in &sevs {
-        let _ = writeln!(out, "{}{:<sev_w$}{}  {:>count_w$}  {}", sev_color(sev), sev, c(RESET), thousands(*n), k);
+    let inc_w = thousands(incidents).len().max(9);
+    let _ = writeln!(
+        out,
+        "{}{:<sev_w$}  {:>count_w$}  {:>inc_w$}  RECORDS{}",
+        c(BOLD),
+        "SEVERITY",
+        "COUNT",
+        "INCIDENTS",
+        c(RESET)
+    );
+    for (sev, n, k, i) in &sevs {
+        let _ = writeln!(
+            out,
+            "{}{:<sev_w$}{}  {:>count_w$}  {:>inc_w$}  {}",
+            sev_color(sev),
+            sev,
+            c(RESET),
+            thousands(*n),
+            thousands(*i),
+            k
+        );
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "{}{:>count_w$}  {:<sev_w$}  RECORD{}", c(BOLD), "COUNT", "SEVERITY", c(RESET));
-    let name_w = width.saturating_sub(count_w + sev_w + 4).max(10);
+    let _ =
+        writeln!(out, "{}{:>count_w$}  {:>inc_w$}  {:<sev_w$}  RECORD{}", c(BOLD), "COUNT", "INCIDENTS", "SEVERITY", c(RESET));
+    let name_w = width.saturating_sub(count_w + inc_w + sev_w + 6).max(10);
     for r in sum.records.iter().take(MAX_ROWS) {
         let name = if r.title == r.id { r.id.clone() } else { format!("{} ({})", r.title, r.id) };
         let _ = writeln!(
             out,
-            "{:>count_w$}  {}{:<sev_w$}{}  {}",
+            "{:>count_w$}  {:>inc_w$}  {}{:<sev_w$}{}  {}",
             thousands(r.count),
+            thousands(r.incidents),
             sev_color(&r.severity),
             r.severity,
             c(RESET),
@@ -138,8 +163,9 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     if sum.records.len() > MAX_ROWS {
         let rest = &sum.records[MAX_ROWS..];
         let n: u64 = rest.iter().map(|r| r.count).sum();
+        let i: u64 = rest.iter().map(|r| r.incidents).sum();
         let plural = if rest.len() == 1 { "" } else { "s" };
-        let _ = writeln!(out, "{:>count_w$}  … {} more record{plural}", thousands(n), rest.len());
+        let _ = writeln!(out, "{:>count_w$}  {:>inc_w$}  … {} more record{plural}", thousands(n), thousands(i), rest.len());
     }
     out
 }
@@ -149,7 +175,7 @@ mod tests {
     use super::*;
 
     fn rec(id: &str, sev: &str, count: u64) -> RecordCount {
-        RecordCount { id: id.into(), title: format!("title-of-{id}"), severity: sev.into(), count }
+        RecordCount { id: id.into(), title: format!("title-of-{id}"), severity: sev.into(), count, incidents: count.div_ceil(10) }
     }
 
     #[test]
@@ -164,16 +190,16 @@ mod tests {
         let text = render(&sum, 60, false);
         assert!(
             text.starts_with(
-                "annotail summary\n  lines read    1,234,567\n  events        1,000,000\n  known errors  42 events, 42 matches of 3 records\n"
+                "annotail summary\n  lines read    1,234,567\n  events        1,000,000\n  known errors  42 events, 42 matches of 3 records, 5 incidents\n"
             ),
             "{text}"
         );
         let lines: Vec<&str> = text.lines().collect();
         let sev_rows: Vec<&str> =
             lines.iter().copied().skip_while(|l| !l.starts_with("SEVERITY")).skip(1).take(2).collect();
-        assert_eq!(sev_rows[0].split_whitespace().collect::<Vec<_>>(), ["error", "32", "2"]);
-        assert_eq!(sev_rows[1].split_whitespace().collect::<Vec<_>>(), ["warning", "10", "1"]);
-        assert!(text.contains("   30  error     title-of-a (a)"), "{text}");
+        assert_eq!(sev_rows[0].split_whitespace().collect::<Vec<_>>(), ["error", "32", "4", "2"]);
+        assert_eq!(sev_rows[1].split_whitespace().collect::<Vec<_>>(), ["warning", "10", "1", "1"]);
+        assert!(text.contains("   30          3  error     title-of-a (a)"), "{text}");
         assert!(!text.contains('\x1b'));
         assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
     }
@@ -199,7 +225,7 @@ mod tests {
             80,
             false,
         );
-        assert!(text.contains("  known errors  1 event, 1 match of 1 record\n"), "{text}");
+        assert!(text.contains("  known errors  1 event, 1 match of 1 record, 1 incident\n"), "{text}");
     }
 
     #[test]

@@ -67,6 +67,8 @@ pub struct Settings {
     pub format: Format,
     pub color: bool,
     pub width: usize,
+    /// Repeats and incidents, across every followed file.
+    pub incidents: std::sync::Arc<crate::repeat::Incidents>,
     /// Where events go (standard output when empty).
     pub sinks: Vec<SinkSpec>,
     /// The catalog paths and the config file: a change reloads them (as SIGHUP does).
@@ -1288,6 +1290,7 @@ impl Reader {
             let out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
             let mut ann = Annotator::new(matcher, settings.emit, out, t.meta.clone());
             ann.tally = Some(tally.clone());
+            ann.incidents = Some(settings.incidents.clone());
             Live { framer, ann, reported: Totals::default() }
         });
         // New data in a file that was read to its end: first make sure it is still the same

@@ -104,11 +104,27 @@ pub fn redact(url: &str) -> String {
 #[derive(Debug)]
 pub struct Tally {
     counts: Vec<AtomicU64>,
+    /// Per entry: incidents (first occurrences of a key within the repeat window, see
+    /// [`crate::repeat`]); zero where nobody tracks them.
+    incidents: Vec<AtomicU64>,
 }
 
 impl Tally {
     pub fn new(entries: usize) -> Tally {
-        Tally { counts: (0..entries).map(|_| AtomicU64::new(0)).collect() }
+        Tally {
+            counts: (0..entries).map(|_| AtomicU64::new(0)).collect(),
+            incidents: (0..entries).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    pub fn add_incident(&self, entry: u32) {
+        if let Some(c) = self.incidents.get(entry as usize) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn incidents(&self, entry: usize) -> u64 {
+        self.incidents.get(entry).map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     pub fn add(&self, entry: u32) {
@@ -129,6 +145,8 @@ pub struct RecordCount {
     pub title: String,
     pub severity: String,
     pub count: u64,
+    /// Distinct incidents among the matches (see [`crate::repeat`]).
+    pub incidents: u64,
 }
 
 /// Per-record counts across reloads: the current generation's tally plus what earlier
@@ -146,14 +164,15 @@ impl Tallies {
             if n == 0 {
                 continue;
             }
-            into.entry(e.rec.id.clone())
-                .or_insert_with(|| RecordCount {
+            let rc = into.entry(e.rec.id.clone()).or_insert_with(|| RecordCount {
                     id: e.rec.id.clone(),
                     title: e.rec.slug().unwrap_or(&e.rec.id).to_owned(),
                     severity: e.rec.severity().to_owned(),
                     count: 0,
-                })
-                .count += n;
+                    incidents: 0,
+                });
+            rc.count += n;
+            rc.incidents += t.incidents(i);
         }
     }
 }
@@ -170,6 +189,8 @@ pub struct Metrics {
     pub events_written: Counter,
     matches: Family<SeverityLabel, Counter>,
     record_matches: Family<RecordLabel, Counter>,
+    incidents: Family<SeverityLabel, Counter>,
+    record_incidents: Family<RecordLabel, Counter>,
     pub candidates: Counter,
     pub examined: Counter,
     pub confirmed: Counter,
@@ -231,6 +252,13 @@ impl Metrics {
             reg(&mut r, "events_written", "Events delivered: acknowledged by every sink (follow mode) or written");
         let matches = reg(&mut r, "matches", "Record matches, per record severity");
         let record_matches = reg(&mut r, "record_matches", "Matches of the most matched records (top K)");
+        let incidents = reg(
+            &mut r,
+            "incidents",
+            "Distinct incidents among the matches (repeats of a key within the repeat window count once), per record severity",
+        );
+        let record_incidents =
+            reg(&mut r, "record_incidents", "Distinct incidents of the most matched records (top K, the same as record_matches)");
         let candidates = reg(&mut r, "prefilter_candidates", "Candidate records the prefilter passed to confirmation");
         let examined = reg(&mut r, "prefilter_events", "Events with at least one prefilter candidate");
         let confirmed = reg(&mut r, "confirmed_events", "Events a record's regex confirmed");
@@ -277,6 +305,8 @@ impl Metrics {
             events_written,
             matches,
             record_matches,
+            incidents,
+            record_incidents,
             candidates,
             examined,
             confirmed,
@@ -418,17 +448,23 @@ impl Metrics {
             f(self);
         }
         let counts = self.record_counts();
-        let mut per_sev: HashMap<&str, u64> = HashMap::new();
+        let mut per_sev: HashMap<&str, (u64, u64)> = HashMap::new();
         for r in &counts {
-            *per_sev.entry(r.severity.as_str()).or_default() += r.count;
+            let s = per_sev.entry(r.severity.as_str()).or_default();
+            s.0 += r.count;
+            s.1 += r.incidents;
         }
-        for (sev, n) in per_sev {
-            self.matches.get_or_create(&SeverityLabel { severity: sev.to_owned() }).inner().store(n, Ordering::Relaxed);
+        for (sev, (n, i)) in per_sev {
+            let label = SeverityLabel { severity: sev.to_owned() };
+            self.matches.get_or_create(&label).inner().store(n, Ordering::Relaxed);
+            self.incidents.get_or_create(&label).inner().store(i, Ordering::Relaxed);
         }
         self.record_matches.clear();
+        self.record_incidents.clear();
         for r in counts.iter().take(self.top_records) {
             let label = RecordLabel { record: r.id.clone(), severity: r.severity.clone() };
             self.record_matches.get_or_create(&label).inner().store(r.count, Ordering::Relaxed);
+            self.record_incidents.get_or_create(&label).inner().store(r.incidents, Ordering::Relaxed);
         }
         if let Some(at) = *self.checkpoint_current.lock().expect("checkpoint lock") {
             self.checkpoint_age.set(at.elapsed().as_secs_f64());

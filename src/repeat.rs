@@ -1,0 +1,341 @@
+//! Repeats: which occurrences of a known error belong to one incident.
+//!
+//! Owns the rule that pretty output's collapse, the incident counts (`--summary`, `stats`,
+//! metrics) and a sink's `dedupe` share: an occurrence is identified by a key made of some of its
+//! parts ([`KeyPart`]: the record, its captured values, the message, where it came from); the
+//! first occurrence of a key opens an incident that lasts one window, and every occurrence of
+//! the same key within it is a repeat. The next occurrence after the window opens a new
+//! incident. Contract: [`Repeats::observe`] is synchronous, constant time on average, and keeps
+//! at most [`MAX_OPEN`] keys (oldest incident evicted first, so memory is bounded however many
+//! distinct values a storm carries); time is whatever clock the caller passes (the lines' own
+//! timestamps for reading, the wall clock for sinks), and time going backwards (interleaved
+//! sources) counts as no time passing.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use crate::event::Annotated;
+
+/// One part of what makes two occurrences the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyPart {
+    /// The record's id (always part of a key: two records are never the same error).
+    Record,
+    /// Every captured value, by name.
+    Captures,
+    /// The event's message text.
+    Message,
+    /// The source file's path.
+    File,
+    /// Kubernetes pod, namespace and container (from the line's prefix or the file's name).
+    Pod,
+    Namespace,
+    Container,
+}
+
+const PARTS: usize = 7;
+
+impl KeyPart {
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn parse(s: &str) -> Result<KeyPart, KeyError> {
+        Ok(match s.trim() {
+            "record" => KeyPart::Record,
+            "captures" => KeyPart::Captures,
+            "message" => KeyPart::Message,
+            "file" => KeyPart::File,
+            "pod" => KeyPart::Pod,
+            "namespace" => KeyPart::Namespace,
+            "container" => KeyPart::Container,
+            other => return Err(KeyError(other.to_owned())),
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "unknown key part {0:?}: expected record, captures, message, file, pod, namespace or container"
+)]
+pub struct KeyError(String);
+
+/// Which parts make a key. The record is always one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySpec {
+    mask: u8,
+}
+
+impl Default for KeySpec {
+    /// The record and its captured values: the same error about the same job, table or address.
+    fn default() -> KeySpec {
+        KeySpec { mask: 1 << KeyPart::Record.index() | 1 << KeyPart::Captures.index() }
+    }
+}
+
+impl KeySpec {
+    pub fn new(parts: &[KeyPart]) -> KeySpec {
+        KeySpec { mask: parts.iter().fold(1 << KeyPart::Record.index(), |m, p| m | 1 << p.index()) }
+    }
+
+    /// A comma-separated list (`record,captures,pod`).
+    pub fn parse_list(s: &str) -> Result<KeySpec, KeyError> {
+        let parts = s.split(',').filter(|p| !p.trim().is_empty()).map(KeyPart::parse).collect::<Result<Vec<_>, _>>()?;
+        Ok(KeySpec::new(&parts))
+    }
+
+    pub fn parse_all<S: AsRef<str>>(items: &[S]) -> Result<KeySpec, KeyError> {
+        let parts = items.iter().map(|s| KeyPart::parse(s.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        Ok(KeySpec::new(&parts))
+    }
+}
+
+/// The hash of each key part of one event's primary match, so that every consumer can make the
+/// key it is configured with without seeing the event again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parts([u64; PARTS]);
+
+fn hash_of<T: Hash + ?Sized>(v: &T) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    v.hash(&mut h);
+    h.finish()
+}
+
+impl Parts {
+    /// The parts of `ev`'s primary match; `None` when nothing matched (such events are never
+    /// repeats of one another).
+    pub fn of(ev: &Annotated<'_>) -> Option<Parts> {
+        let f = ev.found.first()?;
+        Some(Parts::of_found(ev, f))
+    }
+
+    pub fn of_found(ev: &Annotated<'_>, f: &crate::matcher::Found) -> Parts {
+        let mut p = [0u64; PARTS];
+        p[KeyPart::Record.index()] = hash_of(ev.matcher.entries[f.entry as usize].rec.id.as_str());
+        let mut h = rustc_hash::FxHasher::default();
+        for (name, value) in ev.captures(f) {
+            name.hash(&mut h);
+            value.hash(&mut h);
+        }
+        p[KeyPart::Captures.index()] = h.finish();
+        p[KeyPart::Message.index()] = hash_of(ev.message);
+        p[KeyPart::File.index()] = hash_of(&ev.source.path);
+        p[KeyPart::Pod.index()] = hash_of(&ev.log.pod.as_deref());
+        p[KeyPart::Namespace.index()] = hash_of(&ev.log.namespace.as_deref());
+        p[KeyPart::Container.index()] = hash_of(&ev.log.container.as_deref());
+        Parts(p)
+    }
+
+    /// The key under `spec`.
+    pub fn key(&self, spec: &KeySpec) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        for (i, v) in self.0.iter().enumerate() {
+            if spec.mask & (1 << i) != 0 {
+                v.hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+}
+
+/// What an occurrence is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// The first of its incident.
+    First,
+    /// A repeat: the incident's `count`th occurrence (2 for the first repeat), `elapsed_ms` after
+    /// the first; `mark` on the occurrences pretty output puts a marker under.
+    Repeat { count: u64, elapsed_ms: i64, mark: bool },
+}
+
+/// How long an incident lasts unless configured: a recovery loop retries within seconds, so a
+/// minute holds a storm's repeats, and an error still there after a minute is shown in full
+/// again.
+pub const DEFAULT_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Keys tracked at once. An entry is about 40 bytes: 4,096 of them are ~160 KiB, and a storm
+/// whose captures change on every line (a counter captured as a value) cycles through them
+/// instead of growing without bound.
+pub const MAX_OPEN: usize = 4096;
+
+/// Repeat counts that get a marker in pretty output: the first repeat (collapsing has begun)
+/// and each power of ten after it, so a storm of N repeats adds about log10(N) lines.
+fn marked(count: u64) -> bool {
+    count == 2 || (count >= 10 && 10u64.pow(count.ilog10()) == count)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    first_ms: i64,
+    count: u64,
+}
+
+/// The open incidents.
+#[derive(Debug)]
+pub struct Repeats {
+    window_ms: i64,
+    open: HashMap<u64, Open, rustc_hash::FxBuildHasher>,
+    /// Incidents opened so far.
+    pub incidents: u64,
+}
+
+impl Repeats {
+    pub fn new(window: std::time::Duration) -> Repeats {
+        Repeats {
+            window_ms: i64::try_from(window.as_millis()).unwrap_or(i64::MAX),
+            open: HashMap::default(),
+            incidents: 0,
+        }
+    }
+
+    /// An occurrence of `key` at `at_ms` (milliseconds on the caller's clock).
+    pub fn observe(&mut self, key: u64, at_ms: i64) -> Seen {
+        if let Some(o) = self.open.get_mut(&key) {
+            let elapsed = at_ms.saturating_sub(o.first_ms).max(0);
+            if elapsed < self.window_ms {
+                o.count += 1;
+                return Seen::Repeat { count: o.count, elapsed_ms: elapsed, mark: marked(o.count) };
+            }
+            *o = Open { first_ms: at_ms, count: 1 };
+            self.incidents += 1;
+            return Seen::First;
+        }
+        if self.open.len() >= MAX_OPEN {
+            self.evict(at_ms);
+        }
+        self.open.insert(key, Open { first_ms: at_ms, count: 1 });
+        self.incidents += 1;
+        Seen::First
+    }
+
+    /// Make room: incidents whose window has passed go; if none has, the oldest one does.
+    fn evict(&mut self, now_ms: i64) {
+        let w = self.window_ms;
+        self.open.retain(|_, o| now_ms.saturating_sub(o.first_ms) < w);
+        if self.open.len() >= MAX_OPEN
+            && let Some((&k, _)) = self.open.iter().min_by_key(|(_, o)| o.first_ms)
+        {
+            self.open.remove(&k);
+        }
+    }
+
+    pub fn open_keys(&self) -> usize {
+        self.open.len()
+    }
+}
+
+/// The incidents of a run, shared by every reader of it (each followed file's annotator, the
+/// reader of a parallel run): repeats are found across files, so a storm that three pods log is
+/// one incident per key, not three (add `pod` or `file` to the key to tell them apart).
+#[derive(Debug)]
+pub struct Incidents {
+    pub key: KeySpec,
+    /// Whether pretty output collapses repeats (`--no-collapse` keeps the counts only).
+    pub collapse: bool,
+    pub window: std::time::Duration,
+    tracker: std::sync::Mutex<Repeats>,
+}
+
+impl Incidents {
+    pub fn new(key: KeySpec, window: std::time::Duration, collapse: bool) -> Incidents {
+        Incidents { key, collapse, window, tracker: std::sync::Mutex::new(Repeats::new(window)) }
+    }
+
+    pub fn observe(&self, key: u64, at_ms: i64) -> Seen {
+        self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).observe(key, at_ms)
+    }
+}
+
+/// A match a parallel worker saw, for the reader to observe in input order.
+#[derive(Debug, Clone, Copy)]
+pub struct Deferred {
+    pub entry: u32,
+    pub key: u64,
+    pub at_ms: i64,
+}
+
+/// The clock for reading: the event's own timestamp when it has one that parses, else now.
+pub fn event_millis(timestamp: &str) -> i64 {
+    crate::report::parse_timestamp(timestamp).unwrap_or_else(now_millis)
+}
+
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `12 s`, `3 min`, `2 h`: how long a collapsed incident has lasted, as a marker says it.
+pub fn elapsed_text(ms: i64) -> String {
+    let s = ms / 1000;
+    match s {
+        _ if ms < 1000 => format!("{:.1} s", ms as f64 / 1000.0),
+        0..120 => format!("{s} s"),
+        120..7200 => format!("{} min", s / 60),
+        _ => format!("{} h", s / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn repeats_within_the_window_and_a_new_incident_after_it() {
+        let mut r = Repeats::new(Duration::from_secs(60));
+        let cases: &[(u64, i64, Seen)] = &[
+            (1, 0, Seen::First),
+            (1, 1_000, Seen::Repeat { count: 2, elapsed_ms: 1_000, mark: true }),
+            (1, 2_000, Seen::Repeat { count: 3, elapsed_ms: 2_000, mark: false }),
+            (2, 2_500, Seen::First),
+            (1, 59_999, Seen::Repeat { count: 4, elapsed_ms: 59_999, mark: false }),
+            (1, 60_000, Seen::First),
+            // Time going backwards (another source's older line) is no time at all.
+            (1, 10_000, Seen::Repeat { count: 2, elapsed_ms: 0, mark: true }),
+        ];
+        for (i, (key, at, want)) in cases.iter().enumerate() {
+            assert_eq!(r.observe(*key, *at), *want, "case {i}");
+        }
+        assert_eq!(r.incidents, 3);
+    }
+
+    #[test]
+    fn markers_at_the_first_repeat_and_powers_of_ten() {
+        let marks: Vec<u64> = (1..=20_000).filter(|&c| marked(c)).collect();
+        assert_eq!(marks, [2, 10, 100, 1000, 10_000]);
+    }
+
+    #[test]
+    fn open_keys_are_capped() {
+        let mut r = Repeats::new(Duration::from_secs(3600));
+        for k in 0..(MAX_OPEN as u64 * 3) {
+            assert_eq!(r.observe(k, k as i64), Seen::First);
+        }
+        assert!(r.open_keys() <= MAX_OPEN);
+        // The newest keys are still open, the oldest went first.
+        let last = MAX_OPEN as u64 * 3 - 1;
+        assert!(matches!(r.observe(last, last as i64 + 1), Seen::Repeat { .. }));
+        assert_eq!(r.observe(0, last as i64 + 2), Seen::First);
+    }
+
+    #[test]
+    fn key_specs_parse_and_always_hold_the_record() {
+        assert_eq!(KeySpec::parse_list("captures").unwrap(), KeySpec::default());
+        assert_eq!(KeySpec::parse_list("record, captures").unwrap(), KeySpec::default());
+        assert_ne!(KeySpec::parse_list("record").unwrap(), KeySpec::default());
+        let e = KeySpec::parse_list("record,colour").unwrap_err().to_string();
+        assert!(e.contains("\"colour\"") && e.contains("captures"), "{e}");
+        let p = Parts([1, 2, 3, 4, 5, 6, 7]);
+        let q = Parts([1, 9, 3, 4, 5, 6, 7]);
+        assert_eq!(p.key(&KeySpec::parse_list("record").unwrap()), q.key(&KeySpec::parse_list("record").unwrap()));
+        assert_ne!(p.key(&KeySpec::default()), q.key(&KeySpec::default()));
+    }
+
+    #[test]
+    fn elapsed_reads_as_a_person_says_it() {
+        for (ms, want) in [(300, "0.3 s"), (12_000, "12 s"), (600_000, "10 min"), (9_000_000, "2 h")] {
+            assert_eq!(elapsed_text(ms), want);
+        }
+    }
+}
