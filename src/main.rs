@@ -638,6 +638,13 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
             s.timeout = k.timeout.map_or(s.timeout, |d| d.0);
             s.max_backoff = k.max_backoff.map_or(s.max_backoff, |d| d.0);
             s.tls_ca_file = k.tls_ca_file.clone();
+            s.dedupe = k.dedupe.as_ref().map(|d| annotail::sink::dedupe::DedupeSpec {
+                window: d.window.map_or(annotail::repeat::DEFAULT_WINDOW, |w| w.0),
+                // Checked when the config was loaded.
+                key: d.key.as_deref().map_or_else(Default::default, |k| {
+                    annotail::repeat::KeySpec::parse_all(k).unwrap_or_default()
+                }),
+            });
             Ok(s)
         })
         .collect()

@@ -126,6 +126,14 @@ impl Parts {
         Parts(p)
     }
 
+    /// Parts that differ only in the record's hash.
+    #[cfg(test)]
+    pub(crate) fn with_record(h: u64) -> Parts {
+        let mut p = [0u64; PARTS];
+        p[KeyPart::Record.index()] = h;
+        Parts(p)
+    }
+
     /// The key under `spec`.
     pub fn key(&self, spec: &KeySpec) -> u64 {
         let mut h = rustc_hash::FxHasher::default();

@@ -1287,7 +1287,8 @@ impl Reader {
         let l = live.entry(key).or_insert_with(|| {
             let mut framer = Framer::new(matcher, settings.framing, settings.every_event);
             framer.start_at(t.start.0, t.start.1);
-            let out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
+            let mut out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
+            out.keep_meta = settings.sinks.iter().any(|s| s.dedupe.is_some());
             let mut ann = Annotator::new(matcher, settings.emit, out, t.meta.clone());
             ann.tally = Some(tally.clone());
             ann.incidents = Some(settings.incidents.clone());

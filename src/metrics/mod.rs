@@ -90,6 +90,9 @@ pub struct SinkMetrics {
     pub dead_letter: Counter,
     /// The process-wide count of dead-lettered events (the exit status).
     pub dead_letter_all: Arc<AtomicU64>,
+    /// Summaries a sink's `dedupe` sent, and the repeats they counted.
+    pub dedupe_summaries: Counter,
+    pub dedupe_held: Counter,
 }
 
 /// A sink URL without its user information (`https://user:secret@host/` → `https://host/`).
@@ -201,6 +204,8 @@ pub struct Metrics {
     pub sink_retries: Family<SinkLabel, Counter>,
     pub sink_dropped: Family<SinkLabel, Counter>,
     pub sink_dead_letter: Family<SinkLabel, Counter>,
+    pub sink_dedupe_summaries: Family<SinkLabel, Counter>,
+    pub sink_dedupe_repeats: Family<SinkLabel, Counter>,
     /// Events parked in dead-letter files by every sink: a run that parked some exits 1.
     pub dead_lettered: Arc<AtomicU64>,
     pub sink_queue_events: Family<SinkLabel, Gauge>,
@@ -276,6 +281,13 @@ impl Metrics {
             "sink_dead_letter_events",
             "Events a receiver refused one by one (400, 413, 422), parked in the sink's dead-letter file",
         );
+        let sink_dedupe_summaries = reg(
+            &mut r,
+            "sink_dedupe_summaries",
+            "Summary events a sink's dedupe sent at the end of a window (repeat.count in each)",
+        );
+        let sink_dedupe_repeats =
+            reg(&mut r, "sink_dedupe_repeats", "Repeats a sink's dedupe held back and counted in a summary instead");
         let sink_dropped =
             reg(&mut r, "sink_dropped_events", "Events dropped because a queue was full (when_full = drop)");
         let sink_queue_events = reg(&mut r, "sink_queue_events", "Events queued for a sink, not yet delivered");
@@ -317,6 +329,8 @@ impl Metrics {
             sink_retries,
             sink_dropped,
             sink_dead_letter,
+            sink_dedupe_summaries,
+            sink_dedupe_repeats,
             dead_lettered: Arc::default(),
             sink_queue_events,
             file_lag,
@@ -350,6 +364,8 @@ impl Metrics {
             dead_letter: self.sink_dead_letter.get_or_create_owned(&l),
             dead_letter_all: self.dead_lettered.clone(),
             queued: self.sink_queue_events.get_or_create_owned(&l),
+            dedupe_summaries: self.sink_dedupe_summaries.get_or_create_owned(&l),
+            dedupe_held: self.sink_dedupe_repeats.get_or_create_owned(&l),
         }
     }
 
@@ -500,7 +516,9 @@ mod tests {
         let tally = metrics.generation(&m);
         tally.add(0);
         tally.add(0);
+        tally.add_incident(0);
         tally.add(1);
+        tally.add_incident(1);
         let mut d = crate::pipeline::Totals { lines: 10, bytes: 100, ..Default::default() };
         d.counters.matched = 3;
         metrics.add_read(&metrics.source("stdin"), &d);
@@ -515,6 +533,13 @@ mod tests {
             format!("annotail_record_matches_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
         assert_eq!(value(&text, &series), Some(2.0), "{text}");
         assert_eq!(text.matches("annotail_record_matches_total{").count(), 1);
+        // Two matches of record 0 were one incident.
+        let series =
+            format!("annotail_record_incidents_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
+        assert_eq!(value(&text, &series), Some(1.0), "{text}");
+        let sev = format!("annotail_incidents_total{{severity=\"{}\"}}", rec0.severity());
+        let both = if m.entries[1].rec.severity() == rec0.severity() { 2.0 } else { 1.0 };
+        assert_eq!(value(&text, &sev), Some(both), "{text}");
         assert!(text.ends_with("# EOF\n"));
         // Readiness: starting, ready, stopping.
         assert_eq!(metrics.not_ready(), Some("starting"));
@@ -525,6 +550,8 @@ mod tests {
         // A reload keeps the counts (folded by record id).
         let tally2 = metrics.generation(&m);
         tally2.add(0);
+        tally2.add_incident(0);
         assert_eq!(metrics.record_counts()[0].count, 3);
+        assert_eq!(metrics.record_counts()[0].incidents, 2);
     }
 }

@@ -14,6 +14,7 @@
 //! the kernel (a receiver that dies before reading loses what was in its socket buffer: a
 //! reconnect re-sends only unacknowledged batches); HTTP: a 2xx response.
 
+pub mod dedupe;
 pub mod render;
 
 use std::collections::VecDeque;
@@ -106,6 +107,8 @@ pub struct SinkSpec {
     /// Where events a receiver refuses one by one are parked (the state directory's
     /// `dead-letter/`); `None`: nowhere, and such an event is retried until it is taken.
     pub dead_letter_dir: Option<PathBuf>,
+    /// Hold repeats back and send one summary per key and window (off: every event).
+    pub dedupe: Option<dedupe::DedupeSpec>,
 }
 
 impl SinkSpec {
@@ -130,6 +133,7 @@ impl SinkSpec {
             max_backoff: Duration::from_secs(30),
             tls_ca_file: None,
             dead_letter_dir: None,
+            dedupe: None,
         })
     }
 }
@@ -168,6 +172,9 @@ impl SinkSpec {
             if let Err(e) = reqwest::header::HeaderValue::from_str(v) {
                 out.push(format!("headers.{k}: not a valid header value: {e}"));
             }
+        }
+        if self.dedupe.is_some() && self.format == Format::Pretty {
+            out.push("dedupe: pretty output collapses repeats itself; dedupe is for json and ecs sinks".to_owned());
         }
         if let Target::File(p) = &self.target {
             let dir = match p.parent() {
@@ -436,6 +443,7 @@ pub fn with_sinks<R>(
 ) -> std::io::Result<(R, bool)> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
     let formats = Sinks::formats(&specs);
+    let specs_dedupe = specs.iter().any(|s| s.dedupe.is_some());
     let (tx, mut rx) = mpsc::channel::<Rendered>(4);
     let (_reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
     let task = rt.spawn(async move {
@@ -449,7 +457,9 @@ pub fn with_sinks<R>(
             sinks.acked(true).await;
         }
     });
-    let mut w = SinkWriter { multi: MultiWriter::new(&formats, all, false, 100), formats, tx: Some(tx), err: None };
+    let mut multi = MultiWriter::new(&formats, all, false, 100);
+    multi.keep_meta = specs_dedupe;
+    let mut w = SinkWriter { multi, formats, tx: Some(tx), err: None };
     let r = f(&mut w);
     crate::event::Writer::flush(&mut w);
     w.tx = None;
@@ -589,9 +599,42 @@ async fn run_sink(
     let mut items: Vec<Item> = Vec::new();
     let mut payload = Vec::new();
     let host = hostname();
+    let mut dedupe = spec.dedupe.clone().map(dedupe::Dedupe::new);
+    let mut waits: Vec<Vec<u64>> = Vec::new();
     loop {
+        // Summaries of the dedupe windows that ended, before anything newer.
+        if let Some(d) = &mut dedupe {
+            let now = tokio::time::Instant::now();
+            if d.next_due().is_some_and(|at| at <= now) {
+                let (sums, closed) = d.due(now, false, spec.format);
+                if !deliver_summaries(&spec, &mut conn, &host, &sums, &metrics, &acks, idx).await {
+                    return;
+                }
+                for seq in d.summarised(&closed) {
+                    let _ = acks.send((idx, seq));
+                }
+            }
+        }
         // Join what is queued, up to the batch size.
-        let Some(first) = rx.recv().await else { return };
+        let next = match dedupe.as_ref().and_then(dedupe::Dedupe::next_due) {
+            Some(at) => tokio::select! {
+                it = rx.recv() => it,
+                () = tokio::time::sleep_until(at) => continue,
+            },
+            None => rx.recv().await,
+        };
+        let Some(first) = next else {
+            // The input ended: what is held is summed up now.
+            if let Some(d) = &mut dedupe {
+                let (sums, closed) = d.due(tokio::time::Instant::now(), true, spec.format);
+                if deliver_summaries(&spec, &mut conn, &host, &sums, &metrics, &acks, idx).await {
+                    for seq in d.summarised(&closed) {
+                        let _ = acks.send((idx, seq));
+                    }
+                }
+            }
+            return;
+        };
         items.push(first);
         let mut size = items[0].batch.rendered.bytes();
         let fill_until = tokio::time::Instant::now() + spec.batch_timeout;
@@ -613,8 +656,24 @@ async fn run_sink(
             }
         }
         payload.clear();
+        waits.clear();
+        let mut keep = Vec::new();
         for it in &items {
-            encode(&spec, &it.batch.rendered, slot_of(&spec, &it.batch.rendered).unwrap_or(slot), &host, &mut payload);
+            let r = &it.batch.rendered;
+            let slot = slot_of(&spec, r).unwrap_or(slot);
+            let mut w = Vec::new();
+            if let Some(d) = &mut dedupe {
+                let now = tokio::time::Instant::now();
+                keep.clear();
+                keep.extend((0..r.events()).map(|i| {
+                    spec.min_severity.is_some_and(|m| r.severity[i] < m) || d.admit(r, slot, i, now, &mut w)
+                }));
+            }
+            if !w.is_empty() {
+                metrics.dedupe_held.inc_by(keep.iter().filter(|k| !**k).count() as u64);
+            }
+            waits.push(w);
+            encode(&spec, r, slot, &host, &mut payload, dedupe.is_some().then_some(&keep[..]));
         }
         if reopen.has_changed().unwrap_or(false) {
             reopen.mark_unchanged();
@@ -623,15 +682,64 @@ async fn run_sink(
                 conn = Conn::None;
             }
         }
+        if !deliver_all(&spec, &mut conn, std::mem::take(&mut payload), &metrics, &acks, idx).await {
+            return;
+        }
+        for (it, w) in items.drain(..).zip(waits.drain(..)) {
+            metrics.queued.dec_by(it.batch.rendered.events() as i64);
+            match &mut dedupe {
+                Some(d) => {
+                    for seq in d.delivered(it.seq, w) {
+                        let _ = acks.send((idx, seq));
+                    }
+                }
+                None => {
+                    let _ = acks.send((idx, it.seq));
+                }
+            }
+        }
+    }
+}
+
+/// Deliver a batch of dedupe summaries; false when standard output is gone.
+async fn deliver_summaries(
+    spec: &SinkSpec,
+    conn: &mut Conn,
+    host: &str,
+    sums: &render::Rendered,
+    metrics: &SinkMetrics,
+    acks: &mpsc::UnboundedSender<(usize, u64)>,
+    idx: usize,
+) -> bool {
+    if sums.is_empty() {
+        return true;
+    }
+    let mut payload = Vec::new();
+    encode(spec, sums, 0, host, &mut payload, None);
+    metrics.dedupe_summaries.inc_by(sums.events() as u64);
+    deliver_all(spec, conn, payload, metrics, acks, idx).await
+}
+
+/// Deliver `payload` until it is taken: retried with backoff, split where the receiver refuses
+/// it whole, single refused events parked in the dead-letter file. False when standard output
+/// is gone (the acknowledgement that says so is sent).
+async fn deliver_all(
+    spec: &SinkSpec,
+    conn: &mut Conn,
+    payload: Vec<u8>,
+    metrics: &SinkMetrics,
+    acks: &mpsc::UnboundedSender<(usize, u64)>,
+    idx: usize,
+) -> bool {
         // Pieces still to deliver, in order: the payload, or the halves of one the receiver
         // refused whole (a 413, or a 400 for some event in it), down to single events.
-        let mut pieces: VecDeque<Vec<u8>> = VecDeque::from([std::mem::take(&mut payload)]);
+        let mut pieces: VecDeque<Vec<u8>> = VecDeque::from([payload]);
         let mut attempt = 0u32;
         while let Some(piece) = pieces.pop_front() {
             if piece.is_empty() {
                 continue;
             }
-            match deliver(&spec, &mut conn, &piece).await {
+            match deliver(spec, conn, &piece).await {
                 Ok(()) => {
                     metrics.sent.inc();
                     if attempt > 0 {
@@ -641,7 +749,7 @@ async fn run_sink(
                 }
                 Err(f) if f.broken_pipe && spec.target == Target::Stdout => {
                     let _ = acks.send((idx, OUTPUT_CLOSED));
-                    return;
+                    return false;
                 }
                 Err(f) if f.refused => {
                     metrics.failed.inc();
@@ -656,7 +764,7 @@ async fn run_sink(
                             // One event the receiver will not take, however often it is sent:
                             // parked, not acknowledged as delivered, not retried forever.
                             loop {
-                                match dead_letter(&spec, &piece).await {
+                                match dead_letter(spec, &piece).await {
                                     Ok(path) => {
                                         metrics.dead_letter.inc();
                                         metrics.dead_letter_all.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -673,7 +781,7 @@ async fn run_sink(
                     }
                 }
                 Err(f) => {
-                    conn = Conn::None;
+                    *conn = Conn::None;
                     attempt += 1;
                     metrics.failed.inc();
                     let piece = if f.written > 0 { piece[resume_at(&spec.target, &piece, f.written)..].to_vec() } else { piece };
@@ -693,12 +801,7 @@ async fn run_sink(
                 }
             }
         }
-        payload = Vec::new();
-        for it in items.drain(..) {
-            metrics.queued.dec_by(it.batch.rendered.events() as i64);
-            let _ = acks.send((idx, it.seq));
-        }
-    }
+    true
 }
 
 /// `Retry-After`: seconds, or an HTTP date.
@@ -726,10 +829,11 @@ fn slot_of(spec: &SinkSpec, r: &Rendered) -> Option<usize> {
 }
 
 /// Append the events of `r` this sink takes (severity filter), framed for its target.
-fn encode(spec: &SinkSpec, r: &Rendered, slot: usize, host: &str, out: &mut Vec<u8>) {
+/// `keep`: per event, false for a repeat a dedupe holds back.
+fn encode(spec: &SinkSpec, r: &Rendered, slot: usize, host: &str, out: &mut Vec<u8>, keep: Option<&[bool]>) {
     for i in 0..r.events() {
         let ev = r.event(slot, i);
-        if ev.is_empty() {
+        if ev.is_empty() || keep.is_some_and(|k| !k[i]) {
             continue;
         }
         if spec.min_severity.is_some_and(|m| r.severity[i] < m) {

@@ -58,6 +58,18 @@ pub struct Rendered {
     /// (the rest is the annotation), so that a pretty sink's severity filter can show the lines
     /// of an event below it without the annotation: pretty output never hides a line.
     pub plain: Vec<usize>,
+    /// Per event, when a sink dedupes ([`MultiWriter::keep_meta`]): what its key is made of,
+    /// its `@timestamp` and `event_id`; empty otherwise.
+    pub meta: Vec<EventMeta>,
+}
+
+/// What a sink's `dedupe` needs of an event without parsing it again.
+#[derive(Debug, Clone)]
+pub struct EventMeta {
+    /// `None`: nothing matched; such an event is never a repeat.
+    pub parts: Option<crate::repeat::Parts>,
+    pub timestamp: Box<str>,
+    pub event_id: Option<u64>,
 }
 
 impl Rendered {
@@ -68,7 +80,18 @@ impl Rendered {
             ends: vec![Vec::new(); formats.len()],
             severity: Vec::new(),
             plain: Vec::new(),
+            meta: Vec::new(),
         }
+    }
+
+    /// Add one event already rendered in format slot 0 (the only one): a sink's own events.
+    pub fn push(&mut self, bytes: &[u8], severity: Severity) {
+        self.bufs[0].extend_from_slice(bytes);
+        for f in 0..self.formats.len() {
+            self.ends[f].push(self.bufs[f].len());
+        }
+        self.severity.push(severity);
+        self.plain.push(0);
     }
 
     pub fn events(&self) -> usize {
@@ -94,6 +117,7 @@ impl Rendered {
         }
         self.severity.append(&mut other.severity);
         self.plain.append(&mut other.plain);
+        self.meta.append(&mut other.meta);
     }
 
     /// Event `i` in format slot `f`.
@@ -109,6 +133,8 @@ pub struct MultiWriter {
     pub out: Rendered,
     /// Events without a match are wanted (`--all`); otherwise only pretty output shows them.
     all: bool,
+    /// Fill [`Rendered::meta`]: some sink dedupes.
+    pub keep_meta: bool,
 }
 
 impl MultiWriter {
@@ -117,6 +143,7 @@ impl MultiWriter {
             writers: formats.iter().map(|&f| OutWriter::memory(Vec::new(), f, color, width)).collect(),
             out: Rendered::new(formats),
             all,
+            keep_meta: false,
         }
     }
 
@@ -149,6 +176,13 @@ impl Writer for MultiWriter {
                 w.write(ev);
             }
         }
+        if self.keep_meta {
+            self.out.meta.push(EventMeta {
+                parts: crate::repeat::Parts::of(ev),
+                timestamp: ev.timestamp.into(),
+                event_id: ev.event_id,
+            });
+        }
         // `write_pretty` starts with the event's lines and a line break.
         self.close_event(severity, only_pretty, ev.raw.len() + 1);
     }
@@ -158,6 +192,9 @@ impl Writer for MultiWriter {
             if w.format() == Format::Pretty {
                 w.raw(bytes);
             }
+        }
+        if self.keep_meta {
+            self.out.meta.push(EventMeta { parts: None, timestamp: "".into(), event_id: None });
         }
         self.close_event(Severity::None, true, bytes.len() + 1);
     }

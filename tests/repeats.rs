@@ -1,0 +1,257 @@
+//! Storms: repeats of a known error collapsed in pretty output, counted as incidents, and
+//! summed up by a sink's `dedupe` without losing an event across `kill -9`.
+
+mod common;
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{PATIENCE, cmd, fixture, wait_timeout};
+use serde_json::Value;
+
+/// A `t-split` warning (capture `actor_id`) `secs` seconds after 10:00 on the day.
+fn barrier(secs: u64, actor: u64) -> String {
+    format!(
+        "2026-11-29T{:02}:{:02}:{:02}.{:03}Z  WARN risingwave_stream::x: barrier collection failed for actor {actor}\n",
+        10 + secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        secs % 1000
+    )
+}
+
+/// A `t-quote` error.
+fn ambiguous(secs: u64) -> String {
+    format!(
+        "2026-11-29T{:02}:{:02}:{:02}.000Z ERROR risingwave_frontend::x: column \"v\" is ambiguous\n",
+        10 + secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+fn pretty(args: &[&str], input: &str) -> String {
+    let fx = fixture();
+    let log = fx.write("storm.log", input);
+    let mut full = vec!["--format", "pretty", "--color", "never"];
+    full.extend_from_slice(args);
+    let log = log.display().to_string();
+    full.push(&log);
+    let out = fx.run(&full, b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Output lines that are not input lines (the annotation).
+fn annotation(out: &str) -> Vec<&str> {
+    out.lines().filter(|l| !l.starts_with("2026-")).collect()
+}
+
+fn full_annotations(out: &str) -> usize {
+    out.lines().filter(|l| l.contains("╰─")).count()
+}
+
+fn markers(out: &str) -> Vec<&str> {
+    out.lines().filter(|l| l.trim_start().starts_with('↻')).collect()
+}
+
+#[test]
+fn a_storm_of_10000_repeats_keeps_every_line_and_adds_at_most_200() {
+    // Ten thousand repeats over 50 s: one incident.
+    let input: String = (0..10_000).map(|i| barrier(i / 200, 7)).collect();
+    let out = pretty(&[], &input);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("2026-")).collect();
+    assert_eq!(lines, input.lines().collect::<Vec<_>>(), "every original line, in order");
+    let extra = annotation(&out);
+    assert!(extra.len() <= 200, "{} lines of annotation", extra.len());
+    assert_eq!(full_annotations(&out), 1);
+    let m = markers(&out);
+    assert_eq!(m.len(), 5, "{m:?}");
+    assert!(m[0].contains("barrier-collect (t-split) again: ×2 in"), "{m:?}");
+    assert!(m[4].contains("×10000 in 49 s"), "{m:?}");
+    // Off: every repeat annotated in full, as before.
+    let all = pretty(&["--no-collapse"], &input);
+    assert_eq!(full_annotations(&all), 10_000);
+    assert!(markers(&all).is_empty());
+}
+
+#[test]
+fn the_full_annotation_comes_back_after_the_window() {
+    // One line every 20 s for 200 s: a new incident every 60 s.
+    let input: String = (0..10).map(|i| barrier(i * 20, 7)).collect();
+    let out = pretty(&[], &input);
+    assert_eq!(full_annotations(&out), 4, "{out}");
+    let out = pretty(&["--collapse-window", "10s"], &input);
+    assert_eq!(full_annotations(&out), 10, "{out}");
+}
+
+#[test]
+fn alternating_records_are_collapsed_each_on_its_own() {
+    let input: String = (0..2000).map(|i| if i % 2 == 0 { barrier(i / 100, 7) } else { ambiguous(i / 100) }).collect();
+    let out = pretty(&[], &input);
+    assert_eq!(full_annotations(&out), 2, "one per record");
+    let m = markers(&out);
+    let split = m.iter().filter(|l| l.contains("(t-split)")).count();
+    let quote = m.iter().filter(|l| l.contains("(t-quote)")).count();
+    // ×2, ×10, ×100, ×1000 for each.
+    assert_eq!((split, quote), (4, 4), "{m:?}");
+}
+
+#[test]
+fn changing_captures_are_new_incidents_unless_the_key_says_otherwise() {
+    let input: String = (0..50).map(|i| barrier(i, 100 + i % 5)).collect();
+    let out = pretty(&[], &input);
+    assert_eq!(full_annotations(&out), 5, "one per actor id");
+    let out = pretty(&["--collapse-key", "record"], &input);
+    assert_eq!(full_annotations(&out), 1);
+    let fx = fixture();
+    let bad = fx.run(&["--collapse-key", "record,colour", "-"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown key part \"colour\""));
+}
+
+#[test]
+fn summary_and_stats_count_incidents_beside_matches() {
+    let fx = fixture();
+    // 300 repeats of one warning over 150 s (3 incidents), 2 different actors once each, one error.
+    let mut input: String = (0..300).map(|i| barrier(i / 2, 7)).collect();
+    input.push_str(&barrier(10, 8));
+    input.push_str(&barrier(11, 9));
+    input.push_str(&ambiguous(12));
+    let log = fx.write("a.log", &input);
+    let out = fx.run(&["--summary", &log.display().to_string()], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("303 events, 303 matches of 2 records, 6 incidents"), "{err}");
+    let row = err.lines().find(|l| l.contains("barrier-collect")).unwrap();
+    assert_eq!(row.split_whitespace().take(3).collect::<Vec<_>>(), ["302", "5", "warning"], "{err}");
+
+    let stats = cmd()
+        .args(["stats", "-c", &fx.catalog.display().to_string(), "--against", &log.display().to_string(), "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&stats.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&stats.stderr)));
+    let top = v["top_matched"].as_array().unwrap();
+    let split = top.iter().find(|t| t["record"] == "t-split").unwrap();
+    assert_eq!((split["matches"].as_u64(), split["incidents"].as_u64()), (Some(302), Some(5)));
+}
+
+/// The daemon following `dir/logs/*.log` to a TCP sink with `dedupe`.
+fn daemon(dir: &Path, port: u16, window: &str) -> Child {
+    let cfg = dir.join("annotail.toml");
+    fs::write(dir.join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+    fs::write(
+        &cfg,
+        format!(
+            "catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n\
+             [[sinks]]\nurl = \"tcp://127.0.0.1:{port}\"\ndedupe = {{ window = \"{window}\" }}\n"
+        ),
+    )
+    .unwrap();
+    let err = fs::OpenOptions::new().create(true).append(true).open(dir.join("stderr.log")).unwrap();
+    cmd()
+        .arg("--config")
+        .arg(&cfg)
+        .args(["--log-level", "info", "--poll-interval", "50ms"])
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap()
+}
+
+fn receiver() -> (u16, Arc<Mutex<Vec<Value>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let got = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let g = got.clone();
+    thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            let g = g.clone();
+            thread::spawn(move || {
+                for l in BufReader::new(s).lines().map_while(Result::ok) {
+                    g.lock().unwrap().push(serde_json::from_str(&l).expect("whole JSON events"));
+                }
+            });
+        }
+    });
+    (port, got)
+}
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < PATIENCE, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Event ids an event stands for: its own, and those of the repeats it sums up.
+fn covered(events: &[Value]) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    for e in events {
+        ids.insert(e["event_id"].as_str().unwrap().to_owned());
+        if let Some(r) = e["repeat"]["event_ids"].as_array() {
+            ids.extend(r.iter().map(|i| i.as_str().unwrap().to_owned()));
+        }
+    }
+    ids
+}
+
+#[test]
+fn dedupe_sends_the_first_and_one_summary_per_window() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    let mut input: String = (0..500).map(|i| barrier(i / 10, 7)).collect();
+    input.push_str(&ambiguous(60));
+    fs::write(dir.path().join("logs/a.log"), &input).unwrap();
+    let (port, got) = receiver();
+    let d = daemon(dir.path(), port, "1s");
+    wait_until("the summary", || got.lock().unwrap().iter().any(|e| e.get("repeat").is_some()));
+    let st = std::process::Command::new("kill").arg("-TERM").arg(d.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let mut d = d;
+    assert!(wait_timeout(&mut d, PATIENCE).expect("exits").success());
+    let evs = got.lock().unwrap().clone();
+    assert_eq!(evs.len(), 3, "the first barrier event, the error, one summary: {evs:#?}");
+    assert!(evs[0].get("repeat").is_none() && evs[0]["match"]["id"] == "t-split");
+    assert_eq!(evs[1]["match"]["id"], "t-quote");
+    let s = &evs[2];
+    assert_eq!(s["match"]["id"], "t-split");
+    assert_eq!(s["repeat"]["count"], 499);
+    assert_eq!(s["repeat"]["first_timestamp"], "2026-11-29T10:00:00.000Z");
+    assert_eq!(s["repeat"]["last_timestamp"], "2026-11-29T10:00:49.049Z");
+    assert_eq!(s["repeat"]["event_ids"].as_array().unwrap().len(), 499);
+    assert_eq!(s["repeat"]["window_seconds"], 1.0);
+    assert_eq!(covered(&evs).len(), 501, "every event is sent or summed up by id");
+}
+
+#[test]
+fn dedupe_loses_nothing_across_kill_9_before_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    let input: String = (0..300).map(|i| barrier(i / 10, 7)).collect();
+    fs::write(dir.path().join("logs/a.log"), &input).unwrap();
+    let (port, got) = receiver();
+    // A long window: the repeats are held when the daemon dies.
+    let mut d = daemon(dir.path(), port, "1h");
+    wait_until("the first event", || !got.lock().unwrap().is_empty());
+    thread::sleep(Duration::from_millis(500));
+    d.kill().unwrap();
+    d.wait().unwrap();
+    let before = got.lock().unwrap().clone();
+    assert_eq!(before.len(), 1, "only the first event went out: {before:#?}");
+    // The checkpoint did not pass the held repeats: a restart reads them again.
+    let mut d = daemon(dir.path(), port, "1s");
+    wait_until("the summary", || got.lock().unwrap().iter().any(|e| e.get("repeat").is_some()));
+    let st = std::process::Command::new("kill").arg("-TERM").arg(d.id().to_string()).status().unwrap();
+    assert!(st.success());
+    assert!(wait_timeout(&mut d, PATIENCE).expect("exits").success());
+    let evs = got.lock().unwrap().clone();
+    assert_eq!(covered(&evs).len(), 300, "{evs:#?}");
+}
