@@ -44,6 +44,7 @@ fn main() {
         width: 80,
         metrics: None,
         tally: None,
+        incidents: None,
     };
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {

@@ -444,6 +444,8 @@ fn cut(s: &str, n: usize) -> &str {
 #[derive(Debug, Default)]
 struct RecordStats {
     primary: u64,
+    /// Incidents among the primary matches (repeats within the window count once).
+    incidents: u64,
     also: u64,
     first: Option<Seen>,
     last: Option<Seen>,
@@ -474,6 +476,8 @@ pub struct Collector<'m> {
     /// Events whose line had a timestamp that did not parse (counted in `untimed` too).
     unparsed: u64,
     events: u64,
+    /// Open incidents of the primary matches.
+    repeats: crate::repeat::Repeats,
 }
 
 impl<'m> Collector<'m> {
@@ -492,6 +496,7 @@ impl<'m> Collector<'m> {
             untimed: FxHashMap::default(),
             unparsed: 0,
             events: 0,
+            repeats: crate::repeat::Repeats::new(crate::repeat::DEFAULT_WINDOW),
         }
     }
 
@@ -581,6 +586,7 @@ impl<'m> Collector<'m> {
                     "error_class": r.str_field("errorClass"),
                     "template": r.template,
                     "count": s.primary,
+                    "incidents": s.incidents,
                     "also_count": s.also,
                     "first": s.first.as_ref().map(ts_of),
                     "last": s.last.as_ref().map(ts_of),
@@ -738,6 +744,12 @@ impl Writer for Collector<'_> {
         let captures = ev.captures(first);
         let s = &mut self.records[first.entry as usize];
         s.primary += 1;
+        // Incidents of the primary matches, with the default window and key (a run's counts
+        // include the records an event also matched).
+        let key = crate::repeat::Parts::of_found(ev, first).key(&crate::repeat::KeySpec::default());
+        if self.repeats.observe(key, crate::repeat::event_millis(ev.timestamp)) == crate::repeat::Seen::First {
+            s.incidents += 1;
+        }
         if s.first.is_none() {
             s.first = Some(seen.clone());
         }

@@ -95,12 +95,12 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let _ = writeln!(out, "  events        {}", thousands(sum.events));
     let _ = writeln!(
         out,
-        "  known errors  {}, {} of {}, {}",
+        "  known errors  {}, {} of {}",
         counted(sum.matched_events, "event"),
         counted(total, "match"),
         counted(sum.records.len() as u64, "record"),
-        counted(incidents, "incident")
     );
+    let _ = writeln!(out, "  incidents     {}", thousands(incidents));
     if sum.records.is_empty() {
         let _ = writeln!(out, "no known error matched");
         return out;
@@ -190,7 +190,7 @@ mod tests {
         let text = render(&sum, 60, false);
         assert!(
             text.starts_with(
-                "annotail summary\n  lines read    1,234,567\n  events        1,000,000\n  known errors  42 events, 42 matches of 3 records, 5 incidents\n"
+                "annotail summary\n  lines read    1,234,567\n  events        1,000,000\n  known errors  42 events, 42 matches of 3 records\n  incidents     5\n"
             ),
             "{text}"
         );
@@ -225,7 +225,7 @@ mod tests {
             80,
             false,
         );
-        assert!(text.contains("  known errors  1 event, 1 match of 1 record, 1 incident\n"), "{text}");
+        assert!(text.contains("  known errors  1 event, 1 match of 1 record\n  incidents     1\n"), "{text}");
     }
 
     #[test]

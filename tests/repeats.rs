@@ -128,7 +128,7 @@ fn summary_and_stats_count_incidents_beside_matches() {
     let log = fx.write("a.log", &input);
     let out = fx.run(&["--summary", &log.display().to_string()], b"");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("303 events, 303 matches of 2 records, 6 incidents"), "{err}");
+    assert!(err.contains("303 events, 303 matches of 2 records\n  incidents     6\n"), "{err}");
     let row = err.lines().find(|l| l.contains("barrier-collect")).unwrap();
     assert_eq!(row.split_whitespace().take(3).collect::<Vec<_>>(), ["302", "5", "warning"], "{err}");
 

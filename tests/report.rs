@@ -44,6 +44,39 @@ fn records_by_id(data: &Value) -> BTreeMap<String, &Value> {
     data["records"].as_array().unwrap().iter().map(|r| (r["id"].as_str().unwrap().to_owned(), r)).collect()
 }
 
+/// Milliseconds of an RFC 3339 UTC timestamp (`2026-03-02T08:00:00.776978869Z`).
+fn millis(ts: &str) -> i64 {
+    let n = |r: std::ops::Range<usize>| ts[r].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    let frac = ts.get(20..23).map_or(0, |f| f.parse::<i64>().unwrap_or(0));
+    ((days * 24 + n(11..13)) * 60 + n(14..16)) * 60_000 + n(17..19) * 1000 + frac
+}
+
+/// Incidents among one record's events, worked out here: a new one at the first event of its
+/// captured values, and at the first after 60 s since the incident began.
+fn incidents(es: &[&Value]) -> u64 {
+    let mut open: HashMap<String, i64> = HashMap::new();
+    let mut n = 0;
+    for e in es {
+        let key = e["match"]["captures"].to_string();
+        let at = millis(e["@timestamp"].as_str().unwrap());
+        match open.get(&key) {
+            Some(&first) if at - first < 60_000 => {}
+            _ => {
+                open.insert(key, at);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// The counts of the overall timeline, summed over the series, per bucket.
 fn bucket_sums(data: &Value) -> Vec<u64> {
     let tl = &data["timeline"];
@@ -83,6 +116,7 @@ fn example_log_report_agrees_with_the_json_run() {
     for (id, es) in &primary {
         let r = recs.get(id).unwrap_or_else(|| panic!("record {id} fired but is not in the report"));
         assert_eq!(r["count"].as_u64(), Some(es.len() as u64), "count of {id}");
+        assert_eq!(r["incidents"].as_u64(), Some(incidents(es)), "incidents of {id}");
         let (first, last) = (es[0], es[es.len() - 1]);
         assert_eq!(r["first"]["line"].as_u64(), Some(src_line(first)), "first seen of {id}");
         assert_eq!(r["last"]["line"].as_u64(), Some(src_line(last)), "last seen of {id}");

@@ -156,7 +156,7 @@ fn pretty_view_wraps_at_the_pane_width_with_colours_and_summary() {
         assert!(
             screen
                 .lines()
-                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["1", "warning", "barrier-collect", "(t-split)"]),
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["1", "1", "warning", "barrier-collect", "(t-split)"]),
             "{screen}"
         );
         // Colours on a terminal: the warning in yellow.

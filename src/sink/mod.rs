@@ -1031,7 +1031,7 @@ mod tests {
         let mut spec = SinkSpec::new("syslog+tcp://h:514", Format::Json).unwrap();
         spec.min_severity = Some(Severity::Warning);
         let mut out = Vec::new();
-        encode(&spec, &r, 0, "node1", &mut out);
+        encode(&spec, &r, 0, "node1", &mut out, None);
         let text = String::from_utf8(out).unwrap();
         let (len, rest) = text.split_once(' ').unwrap();
         assert_eq!(len.parse::<usize>().unwrap(), rest.len(), "{text}");
