@@ -15,10 +15,11 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::event::{Annotated, Format, Log, Source, Writer};
+use crate::event::{Annotated, Format, Log, Source, Unknown, Writer};
 use crate::framing::parse::{self, Header, StreamState};
 use crate::framing::{EventSink, RawEvent};
-use crate::matcher::{Hay, Matcher, Scratch};
+use crate::matcher::{Found, Hay, Matcher, Scratch};
+use crate::unknown::Levels;
 
 /// Which events are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +106,11 @@ pub struct Annotator<'m, W> {
     /// (entry, key, time) of each match here for the reader to observe in order.
     pub deferred: Option<Vec<crate::repeat::Deferred>>,
     seen: Vec<crate::repeat::Seen>,
+    /// `--unknown`: the run's clusterer and the levels it takes; none when off.
+    pub unknown: Option<crate::unknown::Shared>,
+    /// Where unknown events are counted per level; none when nobody asks.
+    pub unknown_metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
+    unknown_template: String,
 }
 
 impl<'m, W: Writer> Annotator<'m, W> {
@@ -129,6 +135,9 @@ impl<'m, W: Writer> Annotator<'m, W> {
             incidents: None,
             deferred: None,
             seen: Vec::new(),
+            unknown: None,
+            unknown_metrics: None,
+            unknown_template: String::new(),
         }
     }
 
@@ -159,17 +168,23 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
         // line-wise, so a literal in it is in the raw bytes too).
         let hopeless = plain_hits && !self.matcher.any_plausible(ev.literals, ev.bytes, &mut self.scratch);
-        if !all && hopeless {
+        // An event no record can explain is still worth parsing when `--unknown` may want it.
+        let levels = self.unknown.as_ref().map_or(Levels::Off, |u| u.levels);
+        let maybe_unknown = levels.is_on()
+            && (levels == Levels::Any
+                || ev.header == Header::Panic
+                || crate::unknown::level_marker(&ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())], levels));
+        if !all && hopeless && !maybe_unknown {
             return;
         }
-        if self.writer.format() == Format::Pretty && hopeless {
+        if self.writer.format() == Format::Pretty && hopeless && !maybe_unknown {
             self.writer.raw(ev.bytes);
             self.counters.written += 1;
             return;
         }
         // A bug met by one event must not take the stream down: report it and go on.
         let (line, lines, offset) = (ev.first_line, ev.lines, ev.offset);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.annotate(ev, all)));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.annotate(ev, all, maybe_unknown)));
         if r.is_err() {
             self.counters.internal_errors += 1;
             let (line, line_in_segment) = if self.segment_lines { (None, Some(line)) } else { (Some(line), None) };
@@ -236,7 +251,7 @@ impl<W: Writer> Annotator<'_, W> {
         pre
     }
 
-    fn annotate(&mut self, ev: RawEvent<'_>, all: bool) {
+    fn annotate(&mut self, ev: RawEvent<'_>, all: bool, maybe_unknown: bool) {
         let pre = self.clean(ev.bytes);
         self.observed();
         let observed = std::mem::take(&mut self.observed);
@@ -318,7 +333,7 @@ impl<W: Writer> Annotator<'_, W> {
                 }
             }
         }
-        if !found && !all {
+        if !found && !all && !maybe_unknown {
             self.text = text;
             self.observed = observed;
             return;
@@ -367,6 +382,32 @@ impl<W: Writer> Annotator<'_, W> {
                 }
             })
             .collect();
+        let names = json.is_some().then_some(&hay_texts[..]);
+        let clustered = if maybe_unknown {
+            let c = Clustering {
+                shared: self.unknown.as_ref(),
+                metrics: self.unknown_metrics.as_deref(),
+                template: &mut self.unknown_template,
+                matcher: self.matcher,
+                found: &self.scratch.found,
+            };
+            c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
+        } else {
+            None
+        };
+        let unknown = clustered.map(|(cluster, count, severity, hay, range)| Unknown {
+            cluster,
+            template: &self.unknown_template,
+            count,
+            text: &hays[hay].text[range],
+            severity,
+        });
+        if !found && !all && unknown.is_none() {
+            drop(log);
+            self.text = text;
+            self.observed = observed;
+            return;
+        }
         let mut ann = Annotated {
             schema: "annotail/1",
             event_id: self.meta.fingerprint.map(|fp| crate::event::event_id(fp, ev.offset)),
@@ -388,6 +429,7 @@ impl<W: Writer> Annotator<'_, W> {
             hays,
             match_fields: &match_fields,
             seen: &[],
+            unknown,
         };
         let mut seen = std::mem::take(&mut self.seen);
         seen.clear();
@@ -422,6 +464,105 @@ impl<W: Writer> Annotator<'_, W> {
         self.text = text;
         self.observed = observed;
     }
+}
+
+/// What [`Annotator::cluster`] found: the cluster, its count, the event's severity, and where
+/// the clustered text is (haystack, range).
+type Clustered = (u64, u64, crate::sink::Severity, usize, Range<usize>);
+
+/// The annotator's parts clustering needs (borrowed apart from the rest of it).
+struct Clustering<'a> {
+    shared: Option<&'a crate::unknown::Shared>,
+    metrics: Option<&'a crate::metrics::Metrics>,
+    template: &'a mut String,
+    matcher: &'a Matcher,
+    found: &'a [Found],
+}
+
+impl Clustering<'_> {
+    /// Cluster what no record explains in this event, if its level is wanted; the template goes
+    /// to `self.template`.
+    fn cluster(
+        self,
+        log: &Log<'_>,
+        header: Header,
+        hays: &[Hay<'_>],
+        names: Option<&[(Vec<u8>, String)]>,
+        tl: Option<&parse::TextLine>,
+        text: &[u8],
+    ) -> Option<Clustered> {
+        let shared = self.shared?;
+        let level = log.level.as_deref().map(str::as_bytes);
+        let panic = header == Header::Panic;
+        if !shared.levels.wants(level, panic) {
+            return None;
+        }
+        let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text)?;
+        let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = c.observe(&hays[hay].text[range.clone()])?;
+        let (cluster, count) = (seen.id, seen.count);
+        self.template.clear();
+        self.template.push_str(seen.template);
+        drop(c);
+        let label = crate::unknown::level_label(level, panic);
+        if let Some(m) = self.metrics {
+            m.unknown_events.get_or_create(&crate::metrics::LevelLabel { level: label }).inc();
+        }
+        let severity = match label {
+            "error" => crate::sink::Severity::Error,
+            "warn" => crate::sink::Severity::Warning,
+            "debug" => crate::sink::Severity::Debug,
+            _ => crate::sink::Severity::Info,
+        };
+        Some((cluster, count, severity, hay, range))
+    }
+}
+
+/// The part of an event no record explains: `(haystack, range)`. Nothing matched: the message
+/// (else its `error` field). A host matched: its `error` field, when no match lies in it. A
+/// wrapper matched (its trailing placeholder holds an error): its trailing capture, when no
+/// match starts in it. `None`: the matches explain the event.
+fn unexplained(
+    m: &Matcher,
+    found: &[Found],
+    hays: &[Hay<'_>],
+    names: Option<&[(Vec<u8>, String)]>,
+    tl: Option<&parse::TextLine>,
+    text: &[u8],
+) -> Option<(usize, Range<usize>)> {
+    let blank = |h: usize, r: &Range<usize>| hays[h].text[r.clone()].iter().all(u8::is_ascii_whitespace);
+    let error_field = || -> Option<(usize, Range<usize>)> {
+        match (names, tl) {
+            (Some(n), _) => n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len())),
+            (None, Some(t)) => t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone())),
+            _ => None,
+        }
+    };
+    if found.is_empty() {
+        let message = match (names, tl) {
+            (Some(n), _) => n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len())),
+            (None, Some(t)) => Some((0, t.message.clone())),
+            _ => Some((0, 0..hays.first()?.text.len())),
+        };
+        return message.filter(|(h, r)| !blank(*h, r)).or_else(|| error_field().filter(|(h, r)| !blank(*h, r)));
+    }
+    if let Some((h, r)) = error_field()
+        && !blank(h, &r)
+        && !found.iter().any(|f| f.hay as usize == h && f.start < r.end && f.end > r.start)
+    {
+        return Some((h, r));
+    }
+    for (i, f) in found.iter().enumerate() {
+        if f.tail >= f.end || !m.entries[f.entry as usize].tail_is_error {
+            continue;
+        }
+        let inside = found.iter().enumerate().any(|(j, g)| j != i && g.hay == f.hay && g.start >= f.tail && g.start < f.end);
+        let r = f.tail..f.end;
+        if !inside && !blank(f.hay as usize, &r) {
+            return Some((f.hay as usize, r));
+        }
+    }
+    None
 }
 
 /// Value boundaries of a text event: ends (a field's leading space, a span field's end, a line

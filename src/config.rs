@@ -74,6 +74,18 @@ pub struct Config {
     pub log: LogConfig,
     #[serde(default)]
     pub metrics: MetricsConfig,
+    #[serde(default)]
+    pub unknown: UnknownConfig,
+}
+
+/// Clustering of the events no record explains (`[unknown]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnknownConfig {
+    /// Levels clustered: off, error, warn, any.
+    pub levels: Option<crate::unknown::Levels>,
+    /// Clusters kept alive at most.
+    pub max_clusters: Option<usize>,
 }
 
 /// The metrics endpoint (`[metrics]`).

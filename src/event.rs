@@ -75,6 +75,21 @@ pub struct Annotated<'a> {
     /// Per match: whether it opens an incident or repeats one ([`crate::repeat`]); empty when
     /// repeats are not collapsed.
     pub seen: &'a [crate::repeat::Seen],
+    /// The cluster of the text no record explains (`--unknown`).
+    pub unknown: Option<Unknown<'a>>,
+}
+
+/// The `unknown` object of an event: the cluster the unexplained text joined.
+#[derive(Debug, Clone, Copy)]
+pub struct Unknown<'a> {
+    pub cluster: u64,
+    pub template: &'a str,
+    /// Events of the cluster so far, this one included.
+    pub count: u64,
+    /// The text that was clustered.
+    pub text: &'a [u8],
+    /// From the event's level: what a sink's severity filter sees.
+    pub severity: crate::sink::Severity,
 }
 
 impl Annotated<'_> {
@@ -493,8 +508,20 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
         s(out, &ev.match_fields[i]);
         out.push(b'}');
     }
-    out.extend_from_slice(b"]}");
+    out.push(b']');
+    if let Some(u) = &ev.unknown {
+        write_unknown(out, u);
+    }
+    out.push(b'}');
     line_at
+}
+
+fn write_unknown(out: &mut Vec<u8>, u: &Unknown<'_>) {
+    out.extend_from_slice(format!(",\"unknown\":{{\"cluster\":\"{:016x}\",\"template\":", u.cluster).as_bytes());
+    s(out, u.template);
+    out.extend_from_slice(b",\"count\":");
+    num(out, u.count);
+    out.push(b'}');
 }
 
 fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
@@ -545,7 +572,8 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
     v.insert("@timestamp".into(), st(ev.timestamp));
     v.insert("message".into(), st(&text(ev.message)));
     let mut event = serde_json::Map::new();
-    event.insert("kind".into(), st(if ev.found.is_empty() { "event" } else { "alert" }));
+    let alert = !ev.found.is_empty() || ev.unknown.is_some();
+    event.insert("kind".into(), st(if alert { "alert" } else { "event" }));
     event.insert("created".into(), st(ev.observed));
     event.insert("module".into(), st("annotail"));
     if let Some(id) = ev.event_id {
@@ -608,6 +636,26 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
         ann.insert("lines".into(), ev.source.lines.into());
         v.insert("annotail".into(), Value::Object(ann));
     }
+    if let Some(u) = &ev.unknown {
+        if ev.found.is_empty() {
+            let sev = if u.severity >= crate::sink::Severity::Error { 3 } else { 4 };
+            event.insert("severity".into(), sev.into());
+            v.insert("error".into(), serde_json::json!({"message": text(u.text)}));
+            v.insert("annotail".into(), serde_json::json!({"schema": ev.schema, "line": ev.source.line, "lines": ev.source.lines}));
+        }
+        let cluster = format!("{:016x}", u.cluster);
+        if let Some(Value::Object(a)) = v.get_mut("annotail") {
+            a.insert("unknown".into(), serde_json::json!({"cluster": cluster, "template": u.template, "count": u.count, "message": text(u.text)}));
+        }
+        match v.get_mut("labels") {
+            Some(Value::Object(l)) => {
+                l.insert("annotail_unknown_cluster".into(), st(&cluster));
+            }
+            _ => {
+                v.insert("labels".into(), serde_json::json!({"annotail_unknown_cluster": cluster}));
+            }
+        }
+    }
     v.insert("event".into(), Value::Object(event));
     if ev.log.pod.is_some() || ev.log.namespace.is_some() {
         let mut k = serde_json::Map::new();
@@ -653,7 +701,12 @@ pub fn terminal_width() -> usize {
 pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: usize) {
     out.extend_from_slice(ev.raw);
     out.push(b'\n');
-    let Some(f) = ev.found.first() else { return };
+    let Some(f) = ev.found.first() else {
+        if let Some(u) = &ev.unknown {
+            write_pretty_unknown(out, u, color, width, "╰─");
+        }
+        return;
+    };
     let c = |code: &'static str| if color { code } else { "" };
     let r = &ev.matcher.entries[f.entry as usize].rec;
     // A repeat of an open incident: its lines as they came, and now and then one line that
@@ -716,6 +769,18 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
             .collect();
         push_wrapped(out, &format!("{}also: {}{}", c(DIM), ids.join(", "), c(RESET)), indent, width);
     }
+    if let Some(u) = &ev.unknown {
+        write_pretty_unknown(out, u, color, width, "  ");
+    }
+}
+
+/// The dim lines under an event whose text (or root cause) no record explains.
+fn write_pretty_unknown(out: &mut Vec<u8>, u: &Unknown<'_>, color: bool, width: usize, lead: &str) {
+    let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
+    let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
+    let what = if u.severity >= crate::sink::Severity::Error { "error" } else if u.severity == crate::sink::Severity::Warning { "warning" } else { "event" };
+    push_wrapped(out, &format!("{dim}{lead} unknown {what}, cluster {:016x}, seen {}×{reset}", u.cluster, u.count), "  ", width);
+    push_wrapped(out, &format!("{dim}template: {}{reset}", u.template), "     ", width);
 }
 
 /// Write `text` after `indent`, wrapped at spaces to `width` columns (escape codes count zero).

@@ -28,6 +28,7 @@
 //!     metrics: None,
 //!     tally: None,
 //!     incidents: None,
+//!     unknown: None,
 //! };
 //! pipeline::run(&m, &cfg, &mut out).unwrap();
 //! ```
@@ -47,6 +48,7 @@ pub mod sink;
 pub mod stats;
 pub mod report;
 pub mod summary;
+pub mod unknown;
 
 /// Items per thread when `len` items are split over the cores available, at most `max_threads`
 /// of them, and no thread gets fewer than `min_chunk` (below that a thread's start costs more

@@ -82,7 +82,7 @@ struct Opts {
     color: Color,
 
     /// At exit (end of input, Ctrl-C, SIGTERM), write a table of matches per severity and per
-    /// record to standard error.
+    /// record (and the top unknown clusters) to standard error.
     #[arg(long)]
     summary: bool,
 
@@ -101,6 +101,8 @@ struct Opts {
     /// [default: record,captures].
     #[arg(long, value_name = "PARTS", value_parser = annotail::repeat::KeySpec::parse_list)]
     collapse_key: Option<annotail::repeat::KeySpec>,
+    #[command(flatten)]
+    unknown: UnknownArgs,
 
     /// Serve Prometheus metrics at /metrics, liveness at /health and readiness at /ready on
     /// this address (e.g. 127.0.0.1:9464) [default: off, or the config's metrics.addr].
@@ -121,6 +123,21 @@ struct CatalogArgs {
     /// Default: the catalog embedded in the binary.
     #[arg(short = 'c', long = "catalog", value_name = "PATH")]
     catalog: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+struct UnknownArgs {
+    /// Cluster the events no record explains, at these levels, into templates, and write them
+    /// with an `unknown` field {cluster, template, count}: warn (WARN and ERROR), error, any
+    /// (every event, with a level or not), off. Files are then read by one thread
+    /// [default: off, or the config's unknown.levels].
+    #[arg(long, value_enum, value_name = "LEVELS")]
+    unknown: Option<annotail::unknown::Levels>,
+
+    /// Clusters of unknown events kept at most; at the cap the least recently seen sixteenth is
+    /// dropped [default: 10000, or the config's unknown.max_clusters].
+    #[arg(long, value_name = "N")]
+    unknown_max_clusters: Option<usize>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -350,6 +367,18 @@ struct Common {
     idle: Duration,
     framing: framing::Limits,
     incidents: Arc<annotail::repeat::Incidents>,
+    unknown: Option<annotail::unknown::Shared>,
+}
+
+/// The `--unknown` clusterer of a run, none when off.
+fn unknown_of(opts: &Opts, config: &Config) -> Option<annotail::unknown::Shared> {
+    let levels = opts.unknown.unknown.or(config.unknown.levels).unwrap_or_default();
+    let cap = opts
+        .unknown
+        .unknown_max_clusters
+        .or(config.unknown.max_clusters)
+        .unwrap_or(annotail::unknown::DEFAULT_CAP);
+    levels.is_on().then(|| annotail::unknown::Shared::new(levels, cap))
 }
 
 fn common(opts: &Opts, config: &Config) -> Common {
@@ -362,12 +391,15 @@ fn common(opts: &Opts, config: &Config) -> Common {
     };
     let all = opts.all || config.output.all.unwrap_or(false);
     let input = &config.input;
+    let unknown = unknown_of(opts, config);
+    let every_unknown = unknown.as_ref().is_some_and(|u| u.levels == annotail::unknown::Levels::Any);
     Common {
+        unknown,
         format,
         color,
         width: width(),
         emit: if all { Emit::All } else { Emit::Matches },
-        every_event: all || format == Format::Pretty,
+        every_event: all || format == Format::Pretty || every_unknown,
         idle: opts
             .idle_timeout
             .map(Duration::from_millis)
@@ -422,6 +454,7 @@ fn run_config(
         metrics: Some(metrics.clone()),
         tally: Some(tally),
         incidents: Some(c.incidents.clone()),
+        unknown: c.unknown.clone(),
     }
 }
 
@@ -459,7 +492,16 @@ fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static
         return;
     }
     let (lines, events, matched_events) = metrics.read_totals();
-    let sum = Summary { lines, events, matched_events, records: metrics.record_counts(), ended };
+    let unknown = metrics.unknown.lock().expect("unknown lock").as_ref().map(|u| {
+        let c = u.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        let mut top: Vec<summary::UnknownRow> = c
+            .clusters()
+            .map(|k| summary::UnknownRow { cluster: annotail::unknown::id_text(k.id), template: k.template.clone(), count: k.count })
+            .collect();
+        top.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
+        top
+    });
+    let sum = Summary { lines, events, matched_events, records: metrics.record_counts(), ended, unknown };
     let tty = std::io::stderr().is_terminal();
     let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let w = match width() {
@@ -554,6 +596,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         width: c.width,
         incidents: c.incidents.clone(),
         sinks: Vec::new(),
+        unknown: c.unknown.clone(),
         watch_config: catalog_paths(&opts.catalog.catalog, config).into_iter().chain(opts.config.clone()).collect(),
     }
 }
@@ -726,6 +769,7 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    *metrics.unknown.lock().expect("unknown lock") = settings.unknown.clone();
     tracing::info!(records = m.entries.len(), sources = settings.sources.len(), "following");
     let reload: follow::Reloader = Box::new(move || {
         let config = match &opts.config {
@@ -852,10 +896,12 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         return run_to_sinks(opts, config, m, sinks, metrics.clone(), tally).map(finish);
     }
     let c = common(&opts, &config);
+    *metrics.unknown.lock().expect("unknown lock") = c.unknown.clone();
     let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
     let mut threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    if c.format == Format::Pretty && c.incidents.collapse {
-        // Collapsing decides each repeat in input order, as it is written.
+    if (c.format == Format::Pretty && c.incidents.collapse) || c.unknown.is_some() {
+        // Collapsing decides each repeat in input order, as it is written; clusters depend on
+        // the order lines arrive in: one reader keeps it the input's.
         threads = 1;
     }
     let cfg = run_config(&c, opts.paths, threads, &metrics, tally);
@@ -906,6 +952,7 @@ fn run_to_sinks(
     tally: Arc<annotail::metrics::Tally>,
 ) -> anyhow::Result<ExitCode> {
     let c = common(&opts, &config);
+    *metrics.unknown.lock().expect("unknown lock") = c.unknown.clone();
     let deadline = opts
         .follow_opts
         .shutdown_timeout

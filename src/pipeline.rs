@@ -44,6 +44,13 @@ pub struct RunConfig {
     pub tally: Option<Arc<Tally>>,
     /// Repeats and incidents (counted in `tally`; pretty output's collapse).
     pub incidents: Option<Arc<crate::repeat::Incidents>>,
+    /// `--unknown`: the run's clusterer (files are then read by one thread, so that clusters
+    /// and their ids do not depend on how threads interleave).
+    pub unknown: Option<crate::unknown::Shared>,
+}
+
+fn unknown_levels(cfg: &RunConfig) -> crate::unknown::Levels {
+    cfg.unknown.as_ref().map_or(crate::unknown::Levels::Off, |u| u.levels)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,7 +257,7 @@ fn run_file(
     totals: &mut Totals,
     start: (u64, u64),
 ) -> Result<Outcome, ReadFailure> {
-    let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
+    let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event).with_levels(unknown_levels(cfg));
     if start.0 > 0 {
         use std::io::Seek;
         file.seek(io::SeekFrom::Start(start.0)).map_err(ReadFailure::Input)?;
@@ -260,6 +267,8 @@ fn run_file(
     let mut ann = Annotator::new(matcher, cfg.emit, writer, meta);
     ann.tally = cfg.tally.clone();
     ann.incidents = cfg.incidents.clone();
+    ann.unknown = cfg.unknown.clone();
+    ann.unknown_metrics = cfg.metrics.clone();
     let mut buf = vec![0u8; FILE_BLOCK];
     let result = loop {
         let n = match file.read(&mut buf) {
@@ -310,10 +319,12 @@ fn run_stdin(
             }
         })
         .expect("spawn the stdin reader");
-    let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
+    let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event).with_levels(unknown_levels(cfg));
     let mut ann = Annotator::new(matcher, cfg.emit, writer, SourceMeta::stdin());
     ann.tally = cfg.tally.clone();
     ann.incidents = cfg.incidents.clone();
+    ann.unknown = cfg.unknown.clone();
+    ann.unknown_metrics = cfg.metrics.clone();
     let mut report = Report::new(cfg, "stdin");
     let result = loop {
         // With no idle timeout, an event is complete as soon as the input pauses.
@@ -568,12 +579,14 @@ fn run_file_parallel(
                     }
                     let mut t = Totals::default();
                     {
-                        let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event);
+                        let mut framer = Framer::new(matcher, cfg.framing, cfg.every_event).with_levels(unknown_levels(cfg));
                         framer.start_at(seg.offset, first_line);
                         let mut ann = Annotator::new(matcher, cfg.emit, &mut out, meta.clone());
                         ann.tally = cfg.tally.clone();
                         ann.incidents = cfg.incidents.clone();
                         ann.deferred = cfg.incidents.is_some().then(|| deferred.take().unwrap_or_default());
+                        ann.unknown = cfg.unknown.clone();
+                        ann.unknown_metrics = cfg.metrics.clone();
                         ann.segment_lines = relative_lines;
                         ann.set_observed(SystemTime::now());
                         framer.feed(&bytes, &mut ann);

@@ -178,6 +178,7 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
         metrics: None,
         tally: None,
         incidents: None,
+        unknown: None,
     };
     let (_, totals) = pipeline::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
     let written = Written { known: c.known, unknown: c.unknown.iter().sum(), untimed: c.untimed.values().sum() };

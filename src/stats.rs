@@ -350,6 +350,7 @@ fn against_pass<'m>(
                 crate::repeat::DEFAULT_WINDOW,
                 true,
             ))),
+            unknown: None,
         };
         let (_, totals) =
             pipeline::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;

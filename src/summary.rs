@@ -29,7 +29,20 @@ pub struct Summary {
     pub records: Vec<RecordCount>,
     /// Why the run ended, when not at the end of its input ("interrupted").
     pub ended: Option<&'static str>,
+    /// With `--unknown`: the clusters alive, the most seen first.
+    pub unknown: Option<Vec<UnknownRow>>,
 }
+
+/// One cluster of unknown events.
+#[derive(Debug, Clone, Default)]
+pub struct UnknownRow {
+    pub cluster: String,
+    pub template: String,
+    pub count: u64,
+}
+
+/// Unknown clusters shown: the most seen, as many as fit a glance.
+pub const MAX_UNKNOWN_ROWS: usize = 10;
 
 /// Severities from the most to the least serious; others sort after them by name.
 const ORDER: &[&str] = &["critical", "error", "warning", "info"];
@@ -103,6 +116,7 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let _ = writeln!(out, "  incidents     {}", thousands(incidents));
     if sum.records.is_empty() {
         let _ = writeln!(out, "no known error matched");
+        render_unknown(sum, width, &mut out);
         return out;
     }
     let mut sevs: Vec<(&str, u64, usize, u64)> = Vec::new();
@@ -167,7 +181,30 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
         let plural = if rest.len() == 1 { "" } else { "s" };
         let _ = writeln!(out, "{:>count_w$}  {:>inc_w$}  … {} more record{plural}", thousands(n), thousands(i), rest.len());
     }
+    render_unknown(sum, width, &mut out);
     out
+}
+
+/// The top unknown clusters: count, id, template (cut to the width).
+fn render_unknown(sum: &Summary, width: usize, out: &mut String) {
+    let Some(rows) = &sum.unknown else { return };
+    let total: u64 = rows.iter().map(|r| r.count).sum();
+    let _ = writeln!(out);
+    let _ = writeln!(out, "  unknown       {} in {}", counted(total, "event"), counted(rows.len() as u64, "cluster"));
+    if rows.is_empty() {
+        return;
+    }
+    let count_w = thousands(rows.first().map_or(0, |r| r.count)).len().max(5);
+    let _ = writeln!(out, "{:>count_w$}  {:<16}  TEMPLATE", "COUNT", "CLUSTER");
+    let tw = width.saturating_sub(count_w + 20).max(10);
+    for r in rows.iter().take(MAX_UNKNOWN_ROWS) {
+        let _ = writeln!(out, "{:>count_w$}  {:<16}  {}", thousands(r.count), r.cluster, fit(&r.template, tw));
+    }
+    if rows.len() > MAX_UNKNOWN_ROWS {
+        let rest = &rows[MAX_UNKNOWN_ROWS..];
+        let n: u64 = rest.iter().map(|r| r.count).sum();
+        let _ = writeln!(out, "{:>count_w$}  … {} more", thousands(n), counted(rest.len() as u64, "cluster"));
+    }
 }
 
 #[cfg(test)]
@@ -186,6 +223,7 @@ mod tests {
             matched_events: 42,
             records: vec![rec("a", "error", 30), rec("b", "warning", 10), rec("c", "error", 2)],
             ended: None,
+            unknown: None,
         };
         let text = render(&sum, 60, false);
         assert!(
@@ -209,7 +247,7 @@ mod tests {
         let mut records: Vec<RecordCount> =
             (0..MAX_ROWS + 5).map(|i| rec(&format!("r{i:02}"), "error", 100 - i as u64)).collect();
         records[0].title = "x".repeat(200);
-        let sum = Summary { lines: 1, events: 1, matched_events: 1, records, ended: Some("interrupted") };
+        let sum = Summary { lines: 1, events: 1, matched_events: 1, records, ended: Some("interrupted"), unknown: None };
         let text = render(&sum, 50, true);
         assert!(text.contains("annotail summary (interrupted)"));
         assert!(text.contains('…'));
@@ -221,11 +259,25 @@ mod tests {
     #[test]
     fn one_is_singular() {
         let text = render(
-            &Summary { lines: 1, events: 1, matched_events: 1, records: vec![rec("a", "error", 1)], ended: None },
+            &Summary { lines: 1, events: 1, matched_events: 1, records: vec![rec("a", "error", 1)], ended: None, unknown: None },
             80,
             false,
         );
         assert!(text.contains("  known errors  1 event, 1 match of 1 record\n  incidents     1\n"), "{text}");
+    }
+
+    #[test]
+    fn unknown_clusters_most_seen_first_within_width() {
+        let rows: Vec<UnknownRow> = (0..12)
+            .map(|i| UnknownRow { cluster: format!("{i:016x}"), template: format!("thing {i} failed: {}", "x".repeat(90)), count: 20 - i })
+            .collect();
+        let sum = Summary { lines: 5, events: 5, unknown: Some(rows), ..Default::default() };
+        let text = render(&sum, 80, false);
+        assert!(text.contains("  unknown       174 events in 12 clusters
+"), "{text}");
+        assert!(text.contains("   20  0000000000000000  thing 0 failed"), "{text}");
+        assert!(text.contains("   19  … 2 clusters more"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub struct Settings {
     pub sinks: Vec<SinkSpec>,
     /// The catalog paths and the config file: a change reloads them (as SIGHUP does).
     pub watch_config: Vec<PathBuf>,
+    /// `--unknown`: the clusterer every followed file's events go through (kept across reloads).
+    pub unknown: Option<crate::unknown::Shared>,
 }
 
 impl Settings {
@@ -593,7 +595,12 @@ impl Reader {
                 Exit::Reload(m, settings) => {
                     self.metrics.reloads.get_or_create(&ResultLabel { result: "ok" }).inc();
                     matcher = m;
+                    let old = self.settings.unknown.take();
                     self.settings = *settings;
+                    // The clusters outlive a reload: their counts go on.
+                    if let (Some(old), Some(new)) = (old, self.settings.unknown.as_mut()) {
+                        new.clusters = old.clusters;
+                    }
                     // New globs are expanded at once.
                     self.expand();
                 }
@@ -1282,16 +1289,19 @@ impl Reader {
 
     /// Read one round of file `key`; true when it has more to read.
     fn read_file<'m>(&mut self, key: u64, matcher: &'m Matcher, live: &mut HashMap<u64, Live<'m>>) -> bool {
-        let (settings, formats, tally) = (&self.settings, &self.formats, &self.tally);
+        let (settings, formats, tally, metrics) = (&self.settings, &self.formats, &self.tally, &self.metrics);
         let t = self.files.get_mut(&key).expect("tracked");
         let l = live.entry(key).or_insert_with(|| {
-            let mut framer = Framer::new(matcher, settings.framing, settings.every_event);
+            let levels = settings.unknown.as_ref().map_or(crate::unknown::Levels::Off, |u| u.levels);
+            let mut framer = Framer::new(matcher, settings.framing, settings.every_event).with_levels(levels);
             framer.start_at(t.start.0, t.start.1);
             let mut out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
             out.keep_meta = settings.sinks.iter().any(|s| s.dedupe.is_some());
             let mut ann = Annotator::new(matcher, settings.emit, out, t.meta.clone());
             ann.tally = Some(tally.clone());
             ann.incidents = Some(settings.incidents.clone());
+            ann.unknown = settings.unknown.clone();
+            ann.unknown_metrics = Some(metrics.clone());
             Live { framer, ann, reported: Totals::default() }
         });
         // New data in a file that was read to its end: first make sure it is still the same

@@ -111,8 +111,13 @@ pub struct Framer<'m> {
     every_event: bool,
     /// The stream carries CRI records (sticky): partial records must be seen to be joined.
     cri_seen: bool,
+    /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
+    levels: crate::unknown::Levels,
     pub stats: Stats,
 }
+
+/// The literal id of a hit that is a line at a level `--unknown` wants, not a catalog literal.
+const LEVEL_HIT: u32 = u32::MAX;
 
 /// A CRI line being assembled from partial (`P`) records.
 struct Partial {
@@ -137,6 +142,7 @@ impl<'m> Framer<'m> {
         Framer {
             every_event,
             cri_seen: false,
+            levels: crate::unknown::Levels::Off,
             matcher,
             limits,
             carry: Vec::new(),
@@ -153,6 +159,13 @@ impl<'m> Framer<'m> {
             cri_partial: [None, None],
             stats: Stats::default(),
         }
+    }
+
+    /// Frame the events at these levels (`--unknown`) even without a prefilter hit. `any` needs
+    /// every event: pass `every_event` to [`Framer::new`] for it.
+    pub fn with_levels(mut self, levels: crate::unknown::Levels) -> Self {
+        self.levels = levels;
+        self
     }
 
     /// Start at a position of the stream other than its beginning: `offset` bytes and `lines`
@@ -297,6 +310,20 @@ impl<'m> Framer<'m> {
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
+        if !dense && matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error) {
+            let before = hits.len();
+            let mut s = 0;
+            while s < block.len() {
+                let nl = s + memchr::memchr(b'\n', &block[s..]).unwrap_or(block.len() - s);
+                if crate::unknown::level_marker(&block[s..nl], self.levels) {
+                    hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
+                }
+                s = nl + 1;
+            }
+            if hits.len() > before {
+                hits.sort_by_key(|h| h.end);
+            }
+        }
         if dense {
             self.lines_from(block, 0, offset, &hits, &mut h, first_truncated, has_esc, false, sink);
         } else {
@@ -326,7 +353,11 @@ impl<'m> Framer<'m> {
             // A hit whose records cannot match on its line (or, for records that may span lines,
             // in its event up to that line) is not worth framing an event for.
             let line_end = memchr::memchr(b'\n', &block[end..]).map_or(block.len(), |i| end + i);
-            let verdict = self.matcher.line_plausible(hits[h].literal, &block[hit_line..line_end]);
+            let verdict = if hits[h].literal == LEVEL_HIT {
+                Plausible::Yes
+            } else {
+                self.matcher.line_plausible(hits[h].literal, &block[hit_line..line_end])
+            };
             if verdict == Plausible::No {
                 h += 1;
                 continue;
@@ -566,7 +597,7 @@ impl<'m> Framer<'m> {
         acc.rescan |= rescan;
         acc.truncated |= truncated;
         for hit in hits {
-            if !acc.literals.contains(&hit.literal) {
+            if hit.literal != LEVEL_HIT && !acc.literals.contains(&hit.literal) {
                 acc.literals.push(hit.literal);
             }
         }

@@ -43,6 +43,11 @@ pub struct SeverityLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LevelLabel {
+    pub level: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RecordLabel {
     pub record: String,
     pub severity: String,
@@ -218,6 +223,12 @@ pub struct Metrics {
     checkpoint_age: Gauge<f64, AtomicU64>,
     pub catalog_records: Gauge,
     pub reloads: Family<ResultLabel, Counter>,
+    /// Events clustered as unknown (`--unknown`), per level (error, warn, info, debug, none).
+    pub unknown_events: Family<LevelLabel, Counter>,
+    unknown_clusters: Gauge,
+    unknown_evicted: Gauge,
+    /// The run's clusterer, read for the clusters gauges and `--summary`.
+    pub unknown: Mutex<Option<crate::unknown::Shared>>,
     tallies: Mutex<Tallies>,
     /// When the checkpoints on disk were last known to match what was delivered.
     checkpoint_current: Mutex<Option<Instant>>,
@@ -309,8 +320,20 @@ impl Metrics {
         for result in ["ok", "failed"] {
             drop(reloads.get_or_create(&ResultLabel { result }));
         }
+        let unknown_events: Family<LevelLabel, Counter> =
+            reg(&mut r, "unknown_events", "Events no record explains, clustered (--unknown), per event level");
+        for level in ["error", "warn"] {
+            drop(unknown_events.get_or_create(&LevelLabel { level }));
+        }
+        let unknown_clusters = reg(&mut r, "unknown_clusters", "Clusters of unknown events alive (at most the cap)");
+        let unknown_evicted =
+            reg(&mut r, "unknown_clusters_evicted", "Clusters of unknown events dropped at the cap (least recently seen)");
         Metrics {
             registry: r,
+            unknown_events,
+            unknown_clusters,
+            unknown_evicted,
+            unknown: Mutex::new(None),
             lines_read,
             bytes_read,
             events,
@@ -481,6 +504,11 @@ impl Metrics {
             let label = RecordLabel { record: r.id.clone(), severity: r.severity.clone() };
             self.record_matches.get_or_create(&label).inner().store(r.count, Ordering::Relaxed);
             self.record_incidents.get_or_create(&label).inner().store(r.incidents, Ordering::Relaxed);
+        }
+        if let Some(u) = self.unknown.lock().expect("unknown lock").as_ref() {
+            let c = u.clusters.lock().expect("clusterer lock");
+            self.unknown_clusters.set(c.alive() as i64);
+            self.unknown_evicted.set(c.evicted as i64);
         }
         if let Some(at) = *self.checkpoint_current.lock().expect("checkpoint lock") {
             self.checkpoint_age.set(at.elapsed().as_secs_f64());

@@ -4,7 +4,8 @@
 
 use crate::event::{Annotated, Format, OutWriter, Writer};
 
-/// Severity of an event, from its primary match's record; `None` when nothing matched.
+/// Severity of an event, from its primary match's record, else (an unknown error) from its
+/// level; `None` when nothing matched and nothing was clustered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -169,7 +170,9 @@ impl Writer for MultiWriter {
         let severity = ev
             .found
             .first()
-            .map_or(Severity::None, |f| Severity::of_record(ev.matcher.entries[f.entry as usize].rec.severity()));
+            .map(|f| Severity::of_record(ev.matcher.entries[f.entry as usize].rec.severity()))
+            .or(ev.unknown.map(|u| u.severity))
+            .unwrap_or(Severity::None);
         let only_pretty = severity == Severity::None && !self.all;
         for w in &mut self.writers {
             if !only_pretty || w.format() == Format::Pretty {

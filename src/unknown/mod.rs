@@ -1,0 +1,472 @@
+//! Unknown errors: online clustering of the text no catalog record explains into templates.
+//!
+//! Owns the `--unknown` levels, the clusterer and its bound. It sits after confirmation: the
+//! annotate stage hands it the unexplained part of an event (the whole message when nothing
+//! matched, else the host's `error` field or a wrapper's trailing capture that no record matched
+//! inside), and writes the cluster's id, template and count into the event.
+//!
+//! The algorithm is Drain's (He et al., ICWS 2017; the one behind drain3 and Loki's patterns),
+//! with stronger masking ([`mask`]): a line's masked tokens are grouped by their count and first
+//! [`PREFIX_TOKENS`] tokens; within a group the template with the most equal positions is taken
+//! when at least [`SIMILARITY`] of them are equal, and the positions that differ become `<*>`;
+//! otherwise the line starts a cluster of its own.
+//!
+//! Contract: synchronous, no I/O. Deterministic: the same lines in the same order give the same
+//! clusters, and a cluster's id is the XXH3-64 of the template it was created with (never an
+//! arrival number), so the same input gives the same ids on every run, and a daemon restarted
+//! on the rest of a file gives a cluster the same id when its first line there masks the same.
+//! Bounded: at most `cap` clusters are alive; when one more is needed, the least recently seen
+//! [`EVICT_FRACTION`]th of them is dropped (drain3 also drops the least recently used).
+
+pub mod mask;
+
+use rustc_hash::FxHashMap;
+
+use mask::{Tokens, VAR};
+
+/// Which events are clustered when no record explains them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Levels {
+    /// None: unexplained events are not written (unless `--all`).
+    #[default]
+    Off,
+    /// ERROR (and FATAL, CRITICAL, panics).
+    Error,
+    /// WARN and ERROR (and FATAL, CRITICAL, panics).
+    Warn,
+    /// Every event, with a level or not (logs that are not RisingWave's).
+    Any,
+}
+
+impl Levels {
+    pub fn is_on(self) -> bool {
+        self != Levels::Off
+    }
+
+    /// Does an event at `level` (none: a line without one) get clustered? `panic`: the event is
+    /// a Rust panic, an error whatever its level says.
+    pub fn wants(self, level: Option<&[u8]>, panic: bool) -> bool {
+        let rank = match level.map(trim_level) {
+            _ if panic => 3,
+            Some(l) if l.eq_ignore_ascii_case(b"ERROR")
+                || l.eq_ignore_ascii_case(b"FATAL")
+                || l.eq_ignore_ascii_case(b"CRITICAL")
+                || l.eq_ignore_ascii_case(b"CRIT")
+                || l.eq_ignore_ascii_case(b"ERR") =>
+            {
+                3
+            }
+            Some(l) if l.eq_ignore_ascii_case(b"WARN") || l.eq_ignore_ascii_case(b"WARNING") => 2,
+            _ => 1,
+        };
+        match self {
+            Levels::Off => false,
+            Levels::Error => rank >= 3,
+            Levels::Warn => rank >= 2,
+            Levels::Any => true,
+        }
+    }
+}
+
+/// How far into a line its level is looked for: past a `kubectl --prefix` and `--timestamps`
+/// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
+const LEVEL_WINDOW: usize = 160;
+
+/// Might this line start an event at a level `levels` wants? A cheap look at the raw bytes (a
+/// text header's ` WARN `/` ERROR `, a JSON line's `"level":"…"`, a panic), run on every line
+/// with `--unknown warn|error` so that lines without a catalog literal need not be framed: it
+/// may say yes wrongly (the event's parsed level decides), never no for a header at such a
+/// level.
+pub fn level_marker(line: &[u8], levels: Levels) -> bool {
+    let error_only = match levels {
+        Levels::Off => return false,
+        Levels::Any => return true,
+        Levels::Error => true,
+        Levels::Warn => false,
+    };
+    let w = &line[..line.len().min(LEVEL_WINDOW)];
+    if memchr::memmem::find(w, b"thread '").is_some() {
+        return true;
+    }
+    if w.first() == Some(&b'{') || w.starts_with(b"[pod/") && memchr::memchr(b'{', w).is_some() {
+        return memchr::memmem::find_iter(line, b"\"level\":\"").any(|at| {
+            let v = &line[at + 9..];
+            let l = &v[..memchr::memchr(b'"', v).unwrap_or(v.len())];
+            Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false))
+        });
+    }
+    memchr::memchr2_iter(b'W', b'E', w).any(|i| {
+        i > 0 && w[i - 1] == b' ' && {
+            let r = &w[i..];
+            r.starts_with(b"ERROR ") || (!error_only && r.starts_with(b"WARN "))
+        }
+    })
+}
+
+fn trim_level(l: &[u8]) -> &[u8] {
+    let s = l.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(l.len());
+    let e = l.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(s, |e| e + 1);
+    &l[s..e]
+}
+
+/// Tokens of the key a cluster is looked for under, beside the token count: Drain's tree of
+/// depth 4 (drain3's default) keys on two. Lines of one kind almost always share their first two
+/// words; different kinds that share them are told apart by the similarity.
+pub const PREFIX_TOKENS: usize = 2;
+
+/// Share of equal positions for a line to join a template. drain3's default is 0.4; with
+/// masking, variable positions are already equal, so a higher bar splits unrelated messages
+/// that share a frame of common words (chosen on loghub-2k as one setting for all sets; see
+/// BENCHMARKS.md).
+pub const SIMILARITY: f32 = 0.5;
+
+/// Default cap on clusters alive. A day of a busy cluster's logs has some hundreds of error
+/// kinds; 10,000 keeps every one of them while bounding memory (peak RSS in BENCHMARKS.md).
+pub const DEFAULT_CAP: usize = 10_000;
+
+/// At the cap, this fraction (1/N) of the clusters, the least recently seen, is dropped at once:
+/// finding them costs a pass over all clusters, paid once per N-th of the cap new clusters
+/// rather than for each.
+pub const EVICT_FRACTION: usize = 16;
+
+/// The clusterer of a run, shared by its annotators (one per thread or followed file), and the
+/// levels it takes.
+#[derive(Debug, Clone)]
+pub struct Shared {
+    pub levels: Levels,
+    pub clusters: std::sync::Arc<std::sync::Mutex<Clusterer>>,
+}
+
+impl Shared {
+    pub fn new(levels: Levels, cap: usize) -> Shared {
+        Shared { levels, clusters: std::sync::Arc::new(std::sync::Mutex::new(Clusterer::new(cap))) }
+    }
+}
+
+/// The `level` label of `annotail_unknown_events_total` for an event's level.
+pub fn level_label(level: Option<&[u8]>, panic: bool) -> &'static str {
+    if panic {
+        return "error";
+    }
+    let Some(l) = level.map(trim_level) else { return "none" };
+    if Levels::Error.wants(Some(l), false) {
+        "error"
+    } else if Levels::Warn.wants(Some(l), false) {
+        "warn"
+    } else if l.eq_ignore_ascii_case(b"INFO") {
+        "info"
+    } else if l.eq_ignore_ascii_case(b"DEBUG") || l.eq_ignore_ascii_case(b"TRACE") {
+        "debug"
+    } else {
+        "none"
+    }
+}
+
+/// One template and its count.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub id: u64,
+    pub tokens: Tokens,
+    pub count: u64,
+    /// The template rendered (tokens joined by spaces).
+    pub template: String,
+    last_seen: u64,
+    key: u64,
+}
+
+/// What an observed line got: its cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct Seen<'a> {
+    pub id: u64,
+    pub template: &'a str,
+    pub count: u64,
+    /// The line made a new cluster.
+    pub new: bool,
+}
+
+#[derive(Debug)]
+pub struct Clusterer {
+    cap: usize,
+    clusters: Vec<Option<Cluster>>,
+    free: Vec<u32>,
+    groups: FxHashMap<u64, Vec<u32>>,
+    tick: u64,
+    alive: usize,
+    pub evicted: u64,
+    line: Tokens,
+}
+
+impl Default for Clusterer {
+    fn default() -> Self {
+        Clusterer::new(DEFAULT_CAP)
+    }
+}
+
+/// A cluster id as written in events: 16 hex digits.
+pub fn id_text(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+fn group_key(t: &Tokens) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&(t.len() as u32).to_le_bytes());
+    for i in 0..t.len().min(PREFIX_TOKENS) {
+        h.update(t.get(i));
+        h.update(&[0xff]);
+    }
+    h.digest()
+}
+
+impl Clusterer {
+    pub fn new(cap: usize) -> Self {
+        Clusterer {
+            cap: cap.max(1),
+            clusters: Vec::new(),
+            free: Vec::new(),
+            groups: FxHashMap::default(),
+            tick: 0,
+            alive: 0,
+            evicted: 0,
+            line: Tokens::default(),
+        }
+    }
+
+    pub fn alive(&self) -> usize {
+        self.alive
+    }
+
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    pub fn clusters(&self) -> impl Iterator<Item = &Cluster> {
+        self.clusters.iter().flatten()
+    }
+
+    /// Cluster one line of unexplained text. `None` when it has no token (blank).
+    pub fn observe(&mut self, text: &[u8]) -> Option<Seen<'_>> {
+        let mut line = std::mem::take(&mut self.line);
+        mask::tokenize(text, &mut line);
+        let r = self.observe_tokens(&line);
+        self.line = line;
+        let (idx, new) = r?;
+        let c = self.clusters[idx as usize].as_ref().expect("just seen");
+        Some(Seen { id: c.id, template: &c.template, count: c.count, new })
+    }
+
+    fn observe_tokens(&mut self, line: &Tokens) -> Option<(u32, bool)> {
+        if line.is_empty() {
+            return None;
+        }
+        self.tick += 1;
+        let key = group_key(line);
+        let mut best: Option<(u32, usize, usize)> = None;
+        if let Some(members) = self.groups.get(&key) {
+            for &m in members {
+                let c = self.clusters[m as usize].as_ref().expect("group members are alive");
+                let (mut same, mut vars) = (0, 0);
+                for i in 0..line.len() {
+                    let t = c.tokens.get(i);
+                    if t == line.get(i) {
+                        same += 1;
+                    }
+                    vars += usize::from(t == VAR);
+                }
+                if best.is_none_or(|(_, s, v)| same > s || (same == s && vars > v)) {
+                    best = Some((m, same, vars));
+                }
+            }
+        }
+        if let Some((m, same, _)) = best
+            && same as f32 >= SIMILARITY * line.len() as f32
+        {
+            let tick = self.tick;
+            let c = self.clusters[m as usize].as_mut().expect("alive");
+            c.count += 1;
+            c.last_seen = tick;
+            if same < line.len() {
+                let mut merged = Tokens::default();
+                for i in 0..line.len() {
+                    let t = c.tokens.get(i);
+                    merged.push(if t == line.get(i) { t } else { VAR });
+                }
+                c.tokens = merged;
+                c.tokens.render(&mut c.template);
+            }
+            return Some((m, false));
+        }
+        if self.alive >= self.cap {
+            self.evict();
+        }
+        let mut template = String::new();
+        line.render(&mut template);
+        let id = xxhash_rust::xxh3::xxh3_64(template.as_bytes());
+        let c = Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key };
+        let idx = match self.free.pop() {
+            Some(i) => {
+                self.clusters[i as usize] = Some(c);
+                i
+            }
+            None => {
+                self.clusters.push(Some(c));
+                (self.clusters.len() - 1) as u32
+            }
+        };
+        self.groups.entry(key).or_default().push(idx);
+        self.alive += 1;
+        Some((idx, true))
+    }
+
+    /// Drop the least recently seen [`EVICT_FRACTION`]th of the clusters (at least one).
+    fn evict(&mut self) {
+        let n = (self.alive / EVICT_FRACTION).max(1);
+        let mut seen: Vec<u64> = self.clusters().map(|c| c.last_seen).collect();
+        let (_, &mut limit, _) = seen.select_nth_unstable(n - 1);
+        let mut dropped = 0;
+        for i in 0..self.clusters.len() {
+            if dropped == n {
+                break;
+            }
+            if let Some(c) = &self.clusters[i]
+                && c.last_seen <= limit
+            {
+                let key = c.key;
+                self.clusters[i] = None;
+                self.free.push(i as u32);
+                if let Some(g) = self.groups.get_mut(&key) {
+                    g.retain(|&m| m as usize != i);
+                    if g.is_empty() {
+                        self.groups.remove(&key);
+                    }
+                }
+                dropped += 1;
+            }
+        }
+        self.alive -= dropped;
+        self.evicted += dropped as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Clusterer, Levels};
+
+    /// Lines in order → the group each lands in (by first appearance) and the final templates.
+    fn run(lines: &[&str]) -> (Vec<usize>, Vec<String>) {
+        let mut c = Clusterer::new(100);
+        let mut ids = Vec::new();
+        let mut order: Vec<u64> = Vec::new();
+        for l in lines {
+            let s = c.observe(l.as_bytes()).expect("tokens");
+            let id = s.id;
+            ids.push(order.iter().position(|&o| o == id).unwrap_or_else(|| {
+                order.push(id);
+                order.len() - 1
+            }));
+        }
+        let templates = order
+            .iter()
+            .map(|id| c.clusters().find(|k| k.id == *id).map(|k| k.template.clone()).unwrap())
+            .collect();
+        (ids, templates)
+    }
+
+    #[test]
+    fn template_table() {
+        let cases: &[(&[&str], &[usize], &[&str])] = &[
+            // variables masked: one cluster, nothing merged
+            (
+                &["failed to connect to 10.0.0.1:5690", "failed to connect to 10.0.0.2:5690"],
+                &[0, 0],
+                &["failed to connect to <*>"],
+            ),
+            // a word that varies becomes <*>
+            (
+                &["Invalid user admin from 1.2.3.4", "Invalid user guest from 1.2.3.5"],
+                &[0, 0],
+                &["Invalid user <*> from <*>"],
+            ),
+            // same length and prefix, too different: two clusters
+            (
+                &["actor 1 exited: channel closed", "actor 2 exited: out of memory"],
+                &[0, 1],
+                &["actor <*> exited: channel closed", "actor <*> exited: out of memory"],
+            ),
+            // different lengths never merge
+            (&["table t1 dropped", "table t1 dropped twice"], &[0, 1], &["table <*> dropped", "table <*> dropped twice"]),
+            // different first words never merge
+            (&["cannot open file", "could not open file"], &[0, 1], &["cannot open file", "could not open file"]),
+        ];
+        for (lines, groups, templates) in cases {
+            let (g, t) = run(lines);
+            assert_eq!(&g[..], *groups, "groups of {lines:?}");
+            assert_eq!(t, *templates, "templates of {lines:?}");
+        }
+    }
+
+    #[test]
+    fn ids_come_from_the_template_not_the_order() {
+        let a = "barrier collection failed for epoch 42";
+        let b = "source reader exited: connection reset";
+        let mut one = Clusterer::new(10);
+        let ia = one.observe(a.as_bytes()).unwrap().id;
+        let ib = one.observe(b.as_bytes()).unwrap().id;
+        let mut two = Clusterer::new(10);
+        assert_eq!(two.observe(b.as_bytes()).unwrap().id, ib);
+        assert_eq!(two.observe(a.as_bytes()).unwrap().id, ia);
+        assert_eq!(ia, xxhash_rust::xxh3::xxh3_64(b"barrier collection failed for epoch <*>"));
+    }
+
+    #[test]
+    fn counts_and_template_growth_keep_the_id() {
+        let mut c = Clusterer::new(10);
+        let first = c.observe(b"user alice logged out").unwrap().id;
+        let s = c.observe(b"user bob logged out").unwrap();
+        assert_eq!((s.id, s.count, s.template, s.new), (first, 2, "user <*> logged out", false));
+    }
+
+    #[test]
+    fn the_cap_drops_the_least_recently_seen() {
+        let mut c = Clusterer::new(32);
+        // 32 kinds, then kind 0 seen again, then 8 new kinds: the cap holds, kind 0 survives.
+        let kinds: Vec<String> = (0..40).map(|i| format!("kind{} happened here", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN".as_bytes()[i] as char)).collect();
+        let kind0 = c.observe(kinds[0].as_bytes()).unwrap().id;
+        for k in &kinds[1..32] {
+            c.observe(k.as_bytes());
+        }
+        assert_eq!(c.alive(), 32);
+        c.observe(kinds[0].as_bytes());
+        for k in &kinds[32..] {
+            let s = c.observe(k.as_bytes()).unwrap();
+            assert!(s.new);
+            assert!(c.alive() <= 32, "alive {} over the cap", c.alive());
+        }
+        assert!(c.evicted >= 8, "evicted {}", c.evicted);
+        assert!(c.clusters().any(|k| k.id == kind0), "the recently seen kind was dropped");
+        assert!(!c.clusters().any(|k| k.template == kinds[1]), "the least recently seen kind was kept");
+        // An evicted kind seen again starts over with the same id.
+        let again = c.observe(kinds[1].as_bytes()).unwrap();
+        assert_eq!((again.id, again.count), (xxhash_rust::xxh3::xxh3_64(kinds[1].as_bytes()), 1));
+    }
+
+    #[test]
+    fn levels() {
+        let cases: &[(Levels, Option<&str>, bool, bool)] = &[
+            (Levels::Warn, Some(" WARN"), false, true),
+            (Levels::Warn, Some("ERROR"), false, true),
+            (Levels::Warn, Some("warning"), false, true),
+            (Levels::Warn, Some(" INFO"), false, false),
+            (Levels::Warn, None, false, false),
+            (Levels::Warn, None, true, true),
+            (Levels::Error, Some(" WARN"), false, false),
+            (Levels::Error, Some("FATAL"), false, true),
+            (Levels::Any, None, false, true),
+            (Levels::Any, Some("DEBUG"), false, true),
+            (Levels::Off, Some("ERROR"), true, false),
+        ];
+        for &(lv, level, panic, want) in cases {
+            assert_eq!(lv.wants(level.map(str::as_bytes), panic), want, "{lv:?} {level:?} panic={panic}");
+        }
+    }
+}
