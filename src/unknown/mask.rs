@@ -6,10 +6,11 @@
 //! with blanks inside. A variable part is written as `<*>`:
 //!
 //! - a quoted string or a brace group, whole;
-//! - anything with a digit in it: numbers, hex, UUIDs, `host:port`, IPs, epochs, durations
-//!   (`10ms`), sizes (`4MiB`), timestamps, ids (`blk_-42`);
+//! - a piece of a token with a digit in it (pieces are split at `:`, `=`, `|`, `#`, `@`, `,`,
+//!   `;`, brackets): numbers, hex, UUIDs, IPs, epochs, durations (`10ms`), sizes (`4MiB`),
+//!   timestamps, ids (`blk_-42`); `host:port` gives `host:<*>` or `<*>:<*>`;
 //! - paths (`/var/lib/x`, `s3://bucket/key`, `a/b/c`) and runs of hex letters (`deadbeef`);
-//! - the value of `key=value` (the key stays: it names what varies).
+//! - in `key=value`, the value by the same rules (the key stays: it names what varies).
 //!
 //! Brackets, parentheses and trailing punctuation around a variable stay constant (`(<*>)`,
 //! `<*>,`), so a template keeps the shape of its lines and a draft's regex can be made from it.
@@ -138,26 +139,54 @@ fn group_end(line: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// Is this core (a token without its surrounding punctuation) a variable?
+/// Is this core (a token without its surrounding punctuation) variable as a whole?
 fn variable(core: &[u8]) -> bool {
     if core.is_empty() {
         return false;
     }
-    if quote(core[0]) || core[0] == b'{' || core.contains(&b'{') {
-        return true;
-    }
-    if core.iter().any(u8::is_ascii_digit) {
+    if quote(core[0]) || core.contains(&b'{') {
         return true;
     }
     if core[0] == b'/' || core[0] == b'\\' || core.windows(3).any(|w| w == b"://") {
         return core.len() > 1;
     }
-    let slashes = core.iter().filter(|&&b| b == b'/' || b == b'\\').count();
-    if slashes >= 2 {
-        return true;
+    core.iter().filter(|&&b| b == b'/' || b == b'\\').count() >= 2
+}
+
+/// Is this piece of a token (between delimiters) a variable: a digit in it, or a long run of
+/// hex letters (`deadbeef`; words made only of a-f are short)?
+fn variable_piece(p: &[u8]) -> bool {
+    p.iter().any(u8::is_ascii_digit) || (p.len() >= 8 && p.iter().all(u8::is_ascii_hexdigit))
+}
+
+/// Bytes that separate the pieces of a token (`onExtend:1514038530000`, `a|1|2`, `x##12`): each
+/// piece is judged on its own, so a word glued to a number keeps the word.
+fn delimiter(b: u8) -> bool {
+    matches!(b, b':' | b'=' | b'|' | b'#' | b'@' | b',' | b'(' | b')' | b'[' | b']' | b';')
+}
+
+/// Mask a token's pieces: those with a digit (or long hex) become `<*>`, adjacent ones merged.
+fn mask_pieces(core: &[u8], out: &mut Vec<u8>) {
+    let mut s = 0;
+    let mut last_var = false;
+    while s <= core.len() {
+        let e = core[s..].iter().position(|&b| delimiter(b)).map_or(core.len(), |i| s + i);
+        let piece = &core[s..e];
+        if variable_piece(piece) {
+            if !last_var {
+                out.extend_from_slice(VAR);
+            }
+            last_var = true;
+        } else {
+            out.extend_from_slice(piece);
+            last_var = false;
+        }
+        if e < core.len() {
+            out.push(core[e]);
+            last_var = false;
+        }
+        s = e + 1;
     }
-    // Hex without a digit (`deadbeef`) is rare, but words made only of a-f are short.
-    core.len() >= 8 && core.iter().all(u8::is_ascii_hexdigit)
 }
 
 fn is_key(k: &[u8]) -> bool {
@@ -184,14 +213,18 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
         && eq > 0
         && is_key(&core[..eq])
     {
+        // `key=value`: the key stays; the value is judged as a token of its own.
         out.extend_from_slice(&core[..=eq]);
-        if eq + 1 < core.len() {
+        let v = &core[eq + 1..];
+        if variable(v) {
             out.extend_from_slice(VAR);
+        } else {
+            mask_pieces(v, out);
         }
     } else if variable(core) {
         out.extend_from_slice(VAR);
     } else {
-        out.extend_from_slice(core);
+        mask_pieces(core, out);
     }
     out.extend_from_slice(&tok[e..]);
 }
@@ -248,7 +281,7 @@ mod tests {
             ("object deadbeefcafe missing", "object <*> missing"),
             // UUIDs, host:port, IPs
             ("session 9f1c2a3e-1b2c-4d5e-8f90-123456789abc closed", "session <*> closed"),
-            ("connect to compute-0.svc:5688 failed", "connect to <*> failed"),
+            ("connect to compute-0.svc:5688 failed", "connect to <*>:<*> failed"),
             ("Invalid user admin from 173.234.31.186", "Invalid user admin from <*>"),
             // paths
             ("cannot open /var/lib/risingwave/x.sst", "cannot open <*>"),
@@ -262,9 +295,15 @@ mod tests {
             // Debug structs: the name stays, the braces are the variable
             ("got Status { code: Internal, message: \"x y\" } from peer", "got Status <*> from peer"),
             ("got Foo{a:1} now", "got <*> now"),
+            ("node compute-0:5688 down", "node <*>:<*> down"),
             // key=value: the key stays
             ("acquire lock=233570404, flags=0x1, tag=\"View Lock\", x", "acquire lock=<*>, flags=<*>, tag=<*>, x"),
-            ("logname= uid=0", "logname= uid=<*>"),
+            ("logname= uid=0 user=root", "logname= uid=<*> user=root"),
+            // a word glued to a number keeps the word
+            ("onExtend:1514038530000 14", "onExtend:<*> <*>"),
+            ("steps= 1514018661124##0##3428", "steps= <*>##<*>##<*>"),
+            ("read 1|2|3", "read <*>|<*>|<*>"),
+            ("epoch Epoch(1234) late", "epoch Epoch(<*>) late"),
             // punctuation around a variable stays
             ("failed (42)", "failed (<*>)"),
             ("ids [1, 2, 3] dropped", "ids [<*>, <*>, <*>] dropped"),
