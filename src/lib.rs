@@ -37,6 +37,7 @@ pub mod annotate;
 pub mod catalog;
 pub mod check;
 pub mod config;
+pub mod discover;
 pub mod event;
 pub mod follow;
 pub mod framing;

@@ -236,6 +236,10 @@ enum Command {
     /// Incident report: one self-contained HTML page with a timeline of the known (and unknown)
     /// errors, the records that fired with their captured values, and the chains.
     Report(annotail::report::Args),
+    /// Cluster the WARN/ERROR events no record explains and report each cluster (template,
+    /// count, levels, targets, first and last seen, examples), or write draft records for them
+    /// (--format catalog) to review and add with -c.
+    Discover(annotail::discover::Args),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -846,6 +850,9 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
             return Ok(annotail::report::command(args, &catalog_paths(&args.catalog, &config), limits));
         }
+        Some(Command::Discover(args)) => {
+            return Ok(run_discover(args, &catalog_paths(&args.catalog, &config), framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input)));
+        }
         None => {}
     }
     if is_follow(&opts, &config) {
@@ -927,6 +934,63 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         Err(e) => {
             eprintln!("annotail: {e}");
             Ok(finish(ExitCode::from(1)))
+        }
+    }
+}
+
+fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: framing::Limits) -> ExitCode {
+    use annotail::discover::{self, DiscoverFormat};
+    if let Some(head) = pipeline::input_head(&args.files) {
+        annotail::matcher::skim::Rarity::learn_from(head);
+    }
+    let m = match load_for_run(catalog) {
+        Ok(m) => m,
+        Err(report) => {
+            eprintln!("{report}");
+            return ExitCode::from(2);
+        }
+    };
+    let reports = match discover::discover(&m, args, limits) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    std::mem::forget(m);
+    let mut out = std::io::stdout().lock();
+    let mut text = String::new();
+    match args.format {
+        DiscoverFormat::Text => text = discover::text(&reports),
+        DiscoverFormat::Json => {
+            for r in &reports {
+                text.push_str(&serde_json::to_string(r).expect("a report serialises"));
+                text.push('\n');
+            }
+        }
+        DiscoverFormat::Catalog => {
+            let mut skipped = 0;
+            for r in &reports {
+                if !discover::draftable(&r.template) {
+                    skipped += 1;
+                    continue;
+                }
+                text.push_str(&discover::draft(r).to_string());
+                text.push('\n');
+            }
+            if skipped > 0 {
+                eprintln!(
+                    "annotail: {skipped} cluster(s) without a constant word of 4 characters or more have no draft (see --format text)"
+                );
+            }
+        }
+    }
+    match std::io::Write::write_all(&mut out, text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("annotail: cannot write the report: {e}");
+            ExitCode::from(1)
         }
     }
 }

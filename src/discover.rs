@@ -1,0 +1,301 @@
+//! `annotail discover`: the clusters of what the catalog does not know, and draft records for
+//! them.
+//!
+//! Owns the report over a run with `--unknown`: each cluster's template, count, levels,
+//! targets, first and last seen (file, line, timestamp) and a few example lines, as text, as
+//! JSON Lines, or as draft catalog records. A draft is a record in the catalog's own schema:
+//! `id` (the cluster id, so the same input drafts the same id), `slug`, `errorMessage` (the
+//! template, `{}` for each variable), `messagePattern` (its regex, `(.+?)` for each variable),
+//! `severity` from the levels, `tags` from the targets; what was seen (count, examples, first
+//! and last) is in a `discovered` object beside `record`, not in it, so that matched events do
+//! not carry it. Contract: the drafts pass `annotail check`, and added with `-c` they match the
+//! lines they were drafted from (their templates are those lines' masked tokens, and masking
+//! only turns parts into `<*>`).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::annotate::Emit;
+use crate::event::{Annotated, Format, Writer};
+use crate::matcher::Matcher;
+use crate::unknown::{Levels, Shared, id_text, mask::VAR};
+use crate::{framing, pipeline};
+
+/// The options of `annotail discover` (its `--help` text is these doc comments).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// A catalog file or directory; repeatable; later paths override earlier ones by record id.
+    /// Default: the config file's `catalog`, else the catalog embedded in the binary.
+    #[arg(short = 'c', long = "catalog", value_name = "PATH")]
+    pub catalog: Vec<PathBuf>,
+
+    /// Log files to read (any layout annotail reads); '-' or none: standard input.
+    pub files: Vec<PathBuf>,
+
+    /// text for people; json: one object per cluster (JSON Lines); catalog: one draft record per
+    /// cluster (JSON Lines, the catalog's layout), to review and add with `-c`.
+    #[arg(long, value_enum, default_value_t = DiscoverFormat::Text)]
+    pub format: DiscoverFormat,
+
+    /// Levels of the events clustered.
+    #[arg(long, value_enum, value_name = "LEVELS", default_value_t = Levels::Warn)]
+    pub unknown: Levels,
+
+    /// Clusters with fewer events than this are left out of the report.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub min_count: u64,
+
+    /// Clusters kept at most while reading (the least recently seen are dropped past it).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub max_clusters: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiscoverFormat {
+    Text,
+    Json,
+    Catalog,
+}
+
+/// Example lines kept per cluster: enough to see what varies.
+const EXAMPLES: usize = 3;
+
+/// An example line is cut to this many bytes: a draft is read by a person.
+const EXAMPLE_BYTES: usize = 1000;
+
+/// Where and when an event was seen.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Seen {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub line: u64,
+    pub timestamp: String,
+}
+
+/// One cluster as reported.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ClusterReport {
+    pub cluster: String,
+    pub template: String,
+    pub count: u64,
+    pub levels: BTreeSet<String>,
+    pub targets: BTreeSet<String>,
+    pub first: Seen,
+    pub last: Seen,
+    pub examples: Vec<String>,
+}
+
+/// Collects the unknown events of a run by cluster.
+struct Collector {
+    by_id: HashMap<u64, ClusterReport>,
+}
+
+impl Writer for Collector {
+    fn format(&self) -> Format {
+        Format::Json
+    }
+
+    fn write(&mut self, ev: &Annotated<'_>) {
+        let Some(u) = &ev.unknown else { return };
+        let seen = Seen {
+            path: ev.source.path.map(str::to_owned),
+            line: ev.source.line,
+            timestamp: ev.timestamp.to_owned(),
+        };
+        let r = self.by_id.entry(u.cluster).or_insert_with(|| ClusterReport {
+            cluster: id_text(u.cluster),
+            template: String::new(),
+            count: 0,
+            levels: BTreeSet::new(),
+            targets: BTreeSet::new(),
+            first: seen.clone(),
+            last: seen.clone(),
+            examples: Vec::new(),
+        });
+        r.template.clear();
+        r.template.push_str(u.template);
+        r.count += 1;
+        r.last = seen;
+        if let Some(l) = &ev.log.level {
+            r.levels.insert(l.trim().to_ascii_uppercase());
+        }
+        if let Some(t) = &ev.log.target {
+            r.targets.insert(t.to_string());
+        }
+        if r.examples.len() < EXAMPLES {
+            let first = &ev.raw[..memchr::memchr(b'\n', ev.raw).unwrap_or(ev.raw.len())];
+            let cut = &first[..first.len().min(EXAMPLE_BYTES)];
+            r.examples.push(crate::event::text(cut).into_owned());
+        }
+    }
+
+    fn raw(&mut self, _bytes: &[u8]) {}
+
+    fn rendered(&mut self, _bytes: &[u8]) {
+        unreachable!("discover reads with one thread");
+    }
+
+    fn flush(&mut self) {}
+
+    fn error(&self) -> Option<&std::io::Error> {
+        None
+    }
+}
+
+/// Cluster the unknown events of `files` (standard input when empty) and report them, the
+/// most seen first.
+pub fn discover(
+    m: &Matcher,
+    args: &Args,
+    limits: framing::Limits,
+) -> Result<Vec<ClusterReport>, pipeline::RunError> {
+    let levels = if args.unknown.is_on() { args.unknown } else { Levels::Warn };
+    let shared = Shared::new(levels, args.max_clusters);
+    let cfg = pipeline::RunConfig {
+        paths: args.files.clone(),
+        emit: Emit::Matches,
+        every_event: levels == Levels::Any,
+        threads: 1,
+        format: Format::Json,
+        color: false,
+        width: 80,
+        idle: Duration::from_millis(100),
+        framing: limits,
+        metrics: None,
+        tally: None,
+        unknown: Some(shared.clone()),
+    };
+    let mut c = Collector { by_id: HashMap::new() };
+    pipeline::run(m, &cfg, &mut c)?;
+    // The templates as they are at the end (a cluster's template grows as lines join it).
+    let clusters = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
+    for k in clusters.clusters() {
+        if let Some(r) = c.by_id.get_mut(&k.id) {
+            r.template.clone_from(&k.template);
+        }
+    }
+    let mut out: Vec<ClusterReport> = c.by_id.into_values().filter(|r| r.count >= args.min_count).collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
+    Ok(out)
+}
+
+/// A template's regex: its text escaped, `(.+?)` for each `<*>`.
+pub fn pattern_of(template: &str) -> String {
+    let parts: Vec<String> = template.split(std::str::from_utf8(VAR).expect("ASCII")).map(regex::escape).collect();
+    parts.join("(.+?)")
+}
+
+/// A template as a catalog `errorMessage`: `{}` for each `<*>`.
+pub fn message_of(template: &str) -> String {
+    template.replace("{", "{{").replace("}", "}}").replace(std::str::from_utf8(VAR).expect("ASCII"), "{}")
+}
+
+/// Lower-case words of the template's constant part joined by `-`, at most 50 characters (the
+/// catalog's slugs look the same).
+pub fn slug_of(template: &str) -> String {
+    let mut slug = String::new();
+    for word in template.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+        if slug.len() + word.len() + 1 > 50 {
+            break;
+        }
+        if !slug.is_empty() {
+            slug.push('-');
+        }
+        slug.push_str(&word.to_ascii_lowercase());
+    }
+    if slug.is_empty() { "unknown-error".into() } else { slug }
+}
+
+/// Can a draft be made of this template? It needs a constant run the prefilter can key on
+/// (a record without one is tried on every event), and must not match everything.
+pub fn draftable(template: &str) -> bool {
+    template
+        .split(std::str::from_utf8(VAR).expect("ASCII"))
+        .any(|lit| lit.trim().chars().filter(|c| c.is_alphanumeric()).count() >= 4)
+}
+
+/// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`).
+pub fn draft(r: &ClusterReport) -> Value {
+    let severity = if r.levels.iter().any(|l| crate::unknown::Levels::Error.wants(Some(l.as_bytes()), false)) {
+        "error"
+    } else if r.levels.iter().any(|l| crate::unknown::Levels::Warn.wants(Some(l.as_bytes()), false)) {
+        "warning"
+    } else {
+        "info"
+    };
+    let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
+    tags.extend(r.targets.iter().take(5).cloned());
+    json!({
+        "record": {
+            "id": r.cluster,
+            "slug": slug_of(&r.template),
+            "errorMessage": message_of(&r.template),
+            "messagePattern": pattern_of(&r.template),
+            "severity": severity,
+            "tags": tags,
+        },
+        "discovered": {
+            "template": r.template,
+            "count": r.count,
+            "levels": r.levels,
+            "targets": r.targets,
+            "first": r.first,
+            "last": r.last,
+            "examples": r.examples,
+        }
+    })
+}
+
+/// The text report.
+pub fn text(reports: &[ClusterReport]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let total: u64 = reports.iter().map(|r| r.count).sum();
+    let _ = writeln!(out, "{} unknown event(s) in {} cluster(s)", total, reports.len());
+    for r in reports {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}×  cluster {}  {}", r.count, r.cluster, r.template);
+        let join = |s: &BTreeSet<String>| if s.is_empty() { "-".to_owned() } else { s.iter().cloned().collect::<Vec<_>>().join(", ") };
+        let _ = writeln!(out, "    levels: {}   targets: {}", join(&r.levels), join(&r.targets));
+        let at = |s: &Seen| match &s.path {
+            Some(p) => format!("{p}:{} ({})", s.line, s.timestamp),
+            None => format!("line {} ({})", s.line, s.timestamp),
+        };
+        let _ = writeln!(out, "    first: {}   last: {}", at(&r.first), at(&r.last));
+        for e in &r.examples {
+            let _ = writeln!(out, "    | {e}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{draftable, message_of, pattern_of, slug_of};
+
+    #[test]
+    fn drafts_of_templates() {
+        let cases: &[(&str, &str, &str, &str)] = &[
+            (
+                "failed to connect to <*>:<*> (os error <*>)",
+                r"failed to connect to (.+?):(.+?) \(os error (.+?)\)",
+                "failed to connect to {}:{} (os error {})",
+                "failed-to-connect-to-os-error",
+            ),
+            ("got Status <*> from {peer}", r"got Status (.+?) from \{peer\}", "got Status {} from {{peer}}", "got-status-from-peer"),
+            ("Local: Timed out", "Local: Timed out", "Local: Timed out", "local-timed-out"),
+        ];
+        for (t, p, m, s) in cases {
+            assert_eq!(pattern_of(t), *p, "{t}");
+            assert_eq!(message_of(t), *m, "{t}");
+            assert_eq!(slug_of(t), *s, "{t}");
+            assert!(regex::Regex::new(&pattern_of(t)).is_ok());
+        }
+        assert!(!draftable("<*> <*>: <*>"));
+        assert!(!draftable("<*> ab <*>"));
+        assert!(draftable("<*> early eof"));
+    }
+}
