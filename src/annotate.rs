@@ -499,7 +499,7 @@ impl Clustering<'_> {
         }
         let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text)?;
         let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
-        let seen = c.observe(&hays[hay].text[range.clone()])?;
+        let seen = c.observe_if(&hays[hay].text[range.clone()], !self.found.is_empty())?;
         let (cluster, count) = (seen.id, seen.count);
         self.template.clear();
         self.template.push_str(seen.template);

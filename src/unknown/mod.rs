@@ -255,9 +255,16 @@ impl Clusterer {
 
     /// Cluster one line of unexplained text. `None` when it has no token (blank).
     pub fn observe(&mut self, text: &[u8]) -> Option<Seen<'_>> {
+        self.observe_if(text, false)
+    }
+
+    /// [`Clusterer::observe`]; with `needs_constant`, `None` also when every token is a
+    /// variable (the rest of a matched chain that is only a value says nothing new).
+    pub fn observe_if(&mut self, text: &[u8], needs_constant: bool) -> Option<Seen<'_>> {
         let mut line = std::mem::take(&mut self.line);
         mask::tokenize(text, &mut line);
-        let r = self.observe_tokens(&line);
+        let all_vars = (0..line.len()).all(|i| line.get(i) == VAR);
+        let r = if needs_constant && all_vars { None } else { self.observe_tokens(&line) };
         self.line = line;
         let (idx, new) = r?;
         let c = self.clusters[idx as usize].as_ref().expect("just seen");

@@ -1,0 +1,385 @@
+//! `--unknown` and `annotail discover` on the real binary: which part of an event is clustered
+//! (alone, in a host's error field, under a wrapper), the `unknown` fields in every output,
+//! stable ids across runs and across a follow-mode restart, the draft round trip through
+//! `check` and a run, and the cluster cap.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{PATIENCE, cmd, events, path_str, rw_line, run};
+use serde_json::Value;
+
+/// A host message, a wrapper (its trailing placeholder holds an error) and a cause.
+const CATALOG: &str = r#"{"id":"h-inject","slug":"inject-barrier","severity":"error","errorMessage":"failed to inject barrier","messagePattern":"failed to inject barrier"}
+{"id":"w-epoch","slug":"complete-epoch","severity":"error","errorMessage":"Failed to complete epoch {}: {}","messagePattern":"Failed to complete epoch (.+?): (.+?)"}
+{"id":"c-actor","slug":"barrier-collect","severity":"warning","errorMessage":"barrier collection failed for actor {actor_id}","messagePattern":"barrier collection failed for actor (.+?)"}
+"#;
+
+struct Dir {
+    dir: tempfile::TempDir,
+}
+
+impl Dir {
+    fn new() -> Dir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("catalog.jsonl"), CATALOG).unwrap();
+        Dir { dir }
+    }
+
+    fn catalog(&self) -> String {
+        path_str(&self.dir.path().join("catalog.jsonl"))
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        path_str(&p)
+    }
+
+    /// `annotail -c CATALOG ARGS` on `input`: its events (exit status 0 asserted).
+    fn events(&self, args: &[&str], input: &str) -> Vec<Value> {
+        let mut full = vec!["-c".to_owned(), self.catalog()];
+        full.extend(args.iter().map(|s| s.to_string()));
+        let out = run(&full, input.as_bytes());
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        events(&out.stdout)
+    }
+}
+
+fn warn(sec: u32, rest: &str) -> String {
+    rw_line(sec, "WARN", "risingwave_meta::barrier", rest)
+}
+
+fn error(sec: u32, rest: &str) -> String {
+    rw_line(sec, "ERROR", "risingwave_stream::executor", rest)
+}
+
+fn info(sec: u32, rest: &str) -> String {
+    rw_line(sec, "INFO", "risingwave_meta::manager", rest)
+}
+
+fn unknown(ev: &Value) -> Option<(&str, &str, u64)> {
+    let u = ev.get("unknown")?;
+    Some((u["cluster"].as_str().unwrap(), u["template"].as_str().unwrap(), u["count"].as_u64().unwrap()))
+}
+
+fn at(evs: &[Value], line: u64) -> &Value {
+    evs.iter().find(|e| e["source"]["line"] == line).unwrap_or_else(|| panic!("no event at line {line}: {evs:?}"))
+}
+
+#[test]
+fn chain_cases_cluster_the_unexplained_part() {
+    let d = Dir::new();
+    // (line, expected template of the unknown part, or None when the event is explained)
+    let cases: &[(String, Option<&str>)] = &[
+        // unknown alone: the whole message
+        (error(1, "source reader 42 exited: connection reset by peer"), Some("source reader <*> exited: connection reset by peer")),
+        // a known host, the cause in its error field is unknown
+        (warn(2, "failed to inject barrier error=grpc status Unavailable on compute-0:5688"), Some("grpc status Unavailable on <*>:<*>")),
+        // a known host with a known cause: explained
+        (warn(3, "failed to inject barrier error=barrier collection failed for actor 7"), None),
+        // a known wrapper around an unknown root cause: its trailing capture
+        (error(4, "Failed to complete epoch 1234: object store timeout after 30s"), Some("object store timeout after <*>")),
+        // a known wrapper around a known cause: explained
+        (error(5, "Failed to complete epoch 1234: barrier collection failed for actor 9"), None),
+        // the cause in a host's field under a wrapper in the message
+        (warn(6, "Failed to complete epoch 77: injection failed error=meta leader lost"), Some("meta leader lost")),
+    ];
+    let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    for (i, (line, want)) in cases.iter().enumerate() {
+        let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
+        assert_eq!(got, *want, "line {line}");
+    }
+    // Without --unknown only the known errors are written, as before.
+    let plain = d.events(&["--format", "json"], &input);
+    assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
+    assert_eq!(plain.len(), 5);
+}
+
+#[test]
+fn levels_decide_which_events_are_clustered() {
+    let d = Dir::new();
+    // The plain line first: after a RisingWave line it would continue that line's event.
+    let input = format!(
+        "plain text without a level 12\n{}\n{}\n{}\n",
+        info(1, "compaction task 5 finished"),
+        warn(2, "slow heartbeat from worker 3"),
+        error(3, "sink writer 9 crashed")
+    );
+    let clustered = |levels: &str| -> Vec<u64> {
+        d.events(&["--unknown", levels, "--format", "json"], &input)
+            .iter()
+            .filter(|e| e.get("unknown").is_some())
+            .map(|e| e["source"]["line"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(clustered("warn"), [3, 4]);
+    assert_eq!(clustered("error"), [4]);
+    assert_eq!(clustered("any"), [1, 2, 3, 4]);
+    assert_eq!(clustered("off"), Vec::<u64>::new());
+    // The config key does what the option does; the option overrides it.
+    let cfg = d.write("annotail.toml", "[unknown]\nlevels = \"error\"\n");
+    let from_config: Vec<u64> = d
+        .events(&["--config", &cfg, "--format", "json"], &input)
+        .iter()
+        .filter(|e| e.get("unknown").is_some())
+        .map(|e| e["source"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(from_config, [4]);
+    assert_eq!(
+        d.events(&["--config", &cfg, "--unknown", "any", "--format", "json"], &input).iter().filter(|e| e.get("unknown").is_some()).count(),
+        4
+    );
+}
+
+#[test]
+fn same_input_same_ids_and_counts_on_two_runs() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..30 {
+        input.push_str(&error(i, &format!("sink writer {i} crashed: broken pipe on 10.0.0.{i}:4566")));
+        input.push('\n');
+        input.push_str(&warn(i, &format!("actor {} is slow, lag {}ms", i * 7, i * 13)));
+        input.push('\n');
+    }
+    let file = d.write("in.log", &input);
+    let a = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    let b = d.events(&["--unknown", "warn", "--format", "json", "--threads", "2", &file], "");
+    let ua: Vec<_> = a.iter().map(|e| unknown(e).unwrap()).collect();
+    let ub: Vec<_> = b.iter().map(|e| unknown(e).unwrap()).collect();
+    assert_eq!(ua, ub);
+    let ids: std::collections::BTreeSet<&str> = ua.iter().map(|u| u.0).collect();
+    assert_eq!(ids.len(), 2, "{ua:?}");
+    assert_eq!(ua[0].1, "sink writer <*> crashed: broken pipe on <*>:<*>");
+    assert_eq!(ua[1].1, "actor <*> is slow, lag <*>");
+    assert_eq!((ua[58].2, ua[59].2), (30, 30), "counts go up by one per event");
+    // The id is the template's XXH3 (as 16 hex digits): no arrival number in it.
+    assert!(ua.iter().all(|u| u.0.len() == 16 && u.0.bytes().all(|b| b.is_ascii_hexdigit())));
+}
+
+#[test]
+fn pretty_and_ecs_show_the_cluster() {
+    let d = Dir::new();
+    let input = format!("{}\n{}\n", error(1, "sink writer 1 crashed"), error(2, "sink writer 2 crashed"));
+    let out = run(
+        &["-c", &d.catalog(), "--unknown", "warn", "--format", "pretty", "--color", "always"],
+        input.as_bytes(),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ids: Vec<&str> = text.lines().filter_map(|l| l.split("cluster ").nth(1)).map(|r| &r[..16]).collect();
+    assert_eq!(ids.len(), 2, "{text}");
+    assert!(text.contains(&format!("\x1b[2m╰─ unknown error, cluster {}, seen 1×", ids[0])), "{text}");
+    assert!(text.contains(&format!("unknown error, cluster {}, seen 2×", ids[0])), "{text}");
+    assert!(text.contains("template: sink writer <*> crashed"), "{text}");
+    let ecs = d.events(&["--unknown", "warn", "--format", "ecs"], &input);
+    assert_eq!(ecs.len(), 2);
+    assert_eq!(ecs[1]["event"]["kind"], "alert");
+    assert_eq!(ecs[1]["event"]["severity"], 3);
+    assert_eq!(ecs[1]["labels"]["annotail_unknown_cluster"], ids[0]);
+    assert_eq!(ecs[1]["annotail"]["unknown"]["count"], 2);
+    assert_eq!(ecs[1]["annotail"]["unknown"]["template"], "sink writer <*> crashed");
+    assert_eq!(ecs[1]["error"]["message"], "sink writer 2 crashed");
+}
+
+#[test]
+fn summary_lists_the_top_unknown_clusters() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..5 {
+        input.push_str(&format!("{}\n", error(i, &format!("sink writer {i} crashed"))));
+    }
+    input.push_str(&format!("{}\n", warn(9, "slow heartbeat from worker 3")));
+    let out = run(&["-c", &d.catalog(), "--unknown", "warn", "--format", "json", "--summary"], input.as_bytes());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("  unknown       6 events in 2 clusters\n"), "{err}");
+    let rows: Vec<&str> = err.lines().skip_while(|l| !l.contains("CLUSTER")).skip(1).collect();
+    assert!(rows[0].trim_start().starts_with("5  ") && rows[0].ends_with("sink writer <*> crashed"), "{err}");
+    assert!(rows[1].ends_with("slow heartbeat from worker <*>"), "{err}");
+}
+
+#[test]
+fn the_cap_bounds_the_clusters_alive() {
+    let d = Dir::new();
+    // 100 kinds (their words differ, so masking cannot merge them), then the first kind again.
+    let words = |i: usize| format!("k{}", (b'a' + (i % 26) as u8) as char).repeat(1 + i / 26);
+    let mut input = String::new();
+    for i in 0..100 {
+        input.push_str(&format!("{}\n", error(0, &format!("{} failed hard", words(i)))));
+    }
+    input.push_str(&format!("{}\n", error(0, &format!("{} failed hard", words(0)))));
+    let out =
+        run(&["-c", &d.catalog(), "--unknown", "warn", "--unknown-max-clusters", "16", "--format", "json", "--summary"], input.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let evs = events(&out.stdout);
+    assert_eq!(evs.len(), 101);
+    assert!(err.contains("in 16 clusters") || err.contains("in 15 clusters"), "{err}");
+    // The first kind was dropped long ago: it starts over, under the same id.
+    let (first, last) = (unknown(&evs[0]).unwrap(), unknown(&evs[100]).unwrap());
+    assert_eq!((first.0, first.2), (last.0, 1));
+}
+
+/// Events from a follow-mode daemon, as they come.
+fn lines_of(child: &mut Child) -> mpsc::Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str(&line)
+                && tx.send(v).is_err()
+            {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn take(rx: &mpsc::Receiver<Value>, n: usize) -> Vec<Value> {
+    let deadline = Instant::now() + PATIENCE;
+    let mut got = Vec::new();
+    while got.len() < n {
+        let left = deadline.saturating_duration_since(Instant::now());
+        got.push(rx.recv_timeout(left).unwrap_or_else(|_| panic!("only {} of {n} events", got.len())));
+    }
+    got
+}
+
+fn metrics_addr(err_file: &std::path::Path) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let text = std::fs::read_to_string(err_file).unwrap_or_default();
+        if let Some(l) = text.lines().find(|l| l.contains("metrics endpoint")) {
+            let a = l.split("addr=").nth(1).unwrap().split_whitespace().next().unwrap();
+            return a.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no metrics address in {text}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn scrape(addr: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let mut body = String::new();
+    s.read_to_string(&mut body).unwrap();
+    body
+}
+
+#[test]
+fn ids_survive_a_follow_mode_restart() {
+    let d = Dir::new();
+    let log = d.dir.path().join("meta.log");
+    let state = d.dir.path().join("state");
+    let err_file = d.dir.path().join("stderr.log");
+    let start = || {
+        let mut c = cmd();
+        c.args(["--follow", &path_str(&log), "--state-dir", &path_str(&state), "-c", &d.catalog()]);
+        c.args(["--unknown", "warn", "--format", "json", "--poll-interval", "50ms", "--checkpoint-interval", "10ms"]);
+        c.args(["--metrics-addr", "127.0.0.1:0", "--log-level", "info"]);
+        c.stdout(Stdio::piped()).stderr(std::fs::File::create(&err_file).unwrap());
+        c.spawn().unwrap()
+    };
+    let batch = |from: u32| -> String {
+        (from..from + 5)
+            .flat_map(|i| {
+                [
+                    error(i, &format!("sink writer {i} crashed: broken pipe on 10.0.0.{i}:4566")),
+                    warn(i, &format!("actor {} is slow, lag {}ms", i * 7, i * 13)),
+                    info(i, "all good"),
+                ]
+            })
+            .map(|l| l + "\n")
+            .collect()
+    };
+    std::fs::write(&log, batch(0)).unwrap();
+    let mut a = start();
+    let rx = lines_of(&mut a);
+    let first = take(&rx, 10);
+    let addr = metrics_addr(&err_file);
+    let m = scrape(&addr);
+    assert!(m.contains("annotail_unknown_events_total{level=\"error\"} 5"), "{m}");
+    assert!(m.contains("annotail_unknown_events_total{level=\"warn\"} 5"), "{m}");
+    assert!(m.contains("annotail_unknown_clusters 2"), "{m}");
+    // Graceful stop (the checkpoint is written), more lines, a new daemon.
+    let ok = std::process::Command::new("kill").args(["-TERM", &a.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    assert!(common::wait_timeout(&mut a, PATIENCE).is_some());
+    std::fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(batch(5).as_bytes()).unwrap();
+    let mut b = start();
+    let rx = lines_of(&mut b);
+    let second = take(&rx, 10);
+    let _ = b.kill();
+    let _ = b.wait();
+    assert!(second.iter().all(|e| e["source"]["line"].as_u64().unwrap() > 15), "lines read twice: {second:?}");
+    let ids = |evs: &[Value]| -> std::collections::BTreeMap<String, String> {
+        evs.iter().map(|e| (e["unknown"]["template"].as_str().unwrap().to_owned(), e["unknown"]["cluster"].as_str().unwrap().to_owned())).collect()
+    };
+    assert_eq!(ids(&first).len(), 2);
+    assert_eq!(ids(&first), ids(&second));
+}
+
+#[test]
+fn drafts_pass_check_and_match_the_lines_they_came_from() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..20 {
+        input.push_str(&format!("{}\n", error(i, &format!("sink writer {i} crashed: broken pipe on 10.0.0.{i}:4566"))));
+        input.push_str(&format!("{}\n", warn(i, &format!("Failed to complete epoch {i}: object store timeout after {i}s"))));
+        input.push_str(&format!("{}\n", warn(i, &format!("table \"t{i}\" has {{ id: {i}, name: \"x y\" }} stale"))));
+        input.push_str(&format!("{}\n", info(i, "all good")));
+    }
+    let file = d.write("in.log", &input);
+    // Text and JSON reports.
+    let out = run(&["discover", "-c", &d.catalog(), &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("60 unknown event(s) in 3 cluster(s)\n"), "{text}");
+    assert!(text.contains("20×  cluster "), "{text}");
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", "-"], input.as_bytes());
+    let reports = events(&out.stdout);
+    assert_eq!(reports.len(), 3);
+    let r = reports.iter().find(|r| r["template"] == "object store timeout after <*>").unwrap();
+    assert_eq!(r["count"], 20);
+    assert_eq!(r["levels"], serde_json::json!(["WARN"]));
+    assert_eq!(r["targets"], serde_json::json!(["risingwave_meta::barrier"]));
+    assert_eq!(r["first"]["line"], 2);
+    assert_eq!(r["last"]["line"], 78);
+    assert_eq!(r["examples"].as_array().unwrap().len(), 3);
+    // Drafts: accepted by check, and they explain the lines once added.
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    let drafts = String::from_utf8(out.stdout).unwrap();
+    let recs = events(drafts.as_bytes());
+    assert_eq!(recs.len(), 3);
+    for r in &recs {
+        assert_eq!(r["record"]["id"].as_str().unwrap().len(), 16);
+        assert!(r["record"]["tags"].as_array().unwrap().contains(&"draft".into()));
+        assert!(r["discovered"]["count"].as_u64().unwrap() == 20);
+    }
+    let sev: Vec<&str> = recs.iter().map(|r| r["record"]["severity"].as_str().unwrap()).collect();
+    assert!(sev.contains(&"error") && sev.contains(&"warning"), "{sev:?}");
+    let drafts_file = d.write("drafts.jsonl", &drafts);
+    let out = run(&["check", "-c", &d.catalog(), "-c", &drafts_file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 error(s), 0 warning(s)"));
+    let evs = d.events(&["-c", &drafts_file, "--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(evs.len(), 60);
+    let draft_ids: Vec<&str> = recs.iter().map(|r| r["record"]["id"].as_str().unwrap()).collect();
+    for e in &evs {
+        assert!(e.get("unknown").is_none(), "still unknown: {e}");
+        let ids: Vec<&str> = std::iter::once(&e["match"])
+            .chain(e["also_matched"].as_array().unwrap())
+            .map(|m| m["id"].as_str().unwrap())
+            .collect();
+        assert!(ids.iter().any(|i| draft_ids.contains(i)), "no draft matched {e}");
+    }
+    // The cluster id of a line is the id of the draft made from its cluster.
+    let before = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    let e = at(&before, 1);
+    assert!(draft_ids.contains(&unknown(e).unwrap().0));
+}
