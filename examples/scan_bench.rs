@@ -45,6 +45,7 @@ fn main() {
         metrics: None,
         tally: None,
         incidents: None,
+        unknown: None,
     };
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {

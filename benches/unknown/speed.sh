@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# speed.sh: what --unknown costs, and annotail's clustering against drain3 on the same messages,
+# in one run (hyperfine, medians; start-up measured on an empty file and taken off).
+#
+# Usage: benches/unknown/speed.sh CORPUS CATALOG [ANNOTAIL]
+#   CORPUS: a generated RisingWave corpus (gen_corpus.py --size 100M --seed 7, as peers.sh uses);
+#   ANNOTAIL defaults to target-bench/release/annotail (the real release profile).
+#   VENV as in loghub.sh (drain3 installed there when missing). DRAIN3_MB (default 10): MB of
+#   messages drain3 is timed on (it is ~100x slower; its rate is per MB either way). RUNS: 5.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+corpus=${1:?usage: speed.sh CORPUS CATALOG [ANNOTAIL]}
+catalog=${2:?usage: speed.sh CORPUS CATALOG [ANNOTAIL]}
+annotail=${3:-$here/../../target-bench/release/annotail}
+venv=${VENV:-$here/../../target/drain3-venv}
+runs=${RUNS:-5}
+work=${BENCH_DIR:-${TMPDIR:-/tmp}/annotail-unknown-bench}
+mkdir -p "$work"
+if [[ ! -x $venv/bin/python ]]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet "drain3==${DRAIN3:-0.9.11}"
+fi
+# The messages annotail clusters, one per line: each RisingWave line without its timestamp,
+# level and target (and its key=value fields, which are parsed out of the message).
+msgs="$work/messages.log"
+python3 - "$corpus" "$msgs" <<'PY'
+import re, sys
+head = re.compile(r"^\S+\s+(?:TRACE|DEBUG|INFO|WARN|ERROR) (?:[\w:]+: )?")
+fields = re.compile(r"( [a-z_][\w.]*=\S+)+$")
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f, open(sys.argv[2], "w") as out:
+    for line in f:
+        m = head.match(line)
+        if not m:
+            continue
+        msg = fields.sub("", line[m.end():].rstrip("\n"))
+        if msg.strip():
+            out.write(msg + "\n")
+PY
+head -c $(( ${DRAIN3_MB:-10} * 1000000 )) "$msgs" | sed '$d' > "$msgs.drain3"
+empty="$work/empty.log"; : > "$empty"
+a="$annotail --catalog $catalog --format json --threads 1"
+hyperfine -N -w 1 -r "$runs" --export-json "$work/unknown.json" \
+  -n off "$a $corpus" -n warn "$a --unknown warn $corpus" -n any "$a --unknown any $corpus" \
+  -n off-2threads "$annotail --catalog $catalog --format json --threads 2 $corpus" \
+  -n msgs-off "$a --all $msgs" -n msgs-any "$a --unknown any $msgs" \
+  -n empty "$a --unknown any $empty" >&2
+d=$("$venv/bin/python" "$here/drain3_ga.py" speed "$msgs.drain3")
+python3 - "$work/unknown.json" "$(stat -c %s "$corpus")" "$(stat -c %s "$msgs")" "$d" <<'PY'
+import json, statistics, sys
+res = {r["command"]: statistics.median(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}
+corpus, msgs, d = int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+e = res["empty"]
+rate = lambda name, size: size / 1e6 / (res[name] - e)
+print("%-28s %8s %10s" % ("run (1 thread unless said)", "total_s", "scan_MB/s"))
+for n, size in [("off", corpus), ("warn", corpus), ("any", corpus), ("off-2threads", corpus), ("msgs-off", msgs), ("msgs-any", msgs)]:
+    print("%-28s %8.3f %10.1f" % (n, res[n], rate(n, size)))
+print("start-up (empty file)        %8.3f" % e)
+print("--unknown warn cost: %.1f%% of the scan rate" % (100 * (1 - rate("warn", corpus) / rate("off", corpus))))
+dr = d["bytes"] / 1e6 / d["seconds"]
+print("drain3 on %d messages (%.1f MB): %.2f s, %.2f MB/s, %d clusters" % (d["lines"], d["bytes"] / 1e6, d["seconds"], dr, d["clusters"]))
+print("annotail --unknown any on the messages / drain3: %.0fx" % (rate("msgs-any", msgs) / dr))
+PY

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The withheld-records goal: hide a tenth of the records a generated corpus uses from the
+catalog, and see whether `--unknown warn` gives each of them a cluster of its own and whether
+the drafts `discover --format catalog` writes find their events again.
+
+Usage: withheld.py ANNOTAIL CATALOG GEN_CORPUS [--size 20M] [--seed 11] [--work DIR]
+
+A withheld record passes when, of its WARN/ERROR events (the truth's primary record), at least
+90% are in one cluster and that cluster is at least 95% its events. Records with the same
+messagePattern as a withheld one are withheld with it (they are the same error). Prints JSON.
+"""
+import argparse, collections, json, os, random, subprocess, sys
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True).stdout
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("annotail")
+    ap.add_argument("catalog")
+    ap.add_argument("gen_corpus")
+    ap.add_argument("--size", default="20M")
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "annotail-withheld"))
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    corpus = os.path.join(a.work, f"corpus-{a.size}-{a.seed}.log")
+    truth_path = corpus + ".truth.jsonl"
+    if not os.path.exists(corpus):
+        subprocess.run([sys.executable, a.gen_corpus, "--size", a.size, "--seed", str(a.seed), "--catalog",
+                        a.catalog, "-o", corpus + ".tmp", "--truth", truth_path], check=True)
+        os.rename(corpus + ".tmp", corpus)
+    truth = [json.loads(l) for l in open(truth_path, encoding="utf-8")]
+    records = [json.loads(l) for l in open(a.catalog, encoding="utf-8") if l.strip()]
+    rec = lambda o: o.get("record", o)
+    pattern = {rec(o)["id"]: rec(o).get("messagePattern") for o in records}
+    events = [t for t in truth if t["level"] in ("WARN", "ERROR")]
+    used = sorted({t["id"] for t in events})
+    rng = random.Random(a.seed)
+    withheld = set(rng.sample(used, max(1, len(used) // 10)))
+    hidden_patterns = {pattern[w] for w in withheld}
+    hidden = {i for i, p in pattern.items() if p in hidden_patterns}
+    reduced = os.path.join(a.work, "reduced.jsonl")
+    with open(reduced, "w", encoding="utf-8") as out:
+        for o in records:
+            if rec(o)["id"] not in hidden:
+                out.write(json.dumps(o) + "\n")
+    evs = run_json([a.annotail, "-c", reduced, "--unknown", "warn", "--format", "json", corpus])
+    cluster_at = {e["source"]["line"]: e["unknown"]["cluster"] for e in evs if e.get("unknown")}
+    members = collections.Counter(cluster_at.values())
+    per = {}
+    passed = 0
+    for w in sorted(withheld):
+        lines = [t["line"] for t in events if t["id"] == w]
+        got = collections.Counter(cluster_at.get(l) for l in lines)
+        best, n = max(((c, k) for c, k in got.items() if c), key=lambda x: x[1], default=(None, 0))
+        share = n / len(lines)
+        purity = n / members[best] if best else 0.0
+        ok = share >= 0.9 and purity >= 0.95
+        passed += ok
+        per[w] = {"events": len(lines), "in_cluster": round(share, 3), "purity": round(purity, 3), "ok": ok}
+    drafts = os.path.join(a.work, "drafts.jsonl")
+    with open(drafts, "wb") as out:
+        out.write(subprocess.run([a.annotail, "discover", "-c", reduced, "--format", "catalog", corpus],
+                                 check=True, capture_output=True).stdout)
+    draft_ids = {json.loads(l)["record"]["id"] for l in open(drafts, encoding="utf-8") if l.strip()}
+    check = subprocess.run([a.annotail, "check", "-c", reduced, "-c", drafts], capture_output=True, text=True)
+    again = run_json([a.annotail, "-c", reduced, "-c", drafts, "--format", "json", corpus])
+    by_line = {}
+    for e in again:
+        ids = ([e["match"]["id"]] if e["match"] else []) + [m["id"] for m in e["also_matched"]]
+        by_line[e["source"]["line"]] = ids
+    w_lines = [t["line"] for t in events if t["id"] in withheld]
+    matched = sum(any(i in draft_ids for i in by_line.get(l, [])) for l in w_lines)
+    print(json.dumps({
+        "corpus": corpus, "records_used": len(used), "withheld": len(withheld),
+        "withheld_with_equivalents": len(hidden), "withheld_events": len(w_lines),
+        "own_cluster": passed, "own_cluster_share": round(passed / len(withheld), 3),
+        "drafts": len(draft_ids), "check_status": check.returncode, "check": check.stdout.strip().splitlines()[-1],
+        "draft_matched_events": matched, "draft_matched_share": round(matched / max(1, len(w_lines)), 3),
+        "records": per,
+    }, indent=1))
+
+
+if __name__ == "__main__":
+    main()
