@@ -498,6 +498,7 @@ impl Clustering<'_> {
             return None;
         }
         let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text)?;
+        let range = unquoted(hays[hay].text, range);
         let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
         let seen = c.observe_if(&hays[hay].text[range.clone()], !self.found.is_empty())?;
         let (cluster, count) = (seen.id, seen.count);
@@ -518,10 +519,25 @@ impl Clustering<'_> {
     }
 }
 
+/// `range` without surrounding blanks and, when the whole of it is quoted (`"…"`, a cause
+/// printed with `{:?}`), without the quotes.
+fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
+    while r.start < r.end && text[r.start].is_ascii_whitespace() {
+        r.start += 1;
+    }
+    while r.end > r.start && text[r.end - 1].is_ascii_whitespace() {
+        r.end -= 1;
+    }
+    if r.end - r.start >= 2 && matches!(text[r.start], b'"' | b'\'' | b'`') && text[r.end - 1] == text[r.start] {
+        r = r.start + 1..r.end - 1;
+    }
+    r
+}
+
 /// The part of an event no record explains: `(haystack, range)`. Nothing matched: the message
-/// (else its `error` field). A host matched: its `error` field, when no match lies in it. A
-/// wrapper matched (its trailing placeholder holds an error): its trailing capture, when no
-/// match starts in it. `None`: the matches explain the event.
+/// (else its `error` field). Only fields matched: the message. A host matched: its `error`
+/// field, when no match lies in it. A wrapper matched (its trailing placeholder holds an error):
+/// its trailing capture, when no match starts in it. `None`: the matches explain the event.
 fn unexplained(
     m: &Matcher,
     found: &[Found],
@@ -546,9 +562,22 @@ fn unexplained(
         };
         return message.filter(|(h, r)| !blank(*h, r)).or_else(|| error_field().filter(|(h, r)| !blank(*h, r)));
     }
+    let explained = |h: usize, r: &Range<usize>| found.iter().any(|f| f.hay as usize == h && f.start < r.end && f.end > r.start);
+    // A known cause in a field under a message no record knows: the message is the unknown.
+    let message = match (names, tl) {
+        (Some(n), _) => n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len())),
+        (None, Some(t)) => Some((0, t.message.clone())),
+        _ => None,
+    };
+    if let Some((h, r)) = message
+        && !blank(h, &r)
+        && !explained(h, &r)
+    {
+        return Some((h, r));
+    }
     if let Some((h, r)) = error_field()
         && !blank(h, &r)
-        && !found.iter().any(|f| f.hay as usize == h && f.start < r.end && f.end > r.start)
+        && !explained(h, &r)
     {
         return Some((h, r));
     }
