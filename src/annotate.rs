@@ -534,10 +534,15 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     r
 }
 
-/// The part of an event no record explains: `(haystack, range)`. Nothing matched: the message
-/// (else its `error` field). Only fields matched: the message. A host matched: its `error`
-/// field, when no match lies in it. A wrapper matched (its trailing placeholder holds an error):
-/// its trailing capture, when no match starts in it. `None`: the matches explain the event.
+/// The part of an event no record explains: `(haystack, range)`. The text looked in is the
+/// message, then the `error` field (for JSON lines, `fields.message` or `message`, then
+/// `fields.error`); what the matches explain is taken out of it: a record's match, except that
+/// a wrapper's (its trailing placeholder holds an error) trailing capture is left in, since the
+/// error it holds may be one no record knows. The last piece left with at least
+/// [`MIN_UNEXPLAINED`] letters or digits (the innermost link of the chain, the root cause) is the
+/// unknown: the whole message when nothing matched, a host's error field, a wrapper's trailing
+/// capture, or a link in the middle of a chain between a known wrapper and a known cause.
+/// `None`: the matches explain the event.
 fn unexplained(
     m: &Matcher,
     found: &[Found],
@@ -546,52 +551,63 @@ fn unexplained(
     tl: Option<&parse::TextLine>,
     text: &[u8],
 ) -> Option<(usize, Range<usize>)> {
-    let blank = |h: usize, r: &Range<usize>| hays[h].text[r.clone()].iter().all(u8::is_ascii_whitespace);
-    let error_field = || -> Option<(usize, Range<usize>)> {
-        match (names, tl) {
-            (Some(n), _) => n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len())),
-            (None, Some(t)) => t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone())),
-            _ => None,
+    let mut regions: Vec<(usize, Range<usize>)> = Vec::with_capacity(2);
+    match (names, tl) {
+        (Some(n), _) => {
+            regions.extend(n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len())));
+            regions.extend(n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len())));
         }
+        (None, Some(t)) => {
+            regions.push((0, t.message.clone()));
+            regions.extend(t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone())));
+        }
+        _ => regions.extend(hays.first().map(|h| (0, 0..h.text.len()))),
+    }
+    let own = |f: &Found| {
+        let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
+        f.start..if wrapper { f.tail } else { f.end }
     };
-    if found.is_empty() {
-        let message = match (names, tl) {
-            (Some(n), _) => n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len())),
-            (None, Some(t)) => Some((0, t.message.clone())),
-            _ => Some((0, 0..hays.first()?.text.len())),
-        };
-        return message.filter(|(h, r)| !blank(*h, r)).or_else(|| error_field().filter(|(h, r)| !blank(*h, r)));
-    }
-    let explained = |h: usize, r: &Range<usize>| found.iter().any(|f| f.hay as usize == h && f.start < r.end && f.end > r.start);
-    // A known cause in a field under a message no record knows: the message is the unknown.
-    let message = match (names, tl) {
-        (Some(n), _) => n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len())),
-        (None, Some(t)) => Some((0, t.message.clone())),
-        _ => None,
-    };
-    if let Some((h, r)) = message
-        && !blank(h, &r)
-        && !explained(h, &r)
-    {
-        return Some((h, r));
-    }
-    if let Some((h, r)) = error_field()
-        && !blank(h, &r)
-        && !explained(h, &r)
-    {
-        return Some((h, r));
-    }
-    for (i, f) in found.iter().enumerate() {
-        if f.tail >= f.end || !m.entries[f.entry as usize].tail_is_error {
-            continue;
+    let mut best: Option<(usize, Range<usize>, usize)> = None;
+    for (h, region) in regions {
+        let mut covered: Vec<Range<usize>> =
+            found.iter().filter(|f| f.hay as usize == h).map(own).filter(|r| r.start < region.end && r.end > region.start).collect();
+        covered.sort_by_key(|r| r.start);
+        let mut at = region.start;
+        let mut pieces = Vec::new();
+        for c in covered {
+            if c.start > at {
+                pieces.push(at..c.start);
+            }
+            at = at.max(c.end);
         }
-        let inside = found.iter().enumerate().any(|(j, g)| j != i && g.hay == f.hay && g.start >= f.tail && g.start < f.end);
-        let r = f.tail..f.end;
-        if !inside && !blank(f.hay as usize, &r) {
-            return Some((f.hay as usize, r));
+        if at < region.end {
+            pieces.push(at..region.end);
+        }
+        for p in pieces {
+            let t = &hays[h].text[p.clone()];
+            let alnum = t.iter().filter(|b| b.is_ascii_alphanumeric()).count();
+            if alnum >= MIN_UNEXPLAINED {
+                best = Some((h, p, alnum));
+            }
         }
     }
-    None
+    best.map(|(h, r, _)| (h, trim_links(hays[h].text, r)))
+}
+
+/// Letters and digits a piece of text left unexplained needs to be clustered: less is the
+/// punctuation and short words between the parts of a chain (`: `, ` - `, `task:`).
+const MIN_UNEXPLAINED: usize = 4;
+
+/// `r` without the chain separators, blanks and quotes at its ends (`: cause: ` → `cause`).
+fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
+    let sep = |b: u8| b.is_ascii_whitespace() || matches!(b, b':' | b',' | b';' | b'-' | b'=');
+    while r.start < r.end && sep(text[r.start]) {
+        r.start += 1;
+    }
+    while r.end > r.start && sep(text[r.end - 1]) {
+        r.end -= 1;
+    }
+    unquoted(text, r)
 }
 
 /// Value boundaries of a text event: ends (a field's leading space, a span field's end, a line

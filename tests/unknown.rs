@@ -87,8 +87,12 @@ fn chain_cases_cluster_the_unexplained_part() {
         (error(4, "Failed to complete epoch 1234: object store timeout after 30s"), Some("object store timeout after <*>")),
         // a known wrapper around a known cause: explained
         (error(5, "Failed to complete epoch 1234: barrier collection failed for actor 9"), None),
-        // the cause in a host's field under a wrapper in the message
+        // the cause in a host's field under a wrapper in the message: the innermost link
         (warn(6, "Failed to complete epoch 77: injection failed error=meta leader lost"), Some("meta leader lost")),
+        // a known wrapper, an unknown link, a known cause: the middle link
+        (error(7, "Failed to complete epoch 9: sink coordinator 3 stopped: barrier collection failed for actor 4"), Some("sink coordinator <*> stopped")),
+        // an unknown message over a known cause in its field: the message
+        (warn(8, "compactor 12 gave up error=barrier collection failed for actor 4"), Some("compactor <*> gave up")),
     ];
     let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
@@ -99,7 +103,7 @@ fn chain_cases_cluster_the_unexplained_part() {
     // Without --unknown only the known errors are written, as before.
     let plain = d.events(&["--format", "json"], &input);
     assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
-    assert_eq!(plain.len(), 5);
+    assert_eq!(plain.len(), 7);
 }
 
 #[test]

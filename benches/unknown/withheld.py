@@ -3,7 +3,7 @@
 catalog, and see whether `--unknown warn` gives each of them a cluster of its own and whether
 the drafts `discover --format catalog` writes find their events again.
 
-Usage: withheld.py ANNOTAIL CATALOG GEN_CORPUS [--size 20M] [--seed 11] [--work DIR]
+Usage: withheld.py ANNOTAIL CATALOG GEN_CORPUS [--size 20M] [--seed 11] [--error-rate 0.05] [--work DIR]
 
 A withheld record passes when, of its WARN/ERROR events (the truth's primary record), at least
 90% are in one cluster and that cluster is at least 95% its events. Records with the same
@@ -26,13 +26,15 @@ def main():
     ap.add_argument("gen_corpus")
     ap.add_argument("--size", default="20M")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--error-rate", default="0.05",
+                    help="gen_corpus.py's share of WARN/ERROR events (its default 0.005 gives most records one event)")
     ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "annotail-withheld"))
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    corpus = os.path.join(a.work, f"corpus-{a.size}-{a.seed}.log")
+    corpus = os.path.join(a.work, f"corpus-{a.size}-{a.seed}-e{a.error_rate}.log")
     truth_path = corpus + ".truth.jsonl"
     if not os.path.exists(corpus):
-        subprocess.run([sys.executable, a.gen_corpus, "--size", a.size, "--seed", str(a.seed), "--catalog",
+        subprocess.run([sys.executable, a.gen_corpus, "--size", a.size, "--seed", str(a.seed), "--error-rate", a.error_rate, "--catalog",
                         a.catalog, "-o", corpus + ".tmp", "--truth", truth_path], check=True)
         os.rename(corpus + ".tmp", corpus)
     truth = [json.loads(l) for l in open(truth_path, encoding="utf-8")]
