@@ -87,7 +87,9 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         Levels::Warn => false,
     };
     let w = &line[..line.len().min(LEVEL_WINDOW)];
-    if memchr::memmem::find(w, b"thread '").is_some() {
+    // A panic's first line, also behind a `kubectl --prefix` (`[pod/…] thread '…' panicked`).
+    let unprefixed = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(w, |i| &w[i + 1..]) } else { w };
+    if unprefixed.starts_with(b"thread '") {
         return true;
     }
     if w.first() == Some(&b'{') || w.starts_with(b"[pod/") && memchr::memchr(b'{', w).is_some() {
@@ -200,6 +202,9 @@ pub struct Clusterer {
     clusters: Vec<Option<Cluster>>,
     free: Vec<u32>,
     groups: FxHashMap<u64, Vec<u32>>,
+    /// Template (its tokens' hash) → cluster: a line equal to a template, most lines once a
+    /// kind's template has settled, skips the comparison with every template of its group.
+    exact: FxHashMap<u64, u32>,
     tick: u64,
     alive: usize,
     pub evicted: u64,
@@ -227,6 +232,15 @@ fn group_key(t: &Tokens) -> u64 {
     h.digest()
 }
 
+fn tokens_hash(t: &Tokens) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for i in 0..t.len() {
+        h.update(t.get(i));
+        h.update(&[0xff]);
+    }
+    h.digest()
+}
+
 impl Clusterer {
     pub fn new(cap: usize) -> Self {
         Clusterer {
@@ -234,6 +248,7 @@ impl Clusterer {
             clusters: Vec::new(),
             free: Vec::new(),
             groups: FxHashMap::default(),
+            exact: FxHashMap::default(),
             tick: 0,
             alive: 0,
             evicted: 0,
@@ -276,6 +291,16 @@ impl Clusterer {
             return None;
         }
         self.tick += 1;
+        let whole = tokens_hash(line);
+        if let Some(&m) = self.exact.get(&whole)
+            && let Some(c) = self.clusters[m as usize].as_mut()
+            && c.tokens.spans.len() == line.len()
+            && (0..line.len()).all(|i| c.tokens.get(i) == line.get(i))
+        {
+            c.count += 1;
+            c.last_seen = self.tick;
+            return Some((m, false));
+        }
         let key = group_key(line);
         let mut best: Option<(u32, usize, usize)> = None;
         if let Some(members) = self.groups.get(&key) {
@@ -313,8 +338,14 @@ impl Clusterer {
                     let t = c.tokens.get(i);
                     merged.push(if t == line.get(i) { t } else { VAR });
                 }
+                let old = tokens_hash(&c.tokens);
                 c.tokens = merged;
                 c.tokens.render(&mut c.template);
+                let new = tokens_hash(&c.tokens);
+                if self.exact.get(&old) == Some(&m) {
+                    self.exact.remove(&old);
+                }
+                self.exact.insert(new, m);
             }
             return Some((m, false));
         }
@@ -336,6 +367,7 @@ impl Clusterer {
             }
         };
         self.groups.entry(key).or_default().push(idx);
+        self.exact.insert(whole, idx);
         self.alive += 1;
         Some((idx, true))
     }
@@ -354,6 +386,10 @@ impl Clusterer {
                 && c.last_seen <= limit
             {
                 let key = c.key;
+                let whole = tokens_hash(&c.tokens);
+                if self.exact.get(&whole) == Some(&(i as u32)) {
+                    self.exact.remove(&whole);
+                }
                 self.clusters[i] = None;
                 self.free.push(i as u32);
                 if let Some(g) = self.groups.get_mut(&key) {
