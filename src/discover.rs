@@ -166,6 +166,7 @@ pub fn discover(
         framing: limits,
         metrics: None,
         tally: None,
+        incidents: None,
         unknown: Some(shared.clone()),
     };
     let mut c = Collector { by_id: HashMap::new() };
