@@ -5,7 +5,8 @@
 # Usage: benches/unknown/speed.sh CORPUS CATALOG [ANNOTAIL]
 #   CORPUS: a generated RisingWave corpus (gen_corpus.py --size 100M --seed 7, as peers.sh uses);
 #   ANNOTAIL defaults to target-bench/release/annotail (the real release profile).
-#   VENV as in loghub.sh (drain3 installed there when missing). DRAIN3_MB (default 10): MB of
+#   The clusterer alone is timed with examples/cluster_bench next to ANNOTAIL (build it with
+#   cargo build --release --example cluster_bench). VENV as in loghub.sh (drain3 installed there when missing). DRAIN3_MB (default 10): MB of
 #   messages drain3 is timed on (it is ~100x slower; its rate is per MB either way). RUNS: 5.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,10 +46,13 @@ hyperfine -N -w 1 -r "$runs" --export-json "$work/unknown.json" \
   -n msgs-off "$a --all $msgs" -n msgs-any "$a --unknown any $msgs" \
   -n empty "$a --unknown any $empty" >&2
 d=$("$venv/bin/python" "$here/drain3_ga.py" speed "$msgs.drain3")
-python3 - "$work/unknown.json" "$(stat -c %s "$corpus")" "$(stat -c %s "$msgs")" "$d" <<'PY'
+# The clusterer alone on the same messages (cargo build --release --example cluster_bench).
+cb="$(dirname "$annotail")/examples/cluster_bench"
+c=$([[ -x $cb ]] && "$cb" "$msgs.drain3" 3 || echo '{}')
+python3 - "$work/unknown.json" "$(stat -c %s "$corpus")" "$(stat -c %s "$msgs")" "$d" "$c" <<'PY'
 import json, statistics, sys
 res = {r["command"]: statistics.median(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}
-corpus, msgs, d = int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+corpus, msgs, d, c = int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]), json.loads(sys.argv[5])
 e = res["empty"]
 rate = lambda name, size: size / 1e6 / (res[name] - e)
 print("%-28s %8s %10s" % ("run (1 thread unless said)", "total_s", "scan_MB/s"))
@@ -58,5 +62,7 @@ print("start-up (empty file)        %8.3f" % e)
 print("--unknown warn cost: %.1f%% of the scan rate" % (100 * (1 - rate("warn", corpus) / rate("off", corpus))))
 dr = d["bytes"] / 1e6 / d["seconds"]
 print("drain3 on %d messages (%.1f MB): %.2f s, %.2f MB/s, %d clusters" % (d["lines"], d["bytes"] / 1e6, d["seconds"], dr, d["clusters"]))
-print("annotail --unknown any on the messages / drain3: %.0fx" % (rate("msgs-any", msgs) / dr))
+print("annotail --unknown any on the messages / drain3: %.1fx" % (rate("msgs-any", msgs) / dr))
+if c:
+    print("clusterer alone on the same messages: %.1f MB/s, %d clusters; / drain3: %.1fx" % (c["mb_s"], c["clusters"], c["mb_s"] / dr))
 PY
