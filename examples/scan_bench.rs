@@ -46,6 +46,7 @@ fn main() {
         tally: None,
         incidents: None,
         unknown: None,
+        shape: std::sync::Arc::new(annotail::event::Shape::all()),
     };
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {

@@ -47,6 +47,31 @@ pub enum WatchMode {
     Poll,
 }
 
+/// `record_fields`: `"all"`, `"none"`, `"default"` or a list of field names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordFieldsConfig(pub crate::event::RecordFields);
+
+impl<'de> Deserialize<'de> for RecordFieldsConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Words {
+            One(String),
+            List(Vec<String>),
+        }
+        let w = Words::deserialize(d).map_err(|_| {
+            serde::de::Error::custom("record_fields: expected \"all\", \"none\", \"default\" or a list of field names")
+        })?;
+        let (words, single) = match w {
+            Words::One(s) => (vec![s], true),
+            Words::List(l) => (l, false),
+        };
+        crate::event::RecordFields::parse(&words, single)
+            .map(RecordFieldsConfig)
+            .map_err(|e| serde::de::Error::custom(format!("record_fields: {e}")))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum LogFormat {
@@ -137,6 +162,10 @@ pub struct StateConfig {
 pub struct OutputConfig {
     pub format: Option<Format>,
     pub all: Option<bool>,
+    /// Record fields in standard output's events (and the default of every sink's).
+    pub record_fields: Option<RecordFieldsConfig>,
+    /// Largest event on standard output (and the default of every sink's).
+    pub max_event_bytes: Option<usize>,
     /// Pretty output collapses repeats of a known error (see `crate::repeat`).
     pub collapse: Option<bool>,
     pub collapse_window: Option<Dur>,
@@ -169,6 +198,14 @@ pub struct SinkConfig {
     pub max_backoff: Option<Dur>,
     pub tls_ca_file: Option<std::path::PathBuf>,
     pub dedupe: Option<DedupeConfig>,
+    pub record_fields: Option<RecordFieldsConfig>,
+    pub max_event_bytes: Option<usize>,
+    /// http and otlp sinks.
+    pub compression: Option<crate::sink::Compression>,
+    /// otlp sinks: protobuf or json.
+    pub encoding: Option<crate::sink::otlp::Encoding>,
+    /// syslog+tcp sinks.
+    pub syslog_facility: Option<crate::sink::Facility>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -259,6 +296,33 @@ impl Config {
             if k.format == Some(Format::Pretty) {
                 return Err(invalid(format!("sinks[{i}].format: \"pretty\" is for a terminal; use json or ecs")));
             }
+            let target = crate::sink::Target::parse(&k.url).ok();
+            let otlp = matches!(target, Some(crate::sink::Target::Otlp(_)));
+            let http = otlp || matches!(target, Some(crate::sink::Target::Http(_)));
+            if otlp && k.format.is_some() {
+                return Err(invalid(format!(
+                    "sinks[{i}].format: an otlp sink sends OTLP log records; leave format out (encoding = \"protobuf\" or \"json\")"
+                )));
+            }
+            if k.compression.is_some() && !http {
+                return Err(invalid(format!("sinks[{i}].compression: only http(s) and otlp sinks compress")));
+            }
+            if k.encoding.is_some() && !otlp {
+                return Err(invalid(format!(
+                    "sinks[{i}].encoding: only otlp sinks have an encoding (use format for json or ecs)"
+                )));
+            }
+            if k.syslog_facility.is_some() && !matches!(target, Some(crate::sink::Target::SyslogTcp(_))) {
+                return Err(invalid(format!("sinks[{i}].syslog_facility: only syslog+tcp sinks have a facility")));
+            }
+            if let Some(n) = k.max_event_bytes
+                && n < crate::event::MIN_EVENT_BYTES
+            {
+                return Err(invalid(format!(
+                    "sinks[{i}].max_event_bytes: {n} is too small; at least {} (room for the event's envelope)",
+                    crate::event::MIN_EVENT_BYTES
+                )));
+            }
             for (key, v) in [
                 ("max_buffer_events", k.max_buffer_events),
                 ("max_buffer_bytes", k.max_buffer_bytes),
@@ -268,6 +332,14 @@ impl Config {
                     return Err(invalid(format!("sinks[{i}].{key}: must be more than 0")));
                 }
             }
+        }
+        if let Some(n) = c.output.max_event_bytes
+            && n < crate::event::MIN_EVENT_BYTES
+        {
+            return Err(invalid(format!(
+                "output.max_event_bytes: {n} is too small; at least {} (room for the event's envelope)",
+                crate::event::MIN_EVENT_BYTES
+            )));
         }
         if c.input.max_line_bytes == Some(0) {
             return Err(invalid("input.max_line_bytes: must be more than 0".into()));
@@ -320,12 +392,18 @@ mod tests {
         let s = &c.state;
         assert!(s.dir.is_some() && s.checkpoint_interval.is_some() && s.shutdown_timeout.is_some());
         assert!(c.output.format.is_some() && c.output.all.is_some());
+        assert!(c.output.record_fields.is_some() && c.output.max_event_bytes.is_some());
         assert!(c.log.level.is_some() && c.log.format.is_some());
         assert!(c.metrics.addr.is_some() && c.metrics.top_records.is_some());
         let k = c.sinks.iter().find(|k| k.url.starts_with("http")).expect("an http sink in the example");
         assert!(k.format.is_some() && k.min_severity.is_some() && !k.headers.is_empty() && k.when_full.is_some());
         assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
         assert!(k.timeout.is_some() && k.max_backoff.is_some() && k.tls_ca_file.is_some() && k.batch_timeout.is_some());
+        assert!(k.compression.is_some() && k.record_fields.is_some() && k.max_event_bytes.is_some());
+        let o = c.sinks.iter().find(|k| k.url.starts_with("otlp+")).expect("an otlp sink in the example");
+        assert!(o.encoding.is_some() && o.compression.is_some());
+        let s = c.sinks.iter().find(|k| k.url.starts_with("syslog+")).expect("a syslog sink in the example");
+        assert!(s.syslog_facility.is_some() && s.max_event_bytes.is_some());
         assert!(!c.catalog.is_empty());
     }
 
@@ -344,6 +422,16 @@ mod tests {
             ("[[sinks]]\nurl = \"-\"\nmin_severity = \"loud\"\n", &["line 3", "loud"]),
             ("[log]\nlevel = \"loud=[\"\n", &["log.level"]),
             ("[state\n", &["line 1"]),
+            ("[output]\nrecord_fields = \"some\"\n", &["line 2", "record_fields", "\"all\""]),
+            ("[output]\nrecord_fields = [\"a b\"]\n", &["line 2", "not a field name"]),
+            ("[output]\nmax_event_bytes = 100\n", &["output.max_event_bytes: 100 is too small"]),
+            ("[[sinks]]\nurl = \"tcp://h:1\"\ncompression = \"gzip\"\n", &["sinks[0].compression"]),
+            ("[[sinks]]\nurl = \"http://h:1\"\ncompression = \"brotli\"\n", &["line 3", "brotli"]),
+            ("[[sinks]]\nurl = \"http://h:1\"\nencoding = \"json\"\n", &["sinks[0].encoding"]),
+            ("[[sinks]]\nurl = \"otlp+http://h:1\"\nformat = \"ecs\"\n", &["sinks[0].format", "otlp"]),
+            ("[[sinks]]\nurl = \"otlp+ftp://h:1\"\n", &["sinks[0].url", "otlp+http"]),
+            ("[[sinks]]\nurl = \"tcp://h:1\"\nsyslog_facility = \"local1\"\n", &["sinks[0].syslog_facility"]),
+            ("[[sinks]]\nurl = \"syslog+tcp://h:1\"\nsyslog_facility = \"local9\"\n", &["line 3", "local9"]),
         ];
         for (text, want) in cases {
             let e = err(text);

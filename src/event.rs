@@ -1,10 +1,15 @@
-//! Output events: the `annotail/1` JSON schema, its ECS rendering, and the pretty terminal view.
+//! Output events: the `annotail/1` JSON schema, its ECS rendering, the OTLP log record, and the
+//! pretty terminal view.
 //!
 //! Owns serialisation only: an [`Annotated`] event borrows everything from the annotate stage
 //! and a [`Writer`] turns it into bytes. Text is kept as bytes until here; invalid UTF-8 is
 //! replaced (U+FFFD) in output only. Writers buffer; the pipeline flushes after each read and on
 //! idle, so a streamed event reaches its reader as soon as it is complete. A write error (a closed
 //! pipe) is kept and reported by [`Writer::error`]; later writes are dropped.
+//!
+//! Shaping ([`Shape`]): which of a matched record's fields an event carries (`record_fields`) and
+//! the largest an event may be (`max_event_bytes`, cut by [`fit`] so that it stays valid JSON).
+//! Every event names the host it was read on ([`host`]).
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -22,6 +27,151 @@ pub enum Format {
     Ecs,
     /// Every line as it came, with a coloured annotation under each known error.
     Pretty,
+    /// An OTLP `ResourceLogs` (protobuf) per event: what an `otlp+http(s)://` sink sends. Not a
+    /// user-facing format: those sinks choose it themselves.
+    #[value(skip)]
+    #[serde(skip_deserializing)]
+    Otlp,
+}
+
+/// A rendering a writer produces: its format and its shaping. Sinks that want the same rendering
+/// share one slot of a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Style {
+    pub format: Format,
+    pub shape: std::sync::Arc<Shape>,
+}
+
+impl Style {
+    pub fn new(format: Format, shape: std::sync::Arc<Shape>) -> Style {
+        Style { format, shape }
+    }
+    /// Every field, no size bound: the library's default (what annotail wrote before shaping).
+    pub fn full(format: Format) -> Style {
+        Style { format, shape: std::sync::Arc::new(Shape::all()) }
+    }
+}
+
+/// What an event carries of its record, and how large it may be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    pub fields: RecordFields,
+    /// Largest event in bytes (its JSON, without the line break; for OTLP its encoded record);
+    /// a larger one is cut by [`fit`].
+    pub max_event_bytes: Option<usize>,
+}
+
+impl Shape {
+    pub fn all() -> Shape {
+        Shape { fields: RecordFields::All, max_event_bytes: None }
+    }
+}
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape { fields: RecordFields::default(), max_event_bytes: None }
+    }
+}
+
+/// The smallest `max_event_bytes` accepted: room for the envelope (schema, times, host, source
+/// path, the record's id and slug) once every string is cut.
+pub const MIN_EVENT_BYTES: usize = 1024;
+
+/// The `match` fields taken from a record, besides `id`, `slug` and `severity` (always there).
+/// `record` is the record's other fields (source code, validation code, examples...), passed
+/// through.
+pub const RECORD_FIELDS: [&str; 10] = [
+    "error_class",
+    "template",
+    "pattern",
+    "solutions",
+    "tags",
+    "documentation",
+    "reference",
+    "source_file",
+    "source_line",
+    "record",
+];
+
+/// Which record fields an event carries (`record_fields`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RecordFields {
+    /// Every field of [`RECORD_FIELDS`] but `record`: what explains the error and how to fix it,
+    /// without the bulky code the catalog keeps (an event for a documented record: 5.5 KB with
+    /// them, under 2 KB without).
+    #[default]
+    Default,
+    All,
+    /// Only `id`, `slug` and `severity`.
+    None,
+    /// These names: any of [`RECORD_FIELDS`], or a field of `record` by its catalog name
+    /// (`sourceCode`, `triggerScenarios`...), which then appears inside `record`.
+    Only(Vec<String>),
+}
+
+impl RecordFields {
+    /// Parsed from the config's string or list; `Err` says what is wrong.
+    pub fn parse(words: &[String], single: bool) -> Result<RecordFields, String> {
+        if single {
+            return match words[0].as_str() {
+                "all" => Ok(RecordFields::All),
+                "none" => Ok(RecordFields::None),
+                "default" => Ok(RecordFields::Default),
+                w => Err(format!("{w:?}: use \"all\", \"none\", \"default\" or a list of field names")),
+            };
+        }
+        for w in words {
+            let ok = !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+            if !ok {
+                return Err(format!("{w:?} is not a field name"));
+            }
+        }
+        Ok(RecordFields::Only(words.to_vec()))
+    }
+
+    /// Whether the `match` field `name` (one of [`RECORD_FIELDS`]) is carried.
+    pub fn wants(&self, name: &str) -> bool {
+        match self {
+            RecordFields::All => true,
+            RecordFields::None => false,
+            RecordFields::Default => name != "record",
+            RecordFields::Only(l) => l.iter().any(|w| w == name),
+        }
+    }
+
+    /// Fields of `record` named one by one (not through `record` itself).
+    fn record_keys(&self) -> Vec<&str> {
+        match self {
+            RecordFields::Only(l) if !self.wants("record") => {
+                l.iter().map(String::as_str).filter(|w| !RECORD_FIELDS.contains(w)).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The machine an event was read on.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// `NODE_NAME` when set (a DaemonSet's downward API), else the kernel's host name.
+    pub name: String,
+    /// `NODE_NAME`: the Kubernetes node.
+    pub node: Option<String>,
+}
+
+/// The host, found once: `NODE_NAME` (a DaemonSet pod's own host name is the pod's, not the
+/// node's), else `/proc/sys/kernel/hostname`.
+pub fn host() -> &'static Host {
+    static HOST: std::sync::OnceLock<Host> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let node = std::env::var("NODE_NAME").ok().map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+        let machine = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_owned())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".into());
+        Host { name: node.clone().unwrap_or(machine), node }
+    })
 }
 
 /// A field's name and value.
@@ -166,6 +316,7 @@ pub struct OutWriter<W: Write> {
     pub line_marks: Option<Vec<(u64, u64)>>,
     /// Made by [`OutWriter::memory`]: the buffer is the output, never flushed.
     keep: bool,
+    shape: std::sync::Arc<Shape>,
 }
 
 /// Flush the buffer to the output once it holds this much: large enough to amortise the
@@ -186,7 +337,25 @@ impl<W: Write> OutWriter<W> {
     }
 
     fn with_buffer(out: W, buf: Vec<u8>, format: Format, color: bool, width: usize) -> Self {
-        OutWriter { out, buf, format, color, width, err: None, cache: Vec::new(), line_marks: None, keep: false }
+        OutWriter {
+            out,
+            buf,
+            format,
+            color,
+            width,
+            err: None,
+            cache: Vec::new(),
+            line_marks: None,
+            keep: false,
+            shape: std::sync::Arc::new(Shape::all()),
+        }
+    }
+
+    /// Render with `shape` (record fields, size bound) instead of every field, unbounded.
+    pub fn with_shape(mut self, shape: std::sync::Arc<Shape>) -> Self {
+        self.cache.clear();
+        self.shape = shape;
+        self
     }
 
     /// Record where each event's line number is rendered (JSON, in-memory writers only: the
@@ -245,16 +414,30 @@ impl<W: Write> Writer for OutWriter<W> {
         }
         match self.format {
             Format::Json => {
-                let at = write_json(&mut self.buf, ev, &mut self.cache);
+                let start = self.buf.len();
+                let mut at = write_json(&mut self.buf, ev, &mut self.cache, &self.shape.fields);
+                if let Some(max) = self.shape.max_event_bytes
+                    && self.buf.len() - start > max
+                {
+                    fit(&mut self.buf, start, max, Format::Json);
+                    at = line_digits_at(&self.buf, start);
+                }
                 if let Some(m) = &mut self.line_marks {
                     m.push((at as u64, ev.source.line));
                 }
                 self.buf.push(b'\n');
             }
             Format::Ecs => {
-                write_ecs(&mut self.buf, ev);
+                let start = self.buf.len();
+                write_ecs(&mut self.buf, ev, &self.shape.fields);
+                if let Some(max) = self.shape.max_event_bytes
+                    && self.buf.len() - start > max
+                {
+                    fit(&mut self.buf, start, max, Format::Ecs);
+                }
                 self.buf.push(b'\n');
             }
+            Format::Otlp => crate::sink::otlp::write_record(&mut self.buf, ev, &self.shape),
             Format::Pretty => write_pretty(&mut self.buf, ev, self.color, self.width),
         }
         self.maybe_flush();
@@ -375,9 +558,10 @@ fn pairs<K: AsRef<str>, V: AsRef<str>>(out: &mut Vec<u8>, kv: &[(K, V)]) {
 }
 
 /// The parts of a `match` object that depend only on the record.
-fn record_static(m: &Matcher, idx: u32) -> String {
+fn record_static(m: &Matcher, idx: u32, fields: &RecordFields) -> String {
     let e = &m.entries[idx as usize];
     let r = &e.rec;
+    let w = |k: &str| fields.wants(k);
     // Sized for a typical record (400 to 600 bytes): growing from empty cost six copies.
     let mut out = Vec::with_capacity(1024);
     key(&mut out, "id");
@@ -387,31 +571,48 @@ fn record_static(m: &Matcher, idx: u32) -> String {
     out.push(b',');
     key(&mut out, "severity");
     s(&mut out, r.severity());
-    opt(&mut out, "error_class", r.str_field("errorClass"), &mut first);
-    opt(&mut out, "template", r.template.as_deref(), &mut first);
-    out.push(b',');
-    key(&mut out, "pattern");
-    s(&mut out, r.pattern.as_deref().unwrap_or(&e.forms.regex));
+    opt(&mut out, "error_class", r.str_field("errorClass").filter(|_| w("error_class")), &mut first);
+    opt(&mut out, "template", r.template.as_deref().filter(|_| w("template")), &mut first);
+    if w("pattern") {
+        out.push(b',');
+        key(&mut out, "pattern");
+        s(&mut out, r.pattern.as_deref().unwrap_or(&e.forms.regex));
+    }
     for k in ["solutions", "tags"] {
-        if let Some(v) = r.list(k) {
+        if let Some(v) = r.list(k).filter(|_| w(k)) {
             out.push(b',');
             key(&mut out, k);
             out.extend_from_slice(v.get().as_bytes());
         }
     }
-    opt(&mut out, "documentation", r.str_field("documentation"), &mut first);
-    opt(&mut out, "reference", r.str_field("githubUrl"), &mut first);
-    opt(&mut out, "source_file", r.str_field("filePath"), &mut first);
-    if let Some(n) = r.source_line {
+    opt(&mut out, "documentation", r.str_field("documentation").filter(|_| w("documentation")), &mut first);
+    opt(&mut out, "reference", r.str_field("githubUrl").filter(|_| w("reference")), &mut first);
+    opt(&mut out, "source_file", r.str_field("filePath").filter(|_| w("source_file")), &mut first);
+    if let Some(n) = r.source_line.filter(|_| w("source_line")) {
         out.push(b',');
         key(&mut out, "source_line");
         num(&mut out, n);
     }
-    // Everything else the record holds, passed through under its own name.
+    // Everything else the record holds, passed through under its own name: whole, or the
+    // fields named one by one.
     if let Some(others) = r.other_fields() {
-        out.push(b',');
-        key(&mut out, "record");
-        out.extend_from_slice(others.as_bytes());
+        let keys = fields.record_keys();
+        if w("record") {
+            out.push(b',');
+            key(&mut out, "record");
+            out.extend_from_slice(others.as_bytes());
+        } else if !keys.is_empty()
+            && let Ok(all) =
+                serde_json::from_str::<std::collections::BTreeMap<String, Box<serde_json::value::RawValue>>>(others)
+        {
+            let some: std::collections::BTreeMap<&String, &Box<serde_json::value::RawValue>> =
+                all.iter().filter(|(k, _)| keys.contains(&k.as_str())).collect();
+            if !some.is_empty() {
+                out.push(b',');
+                key(&mut out, "record");
+                serde_json::to_writer(&mut out, &some).expect("writing to a Vec cannot fail");
+            }
+        }
     }
     String::from_utf8(out).expect("JSON is UTF-8")
 }
@@ -442,7 +643,12 @@ pub fn relocate_lines(rendered: &[u8], marks: &[(u64, u64)], base: u64, to: &mut
 }
 
 /// Render `ev` as one `annotail/1` JSON object; returns where `source.line`'s digits start.
-pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<String>>) -> usize {
+pub fn write_json(
+    out: &mut Vec<u8>,
+    ev: &Annotated<'_>,
+    cache: &mut Vec<Option<String>>,
+    fields: &RecordFields,
+) -> usize {
     out.extend_from_slice(b"{\"schema\":");
     known(out, ev.schema);
     if let Some(id) = ev.event_id {
@@ -452,6 +658,9 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
     s(out, ev.timestamp);
     out.extend_from_slice(b",\"observed\":");
     s(out, ev.observed);
+    out.extend_from_slice(b",\"host\":{\"name\":");
+    s(out, &host().name);
+    out.push(b'}');
     out.extend_from_slice(b",\"source\":{\"kind\":");
     known(out, ev.source.kind);
     if let Some(p) = ev.source.path {
@@ -476,7 +685,7 @@ pub fn write_json(out: &mut Vec<u8>, ev: &Annotated<'_>, cache: &mut Vec<Option<
             if cache.len() < ev.matcher.entries.len() {
                 cache.resize(ev.matcher.entries.len(), None);
             }
-            let st = cache[f.entry as usize].get_or_insert_with(|| record_static(ev.matcher, f.entry));
+            let st = cache[f.entry as usize].get_or_insert_with(|| record_static(ev.matcher, f.entry, fields));
             out.push(b'{');
             out.extend_from_slice(st.as_bytes());
             out.extend_from_slice(b",\"captures\":");
@@ -549,12 +758,14 @@ fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
         out.extend_from_slice(b",\"fields\":");
         pairs(out, &log.fields);
     }
-    if log.pod.is_some() || log.container.is_some() || log.namespace.is_some() {
+    let node = host().node.as_deref();
+    if log.pod.is_some() || log.container.is_some() || log.namespace.is_some() || node.is_some() {
         out.extend_from_slice(b",\"kubernetes\":{");
         let mut f = true;
         opt(out, "pod", log.pod.as_deref(), &mut f);
         opt(out, "namespace", log.namespace.as_deref(), &mut f);
         opt(out, "container", log.container.as_deref(), &mut f);
+        opt(out, "node", node, &mut f);
         out.push(b'}');
     }
     opt(out, "stream", log.stream.as_deref(), &mut first);
@@ -566,7 +777,8 @@ fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
     out.push(b'}');
 }
 
-pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
+pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
+    let w = |k: &str| fields.wants(k);
     let mut v = serde_json::Map::new();
     let st = |x: &str| Value::String(x.to_owned());
     v.insert("@timestamp".into(), st(ev.timestamp));
@@ -599,20 +811,20 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
         if let Some(x) = r.slug() {
             rule.insert("name".into(), st(x));
         }
-        if let Some(x) = r.str_field("documentation") {
+        if let Some(x) = r.str_field("documentation").filter(|_| w("documentation")) {
             rule.insert("description".into(), st(x));
         }
-        if let Some(x) = r.str_field("githubUrl") {
+        if let Some(x) = r.str_field("githubUrl").filter(|_| w("reference")) {
             rule.insert("reference".into(), st(x));
         }
-        if let Some(x) = r.str_field("errorClass") {
+        if let Some(x) = r.str_field("errorClass").filter(|_| w("error_class")) {
             rule.insert("category".into(), st(x));
         }
         v.insert("rule".into(), Value::Object(rule));
         let text = ev.hays[f.hay as usize].text;
         let mut err = serde_json::Map::new();
         err.insert("message".into(), st(&self::text(&text[f.start..f.end])));
-        if let Some(x) = r.str_field("errorClass") {
+        if let Some(x) = r.str_field("errorClass").filter(|_| w("error_class")) {
             err.insert("type".into(), st(x));
         }
         v.insert("error".into(), Value::Object(err));
@@ -622,13 +834,17 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
             labels.insert(k.replace('.', "_"), st(&val));
         }
         v.insert("labels".into(), Value::Object(labels));
-        if let Some(Ok(t @ Value::Array(_))) = r.list("tags").map(|t| serde_json::from_str::<Value>(t.get())) {
+        if let Some(Ok(t @ Value::Array(_))) =
+            r.list("tags").filter(|_| w("tags")).map(|t| serde_json::from_str::<Value>(t.get()))
+        {
             v.insert("tags".into(), t);
         }
         let also: Vec<Value> = ev.found[1..].iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
         let mut ann = serde_json::Map::new();
         ann.insert("schema".into(), st(ev.schema));
-        if let Some(Ok(x)) = r.list("solutions").map(|x| serde_json::from_str::<Value>(x.get())) {
+        if let Some(Ok(x)) =
+            r.list("solutions").filter(|_| w("solutions")).map(|x| serde_json::from_str::<Value>(x.get()))
+        {
             ann.insert("solutions".into(), x);
         }
         ann.insert("also_matched".into(), Value::Array(also));
@@ -657,8 +873,13 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
         }
     }
     v.insert("event".into(), Value::Object(event));
-    if ev.log.pod.is_some() || ev.log.namespace.is_some() {
+    let h = host();
+    v.insert("host".into(), serde_json::json!({"name": h.name}));
+    if ev.log.pod.is_some() || ev.log.namespace.is_some() || h.node.is_some() {
         let mut k = serde_json::Map::new();
+        if let Some(n) = &h.node {
+            k.insert("node".into(), serde_json::json!({"name": n}));
+        }
         if let Some(p) = &ev.log.pod {
             k.insert("pod".into(), serde_json::json!({"name": p}));
         }
@@ -671,6 +892,120 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>) {
         v.insert("kubernetes".into(), Value::Object(k));
     }
     serde_json::to_writer(&mut *out, &Value::Object(v)).expect("vec");
+}
+
+/// Where `source.line`'s digits start in the event at `out[start..]` after [`fit`] rendered it
+/// again (its keys sorted: `source` is the last object with a `line`).
+fn line_digits_at(out: &[u8], start: usize) -> usize {
+    let ev = &out[start..];
+    let src = memchr::memmem::rfind(ev, b"\"source\":{").unwrap_or(0);
+    let line = memchr::memmem::find(&ev[src..], b"\"line\":").map_or(0, |i| src + i + 7);
+    start + line
+}
+
+/// Strings are cut no shorter than this while an event is made to fit: a message's first words
+/// and a path's start stay readable.
+const CUT_MIN: usize = 48;
+
+/// Make the event rendered at `out[start..]` fit in `max` bytes, as valid JSON: first the record
+/// fields it can do without go (`match.record`, then code and prose, longest first), then the
+/// longest strings are halved (cut at a character boundary, marked with `…`) until it fits; a
+/// `truncated` object (`original_bytes`, `dropped`, `cut_strings`) says what was done. The
+/// record's id, slug and severity are never removed. Rare (only oversized events), so it works
+/// on a parsed tree; the keys of a cut event come out in sorted order.
+pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
+    let original = out.len() - start;
+    let Ok(mut v) = serde_json::from_slice::<Value>(&out[start..]) else { return };
+    let mark = |dropped: &[Value], cut: u64| serde_json::json!({"original_bytes": original, "dropped": dropped, "cut_strings": cut});
+    // Whether `v` with its `truncated` object fits: the object's own size, and room for its key
+    // (`,"annotail":{"truncated":` at most).
+    let fits = |v: &Value, dropped: &[Value], cut: u64| {
+        let size = |x: &Value| serde_json::to_vec(x).map_or(usize::MAX, |b| b.len());
+        size(v) + size(&mark(dropped, cut)) + 26 <= max
+    };
+    let droppable: &[(&str, &str)] = match format {
+        Format::Ecs => {
+            &[("annotail", "solutions"), ("rule", "description"), ("tags", ""), ("annotail", "also_matched")]
+        }
+        _ => &[
+            ("match", "record"),
+            ("match", "pattern"),
+            ("match", "template"),
+            ("match", "documentation"),
+            ("match", "solutions"),
+            ("match", "tags"),
+            ("match", "reference"),
+        ],
+    };
+    // Still too large once every string is short: an event with very many fields. What is left
+    // to drop are those lists themselves.
+    let last: &[(&str, &str)] = match format {
+        Format::Ecs => &[("labels", ""), ("annotail", "also_matched"), ("kubernetes", "")],
+        _ => &[("log", "fields"), ("log", "spans"), ("also_matched", ""), ("match", "captures")],
+    };
+    let remove = |v: &mut Value, (obj, k): (&str, &str), dropped: &mut Vec<Value>| {
+        let gone = if k.is_empty() {
+            v.as_object_mut().and_then(|o| o.remove(obj))
+        } else {
+            v.get_mut(obj).and_then(Value::as_object_mut).and_then(|o| o.remove(k))
+        };
+        if gone.is_some() {
+            dropped.push(Value::String(if k.is_empty() { obj.to_owned() } else { format!("{obj}.{k}") }));
+        }
+    };
+    let mut dropped = Vec::new();
+    for f in droppable {
+        if fits(&v, &dropped, 0) {
+            break;
+        }
+        remove(&mut v, *f, &mut dropped);
+    }
+    let mut cut = 0u64;
+    while !fits(&v, &dropped, cut) {
+        let Some(longest) = longest_string(&mut v) else { break };
+        if longest.chars().count() <= CUT_MIN {
+            break;
+        }
+        let mut at = (longest.len() / 2).max(CUT_MIN);
+        while !longest.is_char_boundary(at) {
+            at -= 1;
+        }
+        longest.truncate(at);
+        longest.push('…');
+        cut += 1;
+    }
+    for f in last {
+        if fits(&v, &dropped, cut) {
+            break;
+        }
+        remove(&mut v, *f, &mut dropped);
+    }
+    let mark = mark(&dropped, cut);
+    if let Some(o) = v.as_object_mut() {
+        match format {
+            Format::Ecs => {
+                let ann = o.entry("annotail").or_insert_with(|| Value::Object(Default::default()));
+                if let Some(a) = ann.as_object_mut() {
+                    a.insert("truncated".into(), mark);
+                }
+            }
+            _ => {
+                o.insert("truncated".into(), mark);
+            }
+        }
+    }
+    out.truncate(start);
+    serde_json::to_writer(&mut *out, &v).expect("writing to a Vec cannot fail");
+}
+
+/// The longest string value (not key) in `v`.
+fn longest_string(v: &mut Value) -> Option<&mut String> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Array(a) => a.iter_mut().filter_map(longest_string).max_by_key(|s| s.len()),
+        Value::Object(o) => o.values_mut().filter_map(longest_string).max_by_key(|s| s.len()),
+        _ => None,
+    }
 }
 
 const RESET: &str = "\x1b[0m";
@@ -827,6 +1162,46 @@ fn visible_len(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{BUF_FLUSH, Format, OutWriter, Writer, relocate_lines};
+
+    #[test]
+    fn an_event_is_cut_to_fit_and_stays_json() {
+        use super::{fit, line_digits_at};
+        let long = "é".repeat(3000);
+        let event = serde_json::json!({
+            "schema": "annotail/1", "@timestamp": "t", "observed": "o", "host": {"name": "h"},
+            "source": {"kind": "file", "path": "/var/log/a.log", "line": 1234, "lines": 1, "offset": 9},
+            "message": format!("start {long} end"),
+            "log": {"format": "risingwave", "fields": (0..300).map(|i| (format!("k{i}"), serde_json::json!("v"))).collect::<serde_json::Map<_, _>>()},
+            "match": {"id": "r1", "slug": "s1", "severity": "error", "record": {"sourceCode": "x".repeat(4000)},
+                      "documentation": "d".repeat(500), "captures": {"a": long.clone()}, "span": [0, 1], "field": "message"},
+            "also_matched": [],
+        });
+        let text = serde_json::to_vec(&event).unwrap();
+        // (max, what must be gone)
+        let cases: &[(usize, &[&str])] = &[
+            (text.len() - 4000, &["match.record"]),
+            (4096, &["match.record", "match.documentation"]),
+            (1024, &["match.record", "log.fields"]),
+        ];
+        for (max, gone) in cases {
+            let mut out = b"prefix".to_vec();
+            out.extend_from_slice(&text);
+            fit(&mut out, 6, *max, Format::Json);
+            assert!(out.len() - 6 <= *max, "max {max}: {} bytes", out.len() - 6);
+            let v: serde_json::Value = serde_json::from_slice(&out[6..]).expect("valid JSON");
+            assert_eq!((v["match"]["id"].as_str(), v["match"]["slug"].as_str()), (Some("r1"), Some("s1")));
+            assert_eq!(v["source"]["line"], 1234);
+            assert_eq!(v["truncated"]["original_bytes"], text.len());
+            let dropped: Vec<&str> =
+                v["truncated"]["dropped"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+            for g in *gone {
+                assert!(dropped.contains(g), "max {max}: {g} not in {dropped:?}");
+            }
+            assert!(v["message"].as_str().unwrap().starts_with("start é"), "a cut string keeps its start");
+            let at = line_digits_at(&out, 6);
+            assert_eq!(&out[at..at + 4], b"1234", "max {max}");
+        }
+    }
 
     #[test]
     fn relocated_line_numbers_grow_in_place() {

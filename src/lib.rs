@@ -29,6 +29,7 @@
 //!     tally: None,
 //!     incidents: None,
 //!     unknown: None,
+//!     shape: Default::default(),
 //! };
 //! pipeline::run(&m, &cfg, &mut out).unwrap();
 //! ```

@@ -77,6 +77,18 @@ struct Opts {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 
+    /// Which fields of a matched record events carry: default (all but the record's
+    /// pass-through fields: source code, validation code, examples), all, none (id, slug and
+    /// severity), or a comma-separated list of names [default: the config's
+    /// output.record_fields, else default].
+    #[arg(long, value_name = "FIELDS", value_parser = parse_record_fields)]
+    record_fields: Option<annotail::event::RecordFields>,
+
+    /// Largest event in bytes (at least 1024); a larger one is cut to fit and stays valid JSON
+    /// (README: event shaping) [default: the config's output.max_event_bytes, else no bound].
+    #[arg(long, value_name = "BYTES", value_parser = parse_max_event_bytes)]
+    max_event_bytes: Option<usize>,
+
     /// Colours in pretty output [default: auto: on a terminal, unless NO_COLOR is set].
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -188,7 +200,8 @@ struct FollowArgs {
     exclude: Vec<String>,
 
     /// Where events go: -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT,
-    /// http(s)://URL; repeatable [default: -, or the config's [[sinks]]].
+    /// http(s)://URL, otlp+http(s)://HOST:PORT[/v1/logs]; repeatable [default: -, or the
+    /// config's [[sinks]]].
     #[arg(long = "output", value_name = "URL")]
     outputs: Vec<String>,
 
@@ -253,6 +266,24 @@ enum Color {
     Auto,
     Always,
     Never,
+}
+
+/// `--record-fields`: a word or a comma-separated list.
+fn parse_record_fields(s: &str) -> Result<annotail::event::RecordFields, String> {
+    let words: Vec<String> = s.split(',').map(|w| w.trim().to_owned()).collect();
+    let single = words.len() == 1 && ["all", "none", "default"].contains(&words[0].as_str());
+    annotail::event::RecordFields::parse(&words, single)
+}
+
+fn parse_max_event_bytes(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if n < annotail::event::MIN_EVENT_BYTES {
+        return Err(format!(
+            "{n} is too small; at least {} (room for the event's envelope)",
+            annotail::event::MIN_EVENT_BYTES
+        ));
+    }
+    Ok(n)
 }
 
 /// mimalloc rather than glibc's malloc: see Cargo.toml for the figures.
@@ -371,6 +402,8 @@ struct Common {
     idle: Duration,
     framing: framing::Limits,
     incidents: Arc<annotail::repeat::Incidents>,
+    /// Standard output's shaping, and every sink's unless it has its own.
+    shape: Arc<annotail::event::Shape>,
     unknown: Option<annotail::unknown::Shared>,
 }
 
@@ -420,6 +453,10 @@ fn common(opts: &Opts, config: &Config) -> Common {
             opts.collapse_window.or(config.output.collapse_window.map(|d| d.0)).unwrap_or(annotail::repeat::DEFAULT_WINDOW),
             !opts.no_collapse && config.output.collapse.unwrap_or(true),
         )),
+        shape: Arc::new(annotail::event::Shape {
+            fields: opts.record_fields.clone().or(config.output.record_fields.clone().map(|f| f.0)).unwrap_or_default(),
+            max_event_bytes: opts.max_event_bytes.or(config.output.max_event_bytes),
+        }),
     }
 }
 
@@ -459,6 +496,7 @@ fn run_config(
         tally: Some(tally),
         incidents: Some(c.incidents.clone()),
         unknown: c.unknown.clone(),
+        shape: c.shape.clone(),
     }
 }
 
@@ -601,6 +639,7 @@ fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
         incidents: c.incidents.clone(),
         sinks: Vec::new(),
         unknown: c.unknown.clone(),
+        shape: c.shape.clone(),
         watch_config: catalog_paths(&opts.catalog.catalog, config).into_iter().chain(opts.config.clone()).collect(),
     }
 }
@@ -643,6 +682,7 @@ fn default_state_dir() -> (PathBuf, &'static str) {
 /// The sinks from --output (which replace the config's) or the config's [[sinks]].
 fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
     use annotail::sink::SinkSpec;
+    let shape = common(opts, config).shape;
     let stream_format = if format == Format::Pretty { Format::Json } else { format };
     let f = &opts.follow_opts;
     if f.outputs.is_empty() && config.sinks.is_empty() {
@@ -650,6 +690,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
         return match f.min_severity {
             Some(min) => {
                 let mut s = SinkSpec::new("-", format)?;
+                s.shape = shape.clone();
                 s.min_severity = Some(min);
                 Ok(vec![s])
             }
@@ -663,6 +704,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
             .map(|u| {
                 let fmt = if u == "-" { format } else { stream_format };
                 let mut s = SinkSpec::new(u, fmt).map_err(|e| format!("--output {e}"))?;
+                s.shape = shape.clone();
                 s.min_severity = f.min_severity;
                 s.when_full = f.when_full.unwrap_or(s.when_full);
                 Ok(s)
@@ -692,6 +734,17 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
                     annotail::repeat::KeySpec::parse_all(k).unwrap_or_default()
                 }),
             });
+            s.shape = if k.record_fields.is_none() && k.max_event_bytes.is_none() {
+                shape.clone()
+            } else {
+                Arc::new(annotail::event::Shape {
+                    fields: k.record_fields.clone().map_or_else(|| shape.fields.clone(), |f| f.0),
+                    max_event_bytes: k.max_event_bytes.or(shape.max_event_bytes),
+                })
+            };
+            s.compression = k.compression.unwrap_or(s.compression);
+            s.encoding = k.encoding.unwrap_or(s.encoding);
+            s.facility = k.syslog_facility.unwrap_or(s.facility);
             Ok(s)
         })
         .collect()
@@ -904,7 +957,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
     }
     let c = common(&opts, &config);
     *metrics.unknown.lock().expect("unknown lock") = c.unknown.clone();
-    let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width);
+    let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width).with_shape(c.shape.clone());
     let mut threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     if (c.format == Format::Pretty && c.incidents.collapse) || c.unknown.is_some() {
         // Collapsing decides each repeat in input order, as it is written; clusters depend on
@@ -999,10 +1052,18 @@ fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: fr
 /// not deliver everything does not end as if it had.
 fn dead_letter_status(metrics: &Metrics, ok: ExitCode) -> ExitCode {
     let n = metrics.dead_lettered.load(Ordering::Relaxed);
-    if n == 0 {
+    let rejected = metrics.rejected.load(Ordering::Relaxed);
+    if n == 0 && rejected == 0 {
         return ok;
     }
-    eprintln!("annotail: {n} event(s) refused by a receiver are in the dead-letter file(s) of the state directory");
+    if n > 0 {
+        eprintln!("annotail: {n} event(s) refused by a receiver are in the dead-letter file(s) of the state directory");
+    }
+    if rejected > 0 {
+        eprintln!(
+            "annotail: {rejected} record(s) rejected by an OTLP receiver (partial success; its reasons are in the log)"
+        );
+    }
     ExitCode::from(1)
 }
 

@@ -44,6 +44,8 @@ pub struct RunConfig {
     pub tally: Option<Arc<Tally>>,
     /// Repeats and incidents (counted in `tally`; pretty output's collapse).
     pub incidents: Option<Arc<crate::repeat::Incidents>>,
+    /// Record fields and size bound of the events written.
+    pub shape: Arc<crate::event::Shape>,
     /// `--unknown`: the run's clusterer (files are then read by one thread, so that clusters
     /// and their ids do not depend on how threads interleave).
     pub unknown: Option<crate::unknown::Shared>,
@@ -573,7 +575,8 @@ fn run_file_parallel(
                             b = cvar.wait(b).expect("line bases");
                         }
                     };
-                    let mut out = crate::event::OutWriter::memory(outputs.take(), cfg.format, cfg.color, cfg.width);
+                    let mut out = crate::event::OutWriter::memory(outputs.take(), cfg.format, cfg.color, cfg.width)
+                        .with_shape(cfg.shape.clone());
                     if relative_lines {
                         out.mark_lines();
                     }

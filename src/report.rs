@@ -179,6 +179,7 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
         tally: None,
         incidents: None,
         unknown: None,
+        shape: std::sync::Arc::new(crate::event::Shape::all()),
     };
     let (_, totals) = pipeline::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
     let written = Written { known: c.known, unknown: c.unknown.iter().sum(), untimed: c.untimed.values().sum() };

@@ -351,6 +351,7 @@ fn against_pass<'m>(
                 true,
             ))),
             unknown: None,
+            shape: std::sync::Arc::new(crate::event::Shape::all()),
         };
         let (_, totals) =
             pipeline::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;

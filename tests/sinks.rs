@@ -954,3 +954,190 @@ fn when_full_drop_keeps_reading_and_counts() {
     // The receiver never read: what was queued could not be delivered before the deadline.
     assert_eq!(st.code(), Some(1), "{log}");
 }
+
+/// `compression` on an http sink: each body arrives with its Content-Encoding and decodes to the
+/// NDJSON that was sent uncompressed; gzip makes the bodies several times smaller.
+#[test]
+fn http_bodies_are_compressed_as_configured() {
+    const N: u64 = 5000;
+    let got: Arc<Mutex<Vec<(String, usize, Vec<u8>)>>> = Arc::default();
+    let g = got.clone();
+    let port = respond(move |head, body| {
+        let enc = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-encoding:").map(|v| v.trim().to_owned()))
+            .unwrap_or_default();
+        let plain = match enc.as_str() {
+            "gzip" => {
+                let mut v = Vec::new();
+                flate2::read::GzDecoder::new(body).read_to_end(&mut v).unwrap();
+                v
+            }
+            "zstd" => zstd::decode_all(body).unwrap(),
+            _ => body.to_vec(),
+        };
+        g.lock().unwrap().push((enc, body.len(), plain));
+        status("200 OK", "", "")
+    });
+    let mut sizes = HashMap::new();
+    for c in ["none", "gzip", "zstd"] {
+        got.lock().unwrap().clear();
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+        write_lines(&dir.path().join("in.log"), N);
+        let cfg = dir.path().join("annotail.toml");
+        fs::write(&cfg, format!("[[sinks]]\nurl = \"http://127.0.0.1:{port}/\"\ncompression = \"{c}\"\n")).unwrap();
+        let mut cmdl = cmd();
+        cmdl.args(["--all", "-c"]).arg(dir.path().join("catalog.jsonl")).arg("--config").arg(&cfg);
+        cmdl.arg("--state-dir").arg(dir.path().join("state")).arg(dir.path().join("in.log"));
+        let out = common::run_cmd(&mut cmdl, b"");
+        assert_eq!(out.status.code(), Some(0), "{c}: {}", common::stderr_of(&out));
+        let got = got.lock().unwrap();
+        let want = if c == "none" { "" } else { c };
+        assert!(
+            got.iter().all(|(e, _, _)| e == want),
+            "{c}: encodings {:?}",
+            got.iter().map(|g| &g.0).collect::<Vec<_>>()
+        );
+        let counts: Counts = Arc::default();
+        for (_, _, plain) in got.iter() {
+            count_events(&counts, plain);
+        }
+        assert_eq!(counts.lock().unwrap().len() as u64, N, "{c}: every event, decoded");
+        sizes.insert(c, got.iter().map(|g| g.1).sum::<usize>());
+    }
+    eprintln!("http compression, bytes on the wire: {sizes:?}");
+    assert!(sizes["gzip"] * 5 < sizes["none"] && sizes["zstd"] * 5 < sizes["none"], "{sizes:?}");
+}
+
+/// `syslog_facility` sets the PRI's facility (local3: 19 × 8 + severity).
+#[test]
+fn syslog_facility_is_configurable() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let reader = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    });
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+    fs::write(dir.path().join("in.log"), common::lines(&[&common::split_line(1, 7)])).unwrap();
+    let cfg = dir.path().join("annotail.toml");
+    fs::write(&cfg, format!("[[sinks]]\nurl = \"syslog+tcp://127.0.0.1:{port}\"\nsyslog_facility = \"local3\"\n"))
+        .unwrap();
+    let mut c = cmd();
+    c.arg("-c").arg(dir.path().join("catalog.jsonl")).arg("--config").arg(&cfg);
+    c.arg("--state-dir").arg(dir.path().join("state")).arg(dir.path().join("in.log")).env("NODE_NAME", "node-s1");
+    let out = common::run_cmd(&mut c, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr_of(&out));
+    let text = reader.join().unwrap();
+    // t-split is a warning: severity 4.
+    let (_, frame) = text.split_once(' ').unwrap();
+    assert!(frame.starts_with(&format!("<{}>1 ", 19 * 8 + 4)), "{text}");
+    assert!(frame.contains(" node-s1 annotail "), "HOSTNAME is the events' host.name: {text}");
+}
+
+/// The README's rsyslog recipe, run as written with a real rsyslogd: a 40 KB event arrives whole.
+/// With rsyslog's default message size the same event is cut — the receiver gets a line that is
+/// not JSON, which this test detects — and `max_event_bytes` below that size keeps every event
+/// valid.
+#[test]
+fn regression_rsyslog_recipe_cut_events_at_8k() {
+    let rsyslogd = ["/usr/sbin/rsyslogd", "/sbin/rsyslogd"].into_iter().find(|p| Path::new(p).exists());
+    let rsyslogd = rsyslogd.expect("rsyslogd is installed (.ci/run installs the rsyslog package)");
+    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+    let recipe: String = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("rsyslog (`/etc/rsyslog.d/annotail.conf`)"))
+        .skip_while(|l| !l.starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(recipe.contains("maxMessageSize") && recipe.contains("imtcp"), "{recipe}");
+    // One small event, one of 40 KB (its message and its capture), one small.
+    let big = "x".repeat(20_000);
+    let lines = common::lines(&[
+        &common::split_line(1, 1),
+        &common::rw_line(2, "WARN", "risingwave_meta::barrier", &format!("barrier collection failed for actor {big}")),
+        &common::split_line(3, 3),
+    ]);
+    // (recipe as written, or without its global() line = rsyslog's default size; sink keys)
+    let scenario = |conf: &str, sink_keys: &str| -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("work")).unwrap();
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let received = dir.path().join("events.json");
+        let conf = format!("global(workDirectory=\"{}\")\n{conf}", dir.path().join("work").display())
+            .replace("port=\"514\"", &format!("port=\"{port}\" address=\"127.0.0.1\""))
+            .replace("/var/log/annotail/events.json", &received.display().to_string());
+        fs::write(dir.path().join("rsyslog.conf"), &conf).unwrap();
+        let mut rs = std::process::Command::new(rsyslogd)
+            .args(["-n", "-f"])
+            .arg(dir.path().join("rsyslog.conf"))
+            .arg("-i")
+            .arg(dir.path().join("rsyslog.pid"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(t.elapsed() < PATIENCE, "rsyslogd did not start with:\n{conf}");
+            thread::sleep(Duration::from_millis(50));
+        }
+        fs::write(dir.path().join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+        fs::write(dir.path().join("in.log"), &lines).unwrap();
+        let cfg = dir.path().join("annotail.toml");
+        fs::write(&cfg, format!("[[sinks]]\nurl = \"syslog+tcp://127.0.0.1:{port}\"\n{sink_keys}")).unwrap();
+        let mut c = cmd();
+        c.arg("-c").arg(dir.path().join("catalog.jsonl")).arg("--config").arg(&cfg);
+        c.arg("--state-dir").arg(dir.path().join("state")).arg(dir.path().join("in.log"));
+        let out = common::run_cmd(&mut c, b"");
+        assert_eq!(out.status.code(), Some(0), "{}", common::stderr_of(&out));
+        // rsyslog writes each message as one line; the last one's arrival means all arrived.
+        let t = Instant::now();
+        let mut got = Vec::new();
+        while t.elapsed() < PATIENCE {
+            got = fs::read_to_string(&received).unwrap_or_default().lines().map(str::to_owned).collect();
+            if got.last().is_some_and(|l| l.contains("actor 3")) {
+                break;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let _ = rs.kill();
+        let _ = rs.wait();
+        got
+    };
+    let parsed = |got: &[String]| -> Vec<Option<serde_json::Value>> {
+        got.iter().map(|l| serde_json::from_str(l.trim()).ok()).collect()
+    };
+
+    let got = scenario(&recipe, "");
+    let evs = parsed(&got);
+    assert_eq!(evs.len(), 3, "{got:?}");
+    assert!(evs.iter().all(Option::is_some), "the recipe: every event is valid JSON");
+    assert_eq!(evs[1].as_ref().unwrap()["match"]["captures"]["actor_id"].as_str().map(str::len), Some(20_000));
+
+    let default_size: String = recipe.lines().filter(|l| !l.starts_with("global(")).map(|l| format!("{l}\n")).collect();
+    let got = scenario(&default_size, "");
+    let evs = parsed(&got);
+    assert!(
+        got.iter().any(|l| l.len() > 7000 && l.len() < 8300),
+        "rsyslog cut the event at its default size: {:?}",
+        got.iter().map(String::len).collect::<Vec<_>>()
+    );
+    assert!(evs.iter().any(Option::is_none), "the cut event is detected: not JSON");
+
+    let got = scenario(&default_size, "max_event_bytes = 7800\n");
+    let evs = parsed(&got);
+    assert_eq!(evs.len(), 3, "{got:?}");
+    assert!(evs.iter().all(Option::is_some), "max_event_bytes: every event is valid JSON");
+    let cut = evs[1].as_ref().unwrap();
+    assert!(got[1].len() <= 7800, "{}", got[1].len());
+    assert!(cut["truncated"]["original_bytes"].as_u64().unwrap() > 40_000, "{cut}");
+    assert_eq!(cut["match"]["id"], "t-split");
+    assert_eq!(cut["schema"], "annotail/1");
+}

@@ -71,6 +71,8 @@ pub struct Settings {
     pub incidents: std::sync::Arc<crate::repeat::Incidents>,
     /// Where events go (standard output when empty).
     pub sinks: Vec<SinkSpec>,
+    /// Standard output's shaping when it is the output.
+    pub shape: Arc<crate::event::Shape>,
     /// The catalog paths and the config file: a change reloads them (as SIGHUP does).
     pub watch_config: Vec<PathBuf>,
     /// `--unknown`: the clusterer every followed file's events go through (kept across reloads).
@@ -80,7 +82,13 @@ pub struct Settings {
 impl Settings {
     /// The sinks, standard output in `format` when none is configured.
     pub fn sinks(&self) -> Vec<SinkSpec> {
-        if self.sinks.is_empty() { vec![SinkSpec::new("-", self.format).expect("stdout")] } else { self.sinks.clone() }
+        if self.sinks.is_empty() {
+            let mut s = SinkSpec::new("-", self.format).expect("stdout");
+            s.shape = self.shape.clone();
+            vec![s]
+        } else {
+            self.sinks.clone()
+        }
     }
 }
 
@@ -152,7 +160,7 @@ pub struct Batch {
 }
 
 impl Batch {
-    fn new(formats: &[Format]) -> Batch {
+    fn new(formats: &[crate::event::Style]) -> Batch {
         Batch { rendered: Rendered::new(formats), marks: Vec::new() }
     }
 }
@@ -522,7 +530,7 @@ struct Reader {
     tx: tokio::sync::mpsc::Sender<Batch>,
     batch: Batch,
     /// The formats the sinks need.
-    formats: Vec<Format>,
+    formats: Vec<crate::event::Style>,
     buf: Vec<u8>,
     first_expansion: bool,
     stop: bool,

@@ -10,6 +10,11 @@
 //! - Label sets are bounded: sources are the configured globs (or `stdin`, or the path read
 //!   to its end), sinks the configured outputs, files the ones followed now (a file's series is
 //!   removed when it is dropped), records the top [`Metrics::top_records`] by matches.
+//! - Besides annotail's own series (prefix `annotail_`, with `annotail_build_info`), the
+//!   process's: `process_cpu_seconds_total`, `process_resident_memory_bytes`,
+//!   `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds` and
+//!   `process_start_time_seconds`, under the names every Prometheus client library uses (read
+//!   from /proc at each scrape).
 //!
 //! The HTTP endpoint that serves them is [`serve`] (the tokio edge).
 
@@ -24,6 +29,7 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 use crate::matcher::Matcher;
@@ -50,7 +56,14 @@ pub struct LevelLabel {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RecordLabel {
     pub record: String,
+    /// The record's slug (its id when it has none): readable on a dashboard.
+    pub slug: String,
     pub severity: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BuildLabel {
+    pub version: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -98,6 +111,10 @@ pub struct SinkMetrics {
     /// Summaries a sink's `dedupe` sent, and the repeats they counted.
     pub dedupe_summaries: Counter,
     pub dedupe_held: Counter,
+    /// Records an OTLP receiver rejected in a partial success.
+    pub rejected: Counter,
+    /// The process-wide count of those (the exit status).
+    pub rejected_all: Arc<AtomicU64>,
 }
 
 /// A sink URL without its user information (`https://user:secret@host/` → `https://host/`).
@@ -213,6 +230,10 @@ pub struct Metrics {
     pub sink_dedupe_repeats: Family<SinkLabel, Counter>,
     /// Events parked in dead-letter files by every sink: a run that parked some exits 1.
     pub dead_lettered: Arc<AtomicU64>,
+    pub sink_rejected: Family<SinkLabel, Counter>,
+    /// Records OTLP receivers rejected (partial success): a run with some exits 1.
+    pub rejected: Arc<AtomicU64>,
+    process: Process,
     pub sink_queue_events: Family<SinkLabel, Gauge>,
     pub file_lag: Family<PathLabel, Gauge>,
     pub files: Gauge,
@@ -299,8 +320,14 @@ impl Metrics {
         );
         let sink_dedupe_repeats =
             reg(&mut r, "sink_dedupe_repeats", "Repeats a sink's dedupe held back and counted in a summary instead");
+        let sink_rejected = reg(
+            &mut r,
+            "sink_rejected_events",
+            "Records an OTLP receiver took a request without (partial_success.rejected_log_records)",
+        );
         let sink_dropped =
             reg(&mut r, "sink_dropped_events", "Events dropped because a queue was full (when_full = drop)");
+        r.register("build", "annotail's version", Info::new(BuildLabel { version: env!("CARGO_PKG_VERSION") }));
         let sink_queue_events = reg(&mut r, "sink_queue_events", "Events queued for a sink, not yet delivered");
         let file_lag = reg(&mut r, "file_lag_bytes", "Bytes of a followed file not yet delivered and checkpointed");
         let files = reg(&mut r, "files_followed", "Files followed now (rotated ones still being read included)");
@@ -355,6 +382,9 @@ impl Metrics {
             sink_dedupe_summaries,
             sink_dedupe_repeats,
             dead_lettered: Arc::default(),
+            sink_rejected,
+            rejected: Arc::default(),
+            process: Process::new(),
             sink_queue_events,
             file_lag,
             files,
@@ -386,6 +416,8 @@ impl Metrics {
             dropped: self.sink_dropped.get_or_create_owned(&l),
             dead_letter: self.sink_dead_letter.get_or_create_owned(&l),
             dead_letter_all: self.dead_lettered.clone(),
+            rejected: self.sink_rejected.get_or_create_owned(&l),
+            rejected_all: self.rejected.clone(),
             queued: self.sink_queue_events.get_or_create_owned(&l),
             dedupe_summaries: self.sink_dedupe_summaries.get_or_create_owned(&l),
             dedupe_held: self.sink_dedupe_repeats.get_or_create_owned(&l),
@@ -501,7 +533,7 @@ impl Metrics {
         self.record_matches.clear();
         self.record_incidents.clear();
         for r in counts.iter().take(self.top_records) {
-            let label = RecordLabel { record: r.id.clone(), severity: r.severity.clone() };
+            let label = RecordLabel { record: r.id.clone(), slug: r.title.clone(), severity: r.severity.clone() };
             self.record_matches.get_or_create(&label).inner().store(r.count, Ordering::Relaxed);
             self.record_incidents.get_or_create(&label).inner().store(r.incidents, Ordering::Relaxed);
         }
@@ -513,9 +545,74 @@ impl Metrics {
         if let Some(at) = *self.checkpoint_current.lock().expect("checkpoint lock") {
             self.checkpoint_age.set(at.elapsed().as_secs_f64());
         }
+        self.process.refresh();
         let mut out = String::new();
+        prometheus_client::encoding::text::encode_registry(&mut out, &self.process.registry)
+            .expect("encoding to a String");
         prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("encoding to a String");
         out
+    }
+}
+
+/// The process's own series, under the standard names (no `annotail_` prefix): what Prometheus
+/// client libraries export and dashboards expect.
+struct Process {
+    registry: Registry,
+    cpu: Counter<f64, AtomicU64>,
+    resident: Gauge,
+    virtual_bytes: Gauge,
+    open_fds: Gauge,
+    max_fds: Gauge,
+    start_time: Gauge<f64, AtomicU64>,
+}
+
+impl Process {
+    fn new() -> Process {
+        let mut registry = Registry::default();
+        let p = Process {
+            cpu: Counter::default(),
+            resident: Gauge::default(),
+            virtual_bytes: Gauge::default(),
+            open_fds: Gauge::default(),
+            max_fds: Gauge::default(),
+            start_time: Gauge::default(),
+            registry: Registry::default(),
+        };
+        registry.register("process_cpu_seconds", "User and system CPU time spent, in seconds", p.cpu.clone());
+        registry.register("process_resident_memory_bytes", "Resident memory size in bytes", p.resident.clone());
+        registry.register("process_virtual_memory_bytes", "Virtual memory size in bytes", p.virtual_bytes.clone());
+        registry.register("process_open_fds", "Open file descriptors", p.open_fds.clone());
+        registry.register("process_max_fds", "The open file descriptors limit (soft)", p.max_fds.clone());
+        registry.register(
+            "process_start_time_seconds",
+            "Start time of the process since the Unix epoch, in seconds",
+            p.start_time.clone(),
+        );
+        Process { registry, ..p }
+    }
+
+    /// Read /proc/self now; a value that cannot be read keeps its last one.
+    fn refresh(&self) {
+        let Ok(me) = procfs::process::Process::myself() else { return };
+        let tps = procfs::ticks_per_second() as f64;
+        if let Ok(stat) = me.stat() {
+            let cpu = (stat.utime + stat.stime) as f64 / tps;
+            // A counter set to the kernel's total: the kernel's count only grows.
+            self.cpu.inner().store(cpu.to_bits(), Ordering::Relaxed);
+            self.resident.set((stat.rss * procfs::page_size()) as i64);
+            self.virtual_bytes.set(stat.vsize as i64);
+            if let Ok(boot) = procfs::boot_time_secs() {
+                self.start_time.set(boot as f64 + stat.starttime as f64 / tps);
+            }
+        }
+        if let Ok(n) = me.fd_count() {
+            self.open_fds.set(n as i64);
+        }
+        if let Ok(limits) = me.limits()
+            && let procfs::process::LimitValue::Value(n) = limits.max_open_files.soft_limit
+        {
+            self.max_fds.set(n as i64);
+        }
     }
 }
 
@@ -557,8 +654,12 @@ mod tests {
         assert_eq!(value(&text, "annotail_catalog_records"), Some(2.0));
         // Top 1: only the most matched record has its own series.
         let rec0 = &m.entries[0].rec;
-        let series =
-            format!("annotail_record_matches_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
+        let series = format!(
+            "annotail_record_matches_total{{record=\"{}\",slug=\"{}\",severity=\"{}\"}}",
+            rec0.id,
+            rec0.slug().unwrap(),
+            rec0.severity()
+        );
         assert_eq!(value(&text, &series), Some(2.0), "{text}");
         assert_eq!(text.matches("annotail_record_matches_total{").count(), 1);
         // Two matches of record 0 were one incident.
@@ -569,6 +670,17 @@ mod tests {
         let both = if m.entries[1].rec.severity() == rec0.severity() { 2.0 } else { 1.0 };
         assert_eq!(value(&text, &sev), Some(both), "{text}");
         assert!(text.ends_with("# EOF\n"));
+        assert_eq!(text.matches("# EOF").count(), 1, "one exposition: {text}");
+        let build = format!("annotail_build_info{{version=\"{}\"}}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(value(&text, &build), Some(1.0), "{text}");
+        // The process's series: this test process's own values.
+        assert!(value(&text, "process_cpu_seconds_total").is_some_and(|v| v > 0.0), "{text}");
+        assert!(value(&text, "process_resident_memory_bytes").is_some_and(|v| v > 1e6));
+        assert!(value(&text, "process_virtual_memory_bytes").is_some_and(|v| v > 1e6));
+        assert!(value(&text, "process_open_fds").is_some_and(|v| v >= 3.0));
+        assert!(value(&text, "process_max_fds").is_some_and(|v| v >= value(&text, "process_open_fds").unwrap()));
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+        assert!(value(&text, "process_start_time_seconds").is_some_and(|v| v > now - 3600.0 && v <= now + 1.0));
         // Readiness: starting, ready, stopping.
         assert_eq!(metrics.not_ready(), Some("starting"));
         metrics.set_ready(true);

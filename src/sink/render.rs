@@ -2,7 +2,7 @@
 //! boundaries and severity, so that a sink can filter by severity and frame events (syslog)
 //! without parsing what was rendered.
 
-use crate::event::{Annotated, Format, OutWriter, Writer};
+use crate::event::{Annotated, Format, OutWriter, Style, Writer};
 
 /// Severity of an event, from its primary match's record, else (an unknown error) from its
 /// level; `None` when nothing matched and nothing was clustered.
@@ -49,7 +49,7 @@ impl Severity {
 /// Events of a batch, rendered in each needed format.
 #[derive(Debug, Default)]
 pub struct Rendered {
-    pub formats: Vec<Format>,
+    pub formats: Vec<Style>,
     /// Per format: the rendered events, one after another.
     pub bufs: Vec<Vec<u8>>,
     /// Per format: where each event ends in its buffer.
@@ -74,7 +74,7 @@ pub struct EventMeta {
 }
 
 impl Rendered {
-    pub fn new(formats: &[Format]) -> Rendered {
+    pub fn new(formats: &[Style]) -> Rendered {
         Rendered {
             formats: formats.to_vec(),
             bufs: vec![Vec::new(); formats.len()],
@@ -139,9 +139,12 @@ pub struct MultiWriter {
 }
 
 impl MultiWriter {
-    pub fn new(formats: &[Format], all: bool, color: bool, width: usize) -> MultiWriter {
+    pub fn new(formats: &[Style], all: bool, color: bool, width: usize) -> MultiWriter {
         MultiWriter {
-            writers: formats.iter().map(|&f| OutWriter::memory(Vec::new(), f, color, width)).collect(),
+            writers: formats
+                .iter()
+                .map(|f| OutWriter::memory(Vec::new(), f.format, color, width).with_shape(f.shape.clone()))
+                .collect(),
             out: Rendered::new(formats),
             all,
             keep_meta: false,

@@ -1,0 +1,181 @@
+//! Sinks to a local receiver, measured: the annotail binary reads a corpus to its end with one
+//! `--output`-style sink per run (http NDJSON or OTLP, each compression) against a receiver in
+//! this process that decompresses and decodes every request (OTLP with `opentelemetry-proto`),
+//! counts the events and the bytes on the wire, and answers 200. Runs are interleaved, `ROUNDS`
+//! times; medians are printed.
+//!
+//! ```text
+//! cargo build --release && cargo run --release --example sink_bench -- target/release/annotail CORPUS [--all]
+//! ```
+//!
+//! Per variant: events delivered, wall time, events/s, bytes before and after compression (and
+//! the ratio), the annotail process's CPU time (user + system, from `/usr/bin/time`) and its CPU
+//! per MB of uncompressed payload.
+
+use std::io::Read;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use opentelemetry_proto::tonic::collector::logs::v1::{ExportLogsServiceRequest, ExportLogsServiceResponse};
+use prost::Message;
+
+/// Runs per variant: the machine is shared, so one run is noise.
+const ROUNDS: usize = 3;
+
+#[derive(Default)]
+struct Counts {
+    events: AtomicU64,
+    wire: AtomicU64,
+    raw: AtomicU64,
+}
+
+fn receiver(counts: Arc<Counts>) -> (u16, tokio::runtime::Runtime) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    rt.spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { continue };
+            let counts = counts.clone();
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let counts = counts.clone();
+                    async move {
+                        let h = |k: &str| req.headers().get(k).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                        let (ct, ce) = (h("content-type"), h("content-encoding"));
+                        let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                        let raw = match ce.as_str() {
+                            "gzip" => {
+                                let mut v = Vec::new();
+                                flate2::read::GzDecoder::new(&body[..]).read_to_end(&mut v).unwrap();
+                                v
+                            }
+                            "zstd" => zstd::decode_all(&body[..]).unwrap(),
+                            _ => body.to_vec(),
+                        };
+                        let n = match ct.as_str() {
+                            "application/x-protobuf" => ExportLogsServiceRequest::decode(&raw[..])
+                                .unwrap()
+                                .resource_logs
+                                .iter()
+                                .flat_map(|r| &r.scope_logs)
+                                .map(|s| s.log_records.len())
+                                .sum::<usize>(),
+                            "application/json" => serde_json::from_slice::<ExportLogsServiceRequest>(&raw)
+                                .unwrap()
+                                .resource_logs
+                                .iter()
+                                .flat_map(|r| &r.scope_logs)
+                                .map(|s| s.log_records.len())
+                                .sum::<usize>(),
+                            _ => memchr::memchr_iter(b'\n', &raw).count(),
+                        };
+                        counts.events.fetch_add(n as u64, Ordering::Relaxed);
+                        counts.wire.fetch_add(body.len() as u64, Ordering::Relaxed);
+                        counts.raw.fetch_add(raw.len() as u64, Ordering::Relaxed);
+                        Ok::<_, std::convert::Infallible>(
+                            hyper::Response::builder()
+                                .header("content-type", "application/x-protobuf")
+                                .body(Full::new(Bytes::from(ExportLogsServiceResponse::default().encode_to_vec())))
+                                .unwrap(),
+                        )
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    (port, rt)
+}
+
+struct Run {
+    events: u64,
+    wall: f64,
+    cpu: f64,
+    wire: u64,
+    raw: u64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (bin, corpus) = (&args[1], &args[2]);
+    let all = args.iter().any(|a| a == "--all");
+    let counts = Arc::new(Counts::default());
+    let (port, _rt) = receiver(counts.clone());
+    let variants: [(&str, &str); 7] = [
+        ("http none", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"none\""),
+        ("http gzip", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\""),
+        ("http zstd", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"zstd\""),
+        ("otlp none", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"none\""),
+        ("otlp gzip", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\""),
+        ("otlp zstd", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"zstd\""),
+        ("otlp json gzip", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"gzip\""),
+    ];
+    let dir = std::env::temp_dir().join(format!("sink-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut runs: Vec<Vec<Run>> = (0..variants.len()).map(|_| Vec::new()).collect();
+    for _ in 0..ROUNDS {
+        for (i, (_, sink)) in variants.iter().enumerate() {
+            let cfg = dir.join("annotail.toml");
+            std::fs::write(
+                &cfg,
+                format!(
+                    "[state]\ndir = \"{}\"\n[[sinks]]\n{}\n",
+                    dir.join("state").display(),
+                    sink.replace("PORT", &port.to_string())
+                ),
+            )
+            .unwrap();
+            for c in [&counts.events, &counts.wire, &counts.raw] {
+                c.store(0, Ordering::Relaxed);
+            }
+            let t = Instant::now();
+            let mut c = Command::new("/usr/bin/time");
+            c.args(["-f", "%U %S"]).arg(bin).arg("--config").arg(&cfg).arg("--threads").arg("1");
+            if all {
+                c.arg("--all");
+            }
+            let out = c.arg(corpus).output().unwrap();
+            let wall = t.elapsed().as_secs_f64();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let err = String::from_utf8_lossy(&out.stderr);
+            let cpu: f64 = err.lines().last().unwrap().split_whitespace().map(|x| x.parse::<f64>().unwrap()).sum();
+            runs[i].push(Run {
+                events: counts.events.load(Ordering::Relaxed),
+                wall,
+                cpu,
+                wire: counts.wire.load(Ordering::Relaxed),
+                raw: counts.raw.load(Ordering::Relaxed),
+            });
+        }
+    }
+    println!("| sink | events | wall s | events/s | payload MB | wire MB | ratio | CPU s | CPU s per payload MB |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (i, (name, _)) in variants.iter().enumerate() {
+        let r = &runs[i];
+        let events = r[0].events;
+        assert!(r.iter().all(|x| x.events == events), "{name}: event counts differ between runs");
+        let wall = median(r.iter().map(|x| x.wall).collect());
+        let cpu = median(r.iter().map(|x| x.cpu).collect());
+        let raw = r[0].raw as f64 / 1e6;
+        let wire = median(r.iter().map(|x| x.wire as f64).collect()) / 1e6;
+        println!(
+            "| {name} | {events} | {wall:.2} | {:.0} | {raw:.1} | {wire:.1} | {:.1}x | {cpu:.2} | {:.4} |",
+            events as f64 / wall,
+            raw / wire,
+            cpu / raw
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

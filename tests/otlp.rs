@@ -1,0 +1,504 @@
+//! The OTLP/HTTP logs sink against a receiver built on the official definitions: a hyper server
+//! here that decodes every request with `opentelemetry-proto` (gzip, zstd, protobuf, JSON), and
+//! answers as told (success, partial success, 500, a reset connection, an outage).
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+use opentelemetry_proto::tonic::logs::v1::LogRecord;
+use prost::Message;
+
+use common::{PATIENCE, cmd, wait_timeout};
+
+/// What the receiver does with request number `n` (0-based).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Answer {
+    Ok,
+    /// 500 with a body: retried.
+    Fail,
+    /// The body is read, then the connection is closed without an answer.
+    Reset,
+    /// 200 with `partial_success`.
+    Partial {
+        rejected: i64,
+    },
+    /// Stop listening (connections refused, open ones closed) for this long, then listen again.
+    Outage(Duration),
+}
+
+/// One request as received and decoded.
+#[derive(Clone, Debug)]
+struct Got {
+    content_type: String,
+    content_encoding: String,
+    wire_bytes: usize,
+    req: ExportLogsServiceRequest,
+}
+
+struct Receiver {
+    port: u16,
+    /// Requests taken (answered with a 2xx), decoded.
+    got: Arc<Mutex<Vec<Got>>>,
+    requests: Arc<AtomicUsize>,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn decode(content_type: &str, content_encoding: &str, body: &[u8]) -> ExportLogsServiceRequest {
+    let raw = match content_encoding {
+        "gzip" => {
+            let mut v = Vec::new();
+            flate2::read::GzDecoder::new(body).read_to_end(&mut v).expect("a gzip body");
+            v
+        }
+        "zstd" => zstd::decode_all(body).expect("a zstd body"),
+        "" => body.to_vec(),
+        other => panic!("unexpected content-encoding {other}"),
+    };
+    match content_type {
+        "application/x-protobuf" => ExportLogsServiceRequest::decode(&raw[..]).expect("an ExportLogsServiceRequest"),
+        "application/json" => serde_json::from_slice(&raw).expect("an OTLP/JSON ExportLogsServiceRequest"),
+        other => panic!("unexpected content-type {other}"),
+    }
+}
+
+impl Receiver {
+    fn start(answer: impl Fn(usize) -> Answer + Send + Sync + 'static) -> Receiver {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let got: Arc<Mutex<Vec<Got>>> = Arc::default();
+        let requests: Arc<AtomicUsize> = Arc::default();
+        let answer = Arc::new(answer);
+        let (g, r) = (got.clone(), requests.clone());
+        rt.spawn(async move {
+            let down_until: Arc<Mutex<Option<Instant>>> = Arc::default();
+            loop {
+                let listener = loop {
+                    let s = tokio::net::TcpSocket::new_v4().unwrap();
+                    s.set_reuseaddr(true).unwrap();
+                    if s.bind(([127, 0, 0, 1], port).into()).is_ok() {
+                        break s.listen(128).unwrap();
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                };
+                let mut conns = tokio::task::JoinSet::new();
+                let (down_tx, mut down_rx) = tokio::sync::mpsc::unbounded_channel::<Duration>();
+                loop {
+                    tokio::select! {
+                        acc = listener.accept() => {
+                            let Ok((stream, _)) = acc else { continue };
+                            let (g, r, answer, down_tx) = (g.clone(), r.clone(), answer.clone(), down_tx.clone());
+                            conns.spawn(async move {
+                                let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                                    let (g, r, answer, down_tx) = (g.clone(), r.clone(), answer.clone(), down_tx.clone());
+                                    async move {
+                                        let n = r.fetch_add(1, Ordering::SeqCst);
+                                        let header = |k: &str| {
+                                            req.headers().get(k).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
+                                        };
+                                        let (ct, ce) = (header("content-type"), header("content-encoding"));
+                                        let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                                        let ok = |resp: ExportLogsServiceResponse| {
+                                            let decoded = decode(&ct, &ce, &body);
+                                            g.lock().unwrap().push(Got {
+                                                content_type: ct.clone(),
+                                                content_encoding: ce.clone(),
+                                                wire_bytes: body.len(),
+                                                req: decoded,
+                                            });
+                                            hyper::Response::builder()
+                                                .header("content-type", "application/x-protobuf")
+                                                .body(Full::new(Bytes::from(resp.encode_to_vec())))
+                                                .unwrap()
+                                        };
+                                        match answer(n) {
+                                            Answer::Ok => Ok(ok(ExportLogsServiceResponse::default())),
+                                            Answer::Partial { rejected } => Ok(ok(ExportLogsServiceResponse {
+                                                partial_success: Some(ExportLogsPartialSuccess {
+                                                    rejected_log_records: rejected,
+                                                    error_message: format!("{rejected} records older than the retention"),
+                                                }),
+                                            })),
+                                            Answer::Fail => Ok(hyper::Response::builder()
+                                                .status(500)
+                                                .body(Full::new(Bytes::from_static(b"storage unavailable")))
+                                                .unwrap()),
+                                            Answer::Reset => Err("reset".to_owned()),
+                                            Answer::Outage(d) => {
+                                                let _ = down_tx.send(d);
+                                                Err("outage".to_owned())
+                                            }
+                                        }
+                                    }
+                                });
+                                let io = hyper_util::rt::TokioIo::new(stream);
+                                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, svc).await;
+                            });
+                        }
+                        Some(d) = down_rx.recv() => {
+                            *down_until.lock().unwrap() = Some(Instant::now() + d);
+                            break;
+                        }
+                    }
+                }
+                // The outage: nothing listens, and open connections are closed.
+                drop(listener);
+                conns.abort_all();
+                let until = down_until.lock().unwrap().take();
+                if let Some(until) = until {
+                    tokio::time::sleep(until.saturating_duration_since(Instant::now())).await;
+                }
+            }
+        });
+        let t = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(t.elapsed() < PATIENCE, "the receiver did not start");
+            thread::sleep(Duration::from_millis(10));
+        }
+        Receiver { port, got, requests, _rt: rt }
+    }
+
+    fn records(&self) -> Vec<(HashMap<String, AnyValue>, LogRecord)> {
+        let mut out = Vec::new();
+        for g in self.got.lock().unwrap().iter() {
+            for rl in &g.req.resource_logs {
+                let res = attrs(&rl.resource.as_ref().expect("a resource").attributes);
+                for sl in &rl.scope_logs {
+                    let scope = sl.scope.as_ref().expect("a scope");
+                    assert_eq!(scope.name, "annotail");
+                    for r in &sl.log_records {
+                        out.push((res.clone(), r.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn attrs(kv: &[KeyValue]) -> HashMap<String, AnyValue> {
+    let mut m = HashMap::new();
+    for a in kv {
+        assert!(m.insert(a.key.clone(), a.value.clone().unwrap_or_default()).is_none(), "{} twice", a.key);
+    }
+    m
+}
+
+fn str_of(v: Option<&AnyValue>) -> Option<&str> {
+    match v?.value.as_ref()? {
+        any_value::Value::StringValue(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn int_of(v: Option<&AnyValue>) -> Option<i64> {
+    match v?.value.as_ref()? {
+        any_value::Value::IntValue(i) => Some(*i),
+        _ => None,
+    }
+}
+
+fn strings_of(v: Option<&AnyValue>) -> Vec<String> {
+    match v.and_then(|v| v.value.as_ref()) {
+        Some(any_value::Value::ArrayValue(a)) => {
+            a.values.iter().filter_map(|v| str_of(Some(v)).map(str::to_owned)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn body_of(r: &LogRecord) -> &str {
+    str_of(r.body.as_ref()).expect("a string body")
+}
+
+fn nanos(rfc3339: &str) -> u64 {
+    humantime::parse_rfc3339(rfc3339).unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+}
+
+/// The CRI file name of a pod's container: the source of `k8s.*` attributes.
+const CRI_NAME: &str = "risingwave-meta-0_rw-prod_meta-0123456789abcdef0123456789abcdef.log";
+
+/// Files read to their end, delivered to `url`, with `NODE_NAME` set; returns the exit status
+/// and standard error.
+fn run_to(dir: &Path, url: &str, config: &str, files: &[&Path]) -> (std::process::ExitStatus, String) {
+    fs::write(dir.join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+    let cfg = dir.join("annotail.toml");
+    fs::write(
+        &cfg,
+        format!("catalog = [\"catalog.jsonl\"]\n[state]\ndir = \"state\"\n[[sinks]]\nurl = \"{url}\"\n{config}"),
+    )
+    .unwrap();
+    let out = cmd()
+        .arg("--config")
+        .arg(&cfg)
+        .args(["--log-level", "info"])
+        .args(files)
+        .env("NODE_NAME", "node-a7")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (out.status, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn every_field_is_mapped_and_the_body_is_gzip_protobuf() {
+    let rx = Receiver::start(|_| Answer::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join(CRI_NAME);
+    let split = common::split_line(5, 4242);
+    let info = common::info_line(6, "nothing to see");
+    fs::write(&log, common::lines(&[&split, &info])).unwrap();
+    let url = format!("otlp+http://127.0.0.1:{}", rx.port);
+    let (st, err) = run_to(dir.path(), &url, "", &[&log]);
+    assert!(st.success(), "{st}: {err}");
+    let got = rx.got.lock().unwrap().clone();
+    assert!(!got.is_empty());
+    for g in &got {
+        assert_eq!((g.content_type.as_str(), g.content_encoding.as_str()), ("application/x-protobuf", "gzip"));
+    }
+    let recs = rx.records();
+    assert_eq!(recs.len(), 1, "only the match (no --all)");
+    let (res, r) = &recs[0];
+    // Resource.
+    assert_eq!(str_of(res.get("service.name")), Some("risingwave_meta"), "the target's crate");
+    assert_eq!(str_of(res.get("host.name")), Some("node-a7"), "NODE_NAME");
+    assert_eq!(str_of(res.get("k8s.node.name")), Some("node-a7"));
+    // Record.
+    assert_eq!(r.time_unix_nano, nanos("2026-03-02T08:00:05.123456789Z"), "the line's time");
+    let now = nanos(&humantime::format_rfc3339(std::time::SystemTime::now()).to_string());
+    assert!(r.observed_time_unix_nano > now - 120_000_000_000 && r.observed_time_unix_nano <= now + 1_000_000_000);
+    assert_eq!((r.severity_number, r.severity_text.as_str()), (13, "WARN"), "WARN is 13");
+    assert!(body_of(r).contains("barrier collection failed for actor 4242"), "{}", body_of(r));
+    let a = attrs(&r.attributes);
+    assert_eq!(str_of(a.get("rule.id")), Some("t-split"));
+    assert_eq!(str_of(a.get("rule.name")), Some("barrier-collect"));
+    assert_eq!(str_of(a.get("rule.category")), Some("anyhow::Error"));
+    assert_eq!(str_of(a.get("annotail.severity")), Some("warning"));
+    assert_eq!(str_of(a.get("annotail.captures.actor_id")), Some("4242"));
+    assert_eq!(strings_of(a.get("annotail.solutions")), ["restart the actor", "check the compute node"]);
+    assert_eq!(strings_of(a.get("annotail.tags")), ["barrier"]);
+    assert_eq!(str_of(a.get("log.file.path")), Some(log.to_str().unwrap()));
+    assert_eq!(str_of(a.get("k8s.pod.name")), Some("risingwave-meta-0"));
+    assert_eq!(str_of(a.get("k8s.namespace.name")), Some("rw-prod"));
+    assert_eq!(str_of(a.get("k8s.container.name")), Some("meta"));
+    assert_eq!(str_of(a.get("code.namespace")), Some("risingwave_meta::barrier::rpc"));
+    assert_eq!(int_of(a.get("annotail.source.line")), Some(1));
+    assert_eq!(str_of(a.get("annotail.pattern")), Some("barrier collection failed for actor (.+?)"));
+    assert!(!a.contains_key("annotail.record"), "the record's pass-through fields are not carried by default");
+}
+
+#[test]
+fn json_encoding_zstd_and_all_record_fields() {
+    let rx = Receiver::start(|_| Answer::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    // The seed records: documented, with source code.
+    let seeds = common::manifest_dir().join("config/catalog/seeds");
+    let log = dir.path().join("meta.log");
+    fs::copy(common::example_log(), &log).unwrap();
+    let url = format!("otlp+http://127.0.0.1:{}/v1/logs", rx.port);
+    fs::write(dir.path().join("annotail.toml"), "").unwrap();
+    let run = |config: &str| {
+        let cfg = dir.path().join("annotail.toml");
+        fs::write(&cfg, format!("[state]\ndir = \"state\"\n[[sinks]]\nurl = \"{url}\"\n{config}")).unwrap();
+        let out = cmd()
+            .arg("--config")
+            .arg(&cfg)
+            .arg("--catalog")
+            .arg(&seeds)
+            .arg(&log)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    run("encoding = \"json\"\ncompression = \"zstd\"\nrecord_fields = \"all\"\n");
+    let got = rx.got.lock().unwrap().clone();
+    assert!(!got.is_empty(), "the seeds match the example log");
+    for g in &got {
+        assert_eq!((g.content_type.as_str(), g.content_encoding.as_str()), ("application/json", "zstd"));
+    }
+    let recs = rx.records();
+    let a = attrs(&recs[0].1.attributes);
+    match a.get("annotail.record").and_then(|v| v.value.as_ref()) {
+        Some(any_value::Value::KvlistValue(kv)) => {
+            assert!(kv.values.iter().any(|k| k.key == "sourceCode"), "all: the record's source code is carried")
+        }
+        other => panic!("annotail.record: {other:?}"),
+    }
+    assert!(a.contains_key("rule.description") && a.contains_key("rule.reference"));
+    rx.got.lock().unwrap().clear();
+    run("compression = \"none\"\nrecord_fields = \"none\"\n");
+    let got = rx.got.lock().unwrap().clone();
+    assert!(got.iter().all(|g| g.content_encoding.is_empty() && g.content_type == "application/x-protobuf"));
+    let recs = rx.records();
+    let a = attrs(&recs[0].1.attributes);
+    assert!(a.contains_key("rule.id") && a.contains_key("rule.name"));
+    for gone in ["rule.description", "rule.reference", "annotail.solutions", "annotail.record", "annotail.pattern"] {
+        assert!(!a.contains_key(gone), "record_fields = none: {gone}");
+    }
+}
+
+#[test]
+fn a_partial_success_is_counted_and_the_run_exits_1() {
+    let rx = Receiver::start(|_| Answer::Partial { rejected: 1 });
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("a.log");
+    fs::write(&log, common::lines(&[&common::split_line(1, 1), &common::split_line(2, 2)])).unwrap();
+    let (st, err) = run_to(dir.path(), &format!("otlp+http://127.0.0.1:{}", rx.port), "", &[&log]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("partial success") && err.contains("1 records older than the retention"), "{err}");
+    assert!(err.contains("1 record(s) rejected by an OTLP receiver"), "{err}");
+    assert_eq!(rx.requests.load(Ordering::SeqCst), 1, "a partial success is not retried");
+
+    // No record rejected, only a warning: delivered, status 0.
+    let rx = Receiver::start(|_| Answer::Partial { rejected: 0 });
+    let (st, err) = run_to(dir.path(), &format!("otlp+http://127.0.0.1:{}", rx.port), "", &[&log]);
+    assert!(st.success(), "{err}");
+    assert!(err.contains("with a warning"), "{err}");
+}
+
+/// 200,000 events followed from a file through a receiver that fails (500s), resets
+/// connections, goes away for 3 s and answers a partial success (a warning, nothing rejected):
+/// every event arrives, each mapped as it should be.
+#[test]
+fn two_hundred_thousand_events_through_a_flaky_receiver() {
+    const N: u64 = 200_000;
+    let rx = Receiver::start(|n| match n {
+        30 => Answer::Outage(Duration::from_secs(3)),
+        45 => Answer::Partial { rejected: 0 },
+        n if n % 7 == 3 => Answer::Fail,
+        n if n % 11 == 5 => Answer::Reset,
+        _ => Answer::Ok,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    fs::write(dir.path().join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+    let cfg = dir.path().join("annotail.toml");
+    fs::write(
+        &cfg,
+        format!(
+            "catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n\
+             [[sinks]]\nurl = \"otlp+http://127.0.0.1:{}\"\nbatch_max_bytes = 262144\ntimeout = \"2s\"\nmax_backoff = \"200ms\"\n",
+            rx.port
+        ),
+    )
+    .unwrap();
+    let log = dir.path().join("logs/a.log");
+    let line = |seq: u64| {
+        format!(
+            "2026-11-29T10:{:02}:{:02}.{:06}Z  INFO risingwave_meta::stress: line written seq={seq}\n",
+            seq / 60_000_000 % 60,
+            seq / 1_000_000 % 60,
+            seq % 1_000_000
+        )
+    };
+    let mut text = String::new();
+    for i in 0..N {
+        text.push_str(&line(i));
+    }
+    fs::write(&log, text).unwrap();
+    let err = fs::File::create(dir.path().join("stderr.log")).unwrap();
+    let mut d: Child = cmd()
+        .arg("--config")
+        .arg(&cfg)
+        .args(["--all", "--log-level", "info", "--poll-interval", "50ms"])
+        .env("NODE_NAME", "node-b3")
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    let count = |rx: &Receiver| {
+        rx.got
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|g| g.req.resource_logs.iter().map(|r| r.scope_logs[0].log_records.len()).sum::<usize>())
+            .sum::<usize>()
+    };
+    let t = Instant::now();
+    while (count(&rx) as u64) < N && t.elapsed() < PATIENCE * 4 {
+        thread::sleep(Duration::from_millis(200));
+    }
+    let st = std::process::Command::new("kill").arg("-TERM").arg(d.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let st = wait_timeout(&mut d, PATIENCE).expect("exits after SIGTERM");
+    let stderr = fs::read_to_string(dir.path().join("stderr.log")).unwrap();
+    assert!(st.success(), "{st}: {stderr}");
+    assert!(stderr.contains("with a warning"), "the partial success is logged");
+    let requests = rx.requests.load(Ordering::SeqCst);
+    let got = rx.got.lock().unwrap().clone();
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut ids: HashSet<String> = HashSet::new();
+    let path = log.to_str().unwrap().to_owned();
+    for g in &got {
+        assert_eq!(g.content_encoding, "gzip");
+        for rl in &g.req.resource_logs {
+            let res = attrs(&rl.resource.as_ref().unwrap().attributes);
+            assert_eq!(str_of(res.get("service.name")), Some("risingwave_meta"));
+            assert_eq!(str_of(res.get("host.name")), Some("node-b3"));
+            assert_eq!(str_of(res.get("k8s.node.name")), Some("node-b3"));
+            for r in &rl.scope_logs[0].log_records {
+                let body = body_of(r);
+                let seq: u64 = body.rsplit_once("seq=").unwrap().1.parse().unwrap();
+                assert_eq!(body, line(seq).trim_end().split_once("stress: ").unwrap().1, "the message");
+                let ts = line(seq).split_whitespace().next().unwrap().to_owned();
+                assert_eq!(r.time_unix_nano, nanos(&ts), "seq {seq}");
+                assert!(r.observed_time_unix_nano > 0);
+                assert_eq!((r.severity_number, r.severity_text.as_str()), (9, "INFO"));
+                let a = attrs(&r.attributes);
+                assert_eq!(str_of(a.get("log.file.path")), Some(path.as_str()));
+                assert_eq!(int_of(a.get("annotail.source.line")), Some(seq as i64 + 1));
+                assert!(!a.contains_key("rule.id"), "no match");
+                ids.insert(str_of(a.get("log.record.uid")).expect("an event id").to_owned());
+                seen.insert(seq);
+            }
+        }
+    }
+    let received = count(&rx);
+    eprintln!(
+        "scenario otlp flaky: sent {N}, requests {requests}, taken {}, records received {received}, distinct {}",
+        got.len(),
+        seen.len()
+    );
+    assert_eq!(seen.len() as u64, N, "every event arrived");
+    assert_eq!(ids.len() as u64, N, "one id per event");
+    assert!(requests > got.len() + 20, "failures happened: {requests} requests, {} taken", got.len());
+}
+
+#[test]
+fn gzip_cuts_the_bytes_on_the_wire() {
+    // Matched events of the seed records (the documented ones), as a receiver gets them.
+    let rx = Receiver::start(|_| Answer::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("meta.log");
+    let mut text = String::new();
+    for _ in 0..20 {
+        text.push_str(&fs::read_to_string(common::example_log()).unwrap());
+    }
+    fs::write(&log, text).unwrap();
+    let cfg = dir.path().join("annotail.toml");
+    fs::write(&cfg, format!("[state]\ndir = \"state\"\n[[sinks]]\nurl = \"otlp+http://127.0.0.1:{}\"\n", rx.port))
+        .unwrap();
+    let out = cmd().arg("--config").arg(&cfg).arg(&log).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = rx.got.lock().unwrap().clone();
+    let wire: usize = got.iter().map(|g| g.wire_bytes).sum();
+    let raw: usize = got.iter().map(|g| g.req.encoded_len()).sum();
+    eprintln!("otlp gzip: {raw} bytes of protobuf, {wire} on the wire ({:.1}x)", raw as f64 / wire as f64);
+    assert!(raw > 5 * wire, "{raw} bytes as {wire} on the wire");
+}
