@@ -202,6 +202,7 @@ pub struct SinkConfig {
     pub max_event_bytes: Option<usize>,
     /// http and otlp sinks.
     pub compression: Option<crate::sink::Compression>,
+    pub compression_level: Option<i32>,
     /// otlp sinks: protobuf or json.
     pub encoding: Option<crate::sink::otlp::Encoding>,
     /// syslog+tcp sinks.
@@ -307,6 +308,20 @@ impl Config {
             if k.compression.is_some() && !http {
                 return Err(invalid(format!("sinks[{i}].compression: only http(s) and otlp sinks compress")));
             }
+            if let Some(l) = k.compression_level {
+                let c = k.compression.unwrap_or(if otlp { crate::sink::Compression::Gzip } else { crate::sink::Compression::None });
+                let (range, _) = c.levels();
+                if c == crate::sink::Compression::None {
+                    return Err(invalid(format!("sinks[{i}].compression_level: set with compression = \"gzip\" or \"zstd\"")));
+                }
+                if !range.contains(&l) {
+                    return Err(invalid(format!(
+                        "sinks[{i}].compression_level: {l} is not a {c:?} level ({}..={})",
+                        range.start(),
+                        range.end()
+                    )));
+                }
+            }
             if k.encoding.is_some() && !otlp {
                 return Err(invalid(format!(
                     "sinks[{i}].encoding: only otlp sinks have an encoding (use format for json or ecs)"
@@ -400,6 +415,7 @@ mod tests {
         assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
         assert!(k.timeout.is_some() && k.max_backoff.is_some() && k.tls_ca_file.is_some() && k.batch_timeout.is_some());
         assert!(k.compression.is_some() && k.record_fields.is_some() && k.max_event_bytes.is_some());
+        assert!(k.compression_level.is_some());
         let o = c.sinks.iter().find(|k| k.url.starts_with("otlp+")).expect("an otlp sink in the example");
         assert!(o.encoding.is_some() && o.compression.is_some());
         let s = c.sinks.iter().find(|k| k.url.starts_with("syslog+")).expect("a syslog sink in the example");
@@ -428,6 +444,8 @@ mod tests {
             ("[[sinks]]\nurl = \"tcp://h:1\"\ncompression = \"gzip\"\n", &["sinks[0].compression"]),
             ("[[sinks]]\nurl = \"http://h:1\"\ncompression = \"brotli\"\n", &["line 3", "brotli"]),
             ("[[sinks]]\nurl = \"http://h:1\"\nencoding = \"json\"\n", &["sinks[0].encoding"]),
+            ("[[sinks]]\nurl = \"http://h:1\"\ncompression = \"gzip\"\ncompression_level = 12\n", &["compression_level: 12", "1..=9"]),
+            ("[[sinks]]\nurl = \"http://h:1\"\ncompression_level = 3\n", &["compression_level: set with"]),
             ("[[sinks]]\nurl = \"otlp+http://h:1\"\nformat = \"ecs\"\n", &["sinks[0].format", "otlp"]),
             ("[[sinks]]\nurl = \"otlp+ftp://h:1\"\n", &["sinks[0].url", "otlp+http"]),
             ("[[sinks]]\nurl = \"tcp://h:1\"\nsyslog_facility = \"local1\"\n", &["sinks[0].syslog_facility"]),

@@ -743,6 +743,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
                 })
             };
             s.compression = k.compression.unwrap_or(s.compression);
+            s.compression_level = k.compression_level.unwrap_or(s.compression.levels().1);
             s.encoding = k.encoding.unwrap_or(s.encoding);
             s.facility = k.syslog_facility.unwrap_or(s.facility);
             Ok(s)

@@ -108,12 +108,13 @@ pub enum Compression {
     Zstd,
 }
 
-/// gzip level: 1 (the fastest). annotail/1 and OTLP batches repeat each record's text in every
-/// event that matched it, so level 1 already finds most of the redundancy; the default level (6)
-/// took about three times the CPU for a few per cent fewer bytes (BENCHMARKS.md).
-const GZIP_LEVEL: u32 = 1;
-/// zstd level: 1, for the same reason (level 3, the library's default, costs more CPU for little).
-const ZSTD_LEVEL: i32 = 1;
+/// The default gzip level (`compression_level`): zlib's own default, what Vector and Fluent Bit
+/// use. Level 1 costs less CPU but leaves annotail/1 batches only about 5x smaller, at the goal's
+/// edge; 6 gives about 7x (BENCHMARKS.md).
+pub const GZIP_LEVEL: i32 = 6;
+/// The default zstd level: zstd's own default. Its window spans a whole batch, so it finds the
+/// records' text repeated across a batch that gzip's 32 KiB window misses.
+pub const ZSTD_LEVEL: i32 = 3;
 
 impl Compression {
     /// The `Content-Encoding` it is sent with.
@@ -125,19 +126,28 @@ impl Compression {
         }
     }
 
-    pub fn compress(self, body: Vec<u8>) -> std::io::Result<Vec<u8>> {
+    /// The levels `compression_level` accepts, and the default.
+    pub fn levels(self) -> (std::ops::RangeInclusive<i32>, i32) {
+        match self {
+            Compression::None => (0..=0, 0),
+            Compression::Gzip => (1..=9, GZIP_LEVEL),
+            Compression::Zstd => (1..=19, ZSTD_LEVEL),
+        }
+    }
+
+    pub fn compress(self, body: Vec<u8>, level: i32) -> std::io::Result<Vec<u8>> {
         use std::io::Write as _;
         match self {
             Compression::None => Ok(body),
             Compression::Gzip => {
                 let mut e = flate2::write::GzEncoder::new(
                     Vec::with_capacity(body.len() / 4),
-                    flate2::Compression::new(GZIP_LEVEL),
+                    flate2::Compression::new(level.clamp(1, 9) as u32),
                 );
                 e.write_all(&body)?;
                 e.finish()
             }
-            Compression::Zstd => zstd::bulk::compress(&body, ZSTD_LEVEL),
+            Compression::Zstd => zstd::bulk::compress(&body, level),
         }
     }
 }
@@ -228,6 +238,7 @@ pub struct SinkSpec {
     pub shape: std::sync::Arc<Shape>,
     /// HTTP and OTLP request bodies.
     pub compression: Compression,
+    pub compression_level: i32,
     /// OTLP request bodies: protobuf or JSON.
     pub encoding: otlp::Encoding,
     pub facility: Facility,
@@ -263,6 +274,7 @@ impl SinkSpec {
             // OTLP receivers all take gzip (the specification requires it of them); a plain HTTP
             // receiver may not, so its bodies go as they are unless asked.
             compression: if otlp { Compression::Gzip } else { Compression::None },
+            compression_level: GZIP_LEVEL,
             encoding: otlp::Encoding::Protobuf,
             facility: Facility::Local0,
         })
@@ -1121,7 +1133,10 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<Opt
                 };
                 // Compressed on the sink's task: a 1 MiB batch takes a few milliseconds at the
                 // level used, less than the request's round trip.
-                let body = spec.compression.compress(body).map_err(|e| Failure::other(format!("compressing: {e}")))?;
+                let body = spec
+                    .compression
+                    .compress(body, spec.compression_level)
+                    .map_err(|e| Failure::other(format!("compressing: {e}")))?;
                 let mut req = c.post(url).header("content-type", content_type).body(body);
                 if let Some(enc) = spec.compression.content_encoding() {
                     req = req.header("content-encoding", enc);
