@@ -498,3 +498,43 @@ fn regression_reload_counts_the_open_event_once() {
     signal(&d.0, "-TERM");
     assert!(wait_timeout(&mut d.0, PATIENCE).expect("exits").success());
 }
+
+/// The series an operator expects beside annotail's own: the build's version, and the process's
+/// CPU, memory and descriptors, which agree with what /proc says about the daemon; per-record
+/// series carry the record's slug.
+#[test]
+fn build_info_process_series_and_record_slugs() {
+    let fd = FollowDir::new();
+    fs::write(fd.logs.join("a.log"), common::lines(&[&common::split_line(1, 7), &common::split_line(2, 8)])).unwrap();
+    let mut c = fd.command();
+    c.stdout(Stdio::null());
+    let child = Guard(c.spawn().unwrap());
+    let addr = endpoint(&fd.err_file);
+    let body = scrape_until(&addr, "two matches", |b| series(b, "annotail_matches_total{severity=\"warning\"}") == Some(2.0));
+    let build = format!("annotail_build_info{{version=\"{}\"}}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(series(&body, &build), Some(1.0), "{body}");
+    assert_eq!(
+        series(&body, "annotail_record_matches_total{record=\"t-split\",slug=\"barrier-collect\",severity=\"warning\"}"),
+        Some(2.0),
+        "{body}"
+    );
+    let pid = child.0.id();
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split_whitespace().collect();
+    // utime + stime (fields 14 and 15, here 12 and 13 after the command), in ticks of 1/100 s.
+    let cpu = (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0;
+    let scraped = series(&body, "process_cpu_seconds_total").expect("process_cpu_seconds_total");
+    assert!(scraped > 0.0 && scraped <= cpu + 0.01, "scraped {scraped} s, /proc now {cpu} s");
+    let rss = series(&body, "process_resident_memory_bytes").unwrap();
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let vm_rss_kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches(" kB").trim().parse().unwrap();
+    assert!(rss > 1e6 && (rss / 1024.0 - vm_rss_kb).abs() < vm_rss_kb * 0.5, "rss {rss} vs VmRSS {vm_rss_kb} kB");
+    let open = series(&body, "process_open_fds").unwrap();
+    let now = fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count() as f64;
+    assert!(open >= 3.0 && (open - now).abs() <= 8.0, "open fds {open}, /proc now {now}");
+    assert!(series(&body, "process_max_fds").unwrap() >= open);
+    assert!(series(&body, "process_virtual_memory_bytes").unwrap() >= rss);
+    let started = series(&body, "process_start_time_seconds").unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    assert!(started > now - 120.0 && started <= now + 1.0, "started {started}, now {now}");
+}
