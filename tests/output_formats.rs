@@ -187,3 +187,140 @@ fn terminal_output_defaults_to_pretty_and_honours_no_color() {
     assert!(plain.contains("barrier-collect"), "{plain}");
     assert!(!plain.contains('\x1b'), "NO_COLOR: {plain:?}");
 }
+
+/// The seed records' lines (both documented, with solutions and source code).
+fn seed_lines() -> String {
+    lines(&[
+        &rw_line(1, "ERROR", "risingwave_meta::barrier::rpc", "should not pause when having snapshot backfill job 42"),
+        &rw_line(2, "WARN", "risingwave_meta::backup", "backup failed error=concurrent backup job is not supported: existent job 7"),
+    ])
+}
+
+fn seeds() -> String {
+    path_str(&manifest_dir().join("config/catalog/seeds"))
+}
+
+/// `record_fields`: what each choice keeps of the record, on the command line and in the config;
+/// the default keeps an event for a documented record under 2 KB.
+#[test]
+fn record_fields_choose_what_an_event_carries() {
+    let run = |extra: &[&str]| -> Vec<(usize, Value)> {
+        let mut args = vec!["-c".to_owned(), seeds()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let out = run(&args, seed_lines().as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", stderr_of(&out));
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| (l.len(), serde_json::from_str(l).unwrap())).collect()
+    };
+    let keys = |e: &Value| -> Vec<String> { e["match"].as_object().unwrap().keys().cloned().collect() };
+    let always = ["id", "slug", "severity", "captures", "span", "field"];
+    let default = run(&[]);
+    assert_eq!(default.len(), 2);
+    for (size, e) in &default {
+        assert!(*size <= 2048, "a default event is at most 2 KB: {size}");
+        for k in always.iter().chain(&["documentation", "solutions", "reference", "pattern", "source_file"]) {
+            assert!(e["match"].get(*k).is_some(), "default keeps {k}: {:?}", keys(e));
+        }
+        assert!(e["match"].get("record").is_none(), "default leaves the pass-through fields out");
+        assert_eq!(e["host"]["name"].as_str().map(str::is_empty), Some(false));
+    }
+    let all = run(&["--record-fields", "all"]);
+    for (size, e) in &all {
+        assert!(*size > 3000, "all: the record's code too: {size}");
+        assert!(e["match"]["record"]["sourceCode"].is_string(), "{:?}", keys(e));
+    }
+    let none = run(&["--record-fields", "none"]);
+    for (_, e) in &none {
+        let mut k = keys(e);
+        k.sort();
+        assert_eq!(k, ["captures", "field", "id", "severity", "slug", "span"], "none: {e}");
+    }
+    // A list: named match fields, and a field of `record` by its catalog name.
+    let some = run(&["--record-fields", "solutions,triggerScenarios"]);
+    for (_, e) in &some {
+        let mut k = keys(e);
+        k.sort();
+        assert_eq!(k, ["captures", "field", "id", "record", "severity", "slug", "solutions", "span"], "{e}");
+        assert_eq!(e["match"]["record"].as_object().unwrap().keys().collect::<Vec<_>>(), ["triggerScenarios"]);
+    }
+    // The config's [output] key does the same; the option overrides it.
+    let fx = fixture();
+    let cfg = fx.write("annotail.toml", "[output]\nrecord_fields = \"none\"\n");
+    let from_config = run(&["--config", &path_str(&cfg)]);
+    assert!(from_config.iter().all(|(_, e)| e["match"].get("solutions").is_none()));
+    let overridden = run(&["--config", &path_str(&cfg), "--record-fields", "all"]);
+    assert!(overridden.iter().all(|(_, e)| e["match"].get("record").is_some()));
+    // ECS: rule.description and annotail.solutions follow the same choice; host.name is there.
+    let ecs = run(&["--format", "ecs"]);
+    assert!(ecs.iter().all(|(_, e)| e["rule"]["description"].is_string() && e["annotail"]["solutions"].is_array()));
+    assert!(ecs.iter().all(|(_, e)| e["host"]["name"].is_string()));
+    let ecs_none = run(&["--format", "ecs", "--record-fields", "none"]);
+    assert!(ecs_none.iter().all(|(_, e)| e["rule"].get("description").is_none() && e["annotail"].get("solutions").is_none()));
+    assert!(ecs_none.iter().all(|(_, e)| e["rule"]["id"].is_string()));
+    // A bad value is named.
+    let out = run_cmd(cmd().args(["--record-fields", "solutions,a b"]), b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("\"a b\" is not a field name"), "{}", stderr_of(&out));
+}
+
+/// `max_event_bytes`: an event larger than the bound is cut to fit and stays valid JSON (both
+/// formats, one thread or several); smaller ones are untouched.
+#[test]
+fn max_event_bytes_cuts_large_events_to_valid_json() {
+    let fx = fixture();
+    let big = "y".repeat(30_000);
+    let input = lines(&[
+        &split_line(1, 5),
+        &rw_line(2, "WARN", "risingwave_meta::barrier", &format!("barrier collection failed for actor {big}")),
+        &split_line(3, 6),
+    ]);
+    let file = fx.write("in.log", &input);
+    for format in ["json", "ecs"] {
+        for threads in ["1", "2"] {
+            let out = fx.run(&["--format", format, "--max-event-bytes", "2000", "--threads", threads, &path_str(&file)], b"");
+            assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+            let text = String::from_utf8(out.stdout).unwrap();
+            let evs: Vec<&str> = text.lines().collect();
+            assert_eq!(evs.len(), 3, "{format}");
+            for l in &evs {
+                assert!(l.len() <= 2000, "{format}: {} bytes", l.len());
+                let _: Value = serde_json::from_str(l).expect("valid JSON");
+            }
+            let cut: Value = serde_json::from_str(evs[1]).unwrap();
+            let mark = if format == "json" { &cut["truncated"] } else { &cut["annotail"]["truncated"] };
+            assert!(mark["original_bytes"].as_u64().unwrap() > 60_000, "{format}: {cut}");
+            let small: Value = serde_json::from_str(evs[0]).unwrap();
+            assert!(small.get("truncated").is_none() && small["annotail"].get("truncated").is_none());
+            if format == "json" {
+                assert_eq!(cut["match"]["id"], "t-split");
+                assert_eq!(src_line(&cut), 2, "{threads} threads: the line number survives the cut");
+            }
+        }
+    }
+    let out = fx.run(&["--max-event-bytes", "100"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("at least 1024"), "{}", stderr_of(&out));
+}
+
+/// Every event names its host: NODE_NAME when it is set (also as `log.kubernetes.node` and, in
+/// ECS, `kubernetes.node.name`), else the kernel's host name.
+#[test]
+fn host_name_and_node_name_on_every_event() {
+    let fx = fixture();
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_owned();
+    let out = run_cmd(cmd().env_remove("NODE_NAME").args(["-c", &path_str(&fx.catalog), "--all"]), sample().as_bytes());
+    let evs = ok_events(&out);
+    assert!(evs.len() >= 4);
+    assert!(evs.iter().all(|e| e["host"]["name"] == hostname.as_str() && e["log"].get("kubernetes").is_none()));
+    for format in ["json", "ecs"] {
+        let out = run_cmd(
+            cmd().env("NODE_NAME", "node-9").args(["-c", &path_str(&fx.catalog), "--all", "--format", format]),
+            sample().as_bytes(),
+        );
+        let evs = ok_events(&out);
+        for e in &evs {
+            assert_eq!(e["host"]["name"], "node-9", "{format}: {e}");
+            let node = if format == "json" { &e["log"]["kubernetes"]["node"] } else { &e["kubernetes"]["node"]["name"] };
+            assert_eq!(node, "node-9", "{format}: {e}");
+        }
+    }
+}
