@@ -40,6 +40,8 @@ enum Answer {
     },
     /// Stop listening (connections refused, open ones closed) for this long, then listen again.
     Outage(Duration),
+    /// 400: the request is refused as it is.
+    BadRequest,
 }
 
 /// One request as received and decoded.
@@ -139,6 +141,10 @@ impl Receiver {
                                                 .body(Full::new(Bytes::from_static(b"storage unavailable")))
                                                 .unwrap()),
                                             Answer::Reset => Err("reset".to_owned()),
+                                            Answer::BadRequest => Ok(hyper::Response::builder()
+                                                .status(400)
+                                                .body(Full::new(Bytes::from_static(b"bad data")))
+                                                .unwrap()),
                                             Answer::Outage(d) => {
                                                 let _ = down_tx.send(d);
                                                 Err("outage".to_owned())
@@ -530,4 +536,89 @@ fn gzip_cuts_the_bytes_on_the_wire() {
     let raw: usize = got.iter().map(|g| g.req.encoded_len()).sum();
     eprintln!("otlp gzip: {raw} bytes of protobuf, {wire} on the wire ({:.1}x)", raw as f64 / wire as f64);
     assert!(raw > 5 * wire, "{raw} bytes as {wire} on the wire");
+}
+
+/// A receiver that refuses every request (400): the batch is halved down to single records, each
+/// parked in the dead-letter file as an OTLP/JSON request on one line, and the run exits 1.
+#[test]
+fn refused_records_are_dead_lettered_as_otlp_json() {
+    let rx = Receiver::start(|_| Answer::BadRequest);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("a.log");
+    fs::write(&log, common::lines(&[&common::split_line(1, 1), &common::split_line(2, 2), &common::split_line(3, 3)]))
+        .unwrap();
+    let (st, err) = run_to(dir.path(), &format!("otlp+http://127.0.0.1:{}", rx.port), "", &[&log]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    let dl = fs::read_dir(dir.path().join("state/dead-letter")).unwrap().next().unwrap().unwrap().path();
+    let text = fs::read_to_string(&dl).unwrap();
+    let reqs: Vec<ExportLogsServiceRequest> = text.lines().map(|l| serde_json::from_str(l).expect("OTLP/JSON")).collect();
+    assert_eq!(reqs.len(), 3, "{text}");
+    let mut actors: Vec<String> = reqs
+        .iter()
+        .map(|r| {
+            let rec = &r.resource_logs[0].scope_logs[0].log_records;
+            assert_eq!(rec.len(), 1);
+            str_of(attrs(&rec[0].attributes).get("annotail.captures.actor_id")).unwrap().to_owned()
+        })
+        .collect();
+    actors.sort();
+    assert_eq!(actors, ["1", "2", "3"]);
+}
+
+/// `max_event_bytes` bounds an OTLP log record's encoded size; the record says it was cut.
+#[test]
+fn max_event_bytes_bounds_a_log_record() {
+    let rx = Receiver::start(|_| Answer::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("a.log");
+    let big = "z".repeat(20_000);
+    fs::write(
+        &log,
+        common::lines(&[&common::rw_line(1, "WARN", "risingwave_meta::barrier", &format!("barrier collection failed for actor {big}"))]),
+    )
+    .unwrap();
+    let (st, err) = run_to(dir.path(), &format!("otlp+http://127.0.0.1:{}", rx.port), "max_event_bytes = 2048\nrecord_fields = \"all\"\n", &[&log]);
+    assert!(st.success(), "{err}");
+    let recs = rx.records();
+    assert_eq!(recs.len(), 1);
+    let r = &recs[0].1;
+    assert!(r.encoded_len() <= 2048, "{}", r.encoded_len());
+    let a = attrs(&r.attributes);
+    assert!(int_of(a.get("annotail.truncated.original_bytes")).unwrap() > 40_000);
+    assert_eq!(str_of(a.get("rule.id")), Some("t-split"));
+    assert!(body_of(r).starts_with("2026-03-02T08:00:01") && body_of(r).ends_with('…'));
+}
+
+/// The README's receiving configs for the OpenTelemetry Collector and Grafana Alloy are whole:
+/// the Collector's parses as YAML with an OTLP/HTTP receiver in a logs pipeline; Alloy's has an
+/// OTLP receiver with an http block, and balanced braces and quotes.
+#[test]
+fn receiving_configs_for_the_collector_and_alloy_are_whole() {
+    let readme = fs::read_to_string(common::manifest_dir().join("README.md")).unwrap();
+    let block = |marker: &str| -> String {
+        readme
+            .lines()
+            .skip_while(|l| !l.starts_with(marker))
+            .skip_while(|l| !l.starts_with("```"))
+            .skip(1)
+            .take_while(|l| !l.starts_with("```"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let col: serde_yaml_ng::Value = serde_yaml_ng::from_str(&block("OpenTelemetry Collector (`otelcol.yaml`)")).unwrap();
+    assert_eq!(col["receivers"]["otlp"]["protocols"]["http"]["endpoint"].as_str(), Some("0.0.0.0:4318"));
+    let pipeline = &col["service"]["pipelines"]["logs"];
+    assert_eq!(pipeline["receivers"][0].as_str(), Some("otlp"));
+    for e in pipeline["exporters"].as_sequence().unwrap() {
+        assert!(!col["exporters"][e.as_str().unwrap()].is_null(), "exporter {e:?} is defined");
+    }
+    let alloy = block("Grafana Alloy (`config.alloy`)");
+    assert!(alloy.contains("otelcol.receiver.otlp") && alloy.contains("endpoint = \"0.0.0.0:4318\""), "{alloy}");
+    assert_eq!(alloy.matches('{').count(), alloy.matches('}').count(), "{alloy}");
+    assert_eq!(alloy.matches('"').count() % 2, 0);
+    // Each component an output names is defined.
+    for name in ["otelcol.processor.batch.default", "otelcol.exporter.otlphttp.loki"] {
+        let (kind, label) = name.rsplit_once('.').unwrap();
+        assert!(alloy.contains(&format!("{name}.input")) && alloy.contains(&format!("{kind} \"{label}\"")), "{name}");
+    }
 }
