@@ -10,7 +10,8 @@
 //!
 //! Per variant: events delivered, wall time, events/s, bytes before and after compression (and
 //! the ratio), the annotail process's CPU time (user + system, from `/usr/bin/time`) and its CPU
-//! per MB of uncompressed payload.
+//! per MB of uncompressed payload. Each run is paired with one on an empty file (start-up: the
+//! catalog's load), whose wall and CPU time are subtracted for the rates.
 
 use std::io::Read;
 use std::process::Command;
@@ -40,6 +41,8 @@ fn receiver(counts: Arc<Counts>) -> (u16, tokio::runtime::Runtime) {
     rt.spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else { continue };
+            // Answers go out at once (a collector does the same), not held for a delayed ACK.
+            let _ = stream.set_nodelay(true);
             let counts = counts.clone();
             tokio::spawn(async move {
                 let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
@@ -100,6 +103,25 @@ struct Run {
     cpu: f64,
     wire: u64,
     raw: u64,
+    /// The same run on an empty file.
+    start_wall: f64,
+    start_cpu: f64,
+}
+
+/// Run the binary on `input` with `cfg`; (wall s, CPU s).
+fn timed(bin: &str, cfg: &std::path::Path, all: bool, input: &str) -> (f64, f64) {
+    let t = Instant::now();
+    let mut c = Command::new("/usr/bin/time");
+    c.args(["-f", "%U %S"]).arg(bin).arg("--config").arg(cfg).arg("--threads").arg("1");
+    if all {
+        c.arg("--all");
+    }
+    let out = c.arg(input).output().unwrap();
+    let wall = t.elapsed().as_secs_f64();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let cpu: f64 = err.lines().last().unwrap().split_whitespace().map(|x| x.parse::<f64>().unwrap()).sum();
+    (wall, cpu)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -111,22 +133,32 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (bin, corpus) = (&args[1], &args[2]);
     let all = args.iter().any(|a| a == "--all");
+    // `--only WORD`: the variants whose name contains it.
+    let only = args.iter().position(|a| a == "--only").map(|i| args[i + 1].clone());
     let counts = Arc::new(Counts::default());
     let (port, _rt) = receiver(counts.clone());
-    let variants: [(&str, &str); 7] = [
+    let variants: [(&str, &str); 10] = [
         ("http none", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"none\""),
-        ("http gzip", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\""),
-        ("http zstd", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"zstd\""),
+        ("http gzip 1", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\"\ncompression_level = 1"),
+        ("http gzip 6", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\"\ncompression_level = 6"),
+        ("http zstd 3", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"zstd\""),
         ("otlp none", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"none\""),
-        ("otlp gzip", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\""),
-        ("otlp zstd", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"zstd\""),
-        ("otlp json gzip", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"gzip\""),
+        ("otlp gzip 1", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 1"),
+        ("otlp gzip 6", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 6"),
+        ("otlp zstd 3", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"zstd\""),
+        ("otlp json gzip 1", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"gzip\"\ncompression_level = 1"),
+        ("otlp json none", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"none\""),
     ];
     let dir = std::env::temp_dir().join(format!("sink-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.log");
+    std::fs::write(&empty, "").unwrap();
     let mut runs: Vec<Vec<Run>> = (0..variants.len()).map(|_| Vec::new()).collect();
     for _ in 0..ROUNDS {
-        for (i, (_, sink)) in variants.iter().enumerate() {
+        for (i, (name, sink)) in variants.iter().enumerate() {
+            if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+                continue;
+            }
             let cfg = dir.join("annotail.toml");
             std::fs::write(
                 &cfg,
@@ -137,21 +169,14 @@ fn main() {
                 ),
             )
             .unwrap();
+            let (start_wall, start_cpu) = timed(bin, &cfg, all, empty.to_str().unwrap());
             for c in [&counts.events, &counts.wire, &counts.raw] {
                 c.store(0, Ordering::Relaxed);
             }
-            let t = Instant::now();
-            let mut c = Command::new("/usr/bin/time");
-            c.args(["-f", "%U %S"]).arg(bin).arg("--config").arg(&cfg).arg("--threads").arg("1");
-            if all {
-                c.arg("--all");
-            }
-            let out = c.arg(corpus).output().unwrap();
-            let wall = t.elapsed().as_secs_f64();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            let err = String::from_utf8_lossy(&out.stderr);
-            let cpu: f64 = err.lines().last().unwrap().split_whitespace().map(|x| x.parse::<f64>().unwrap()).sum();
+            let (wall, cpu) = timed(bin, &cfg, all, corpus);
             runs[i].push(Run {
+                start_wall,
+                start_cpu,
                 events: counts.events.load(Ordering::Relaxed),
                 wall,
                 cpu,
@@ -160,21 +185,26 @@ fn main() {
             });
         }
     }
-    println!("| sink | events | wall s | events/s | payload MB | wire MB | ratio | CPU s | CPU s per payload MB |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| sink | events | wall s | start-up s | events/s after start-up | payload MB | wire MB | ratio | CPU s (start-up) | CPU s per payload MB |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (i, (name, _)) in variants.iter().enumerate() {
         let r = &runs[i];
+        if r.is_empty() {
+            continue;
+        }
         let events = r[0].events;
         assert!(r.iter().all(|x| x.events == events), "{name}: event counts differ between runs");
         let wall = median(r.iter().map(|x| x.wall).collect());
         let cpu = median(r.iter().map(|x| x.cpu).collect());
+        let start_wall = median(r.iter().map(|x| x.start_wall).collect());
+        let start_cpu = median(r.iter().map(|x| x.start_cpu).collect());
         let raw = r[0].raw as f64 / 1e6;
         let wire = median(r.iter().map(|x| x.wire as f64).collect()) / 1e6;
         println!(
-            "| {name} | {events} | {wall:.2} | {:.0} | {raw:.1} | {wire:.1} | {:.1}x | {cpu:.2} | {:.4} |",
-            events as f64 / wall,
+            "| {name} | {events} | {wall:.2} | {start_wall:.2} | {:.0} | {raw:.1} | {wire:.2} | {:.1}x | {cpu:.2} ({start_cpu:.2}) | {:.4} |",
+            events as f64 / (wall - start_wall),
             raw / wire,
-            cpu / raw
+            (cpu - start_cpu) / raw
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

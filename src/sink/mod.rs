@@ -1214,7 +1214,10 @@ mod tests {
         assert_eq!(Target::parse("syslog+tcp://logs:514"), Ok(Target::SyslogTcp("logs:514".into())));
         assert_eq!(Target::parse("unix:/run/vector.sock"), Ok(Target::Unix("/run/vector.sock".into())));
         assert_eq!(Target::parse("https://h:8080/in"), Ok(Target::Http("https://h:8080/in".into())));
-        for bad in ["tcp://nohost", "tcp://h:notaport", "ftp://x", "file:", "http://"] {
+        assert_eq!(Target::parse("otlp+http://h:4318"), Ok(Target::Otlp("http://h:4318/v1/logs".into())));
+        assert_eq!(Target::parse("otlp+https://h/"), Ok(Target::Otlp("https://h/v1/logs".into())));
+        assert_eq!(Target::parse("otlp+http://loki:3100/otlp/v1/logs"), Ok(Target::Otlp("http://loki:3100/otlp/v1/logs".into())));
+        for bad in ["tcp://nohost", "tcp://h:notaport", "ftp://x", "file:", "http://", "otlp+tcp://h:1", "otlp+http://"] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
     }
