@@ -137,13 +137,15 @@ fn main() {
     let only = args.iter().position(|a| a == "--only").map(|i| args[i + 1].clone());
     let counts = Arc::new(Counts::default());
     let (port, _rt) = receiver(counts.clone());
-    let variants: [(&str, &str); 10] = [
+    let variants: [(&str, &str); 12] = [
         ("http none", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"none\""),
         ("http gzip 1", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\"\ncompression_level = 1"),
+        ("http gzip 2", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\"\ncompression_level = 2"),
         ("http gzip 6", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"gzip\"\ncompression_level = 6"),
         ("http zstd 3", "url = \"http://127.0.0.1:PORT/\"\ncompression = \"zstd\""),
         ("otlp none", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"none\""),
         ("otlp gzip 1", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 1"),
+        ("otlp gzip 2", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 2"),
         ("otlp gzip 6", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 6"),
         ("otlp zstd 3", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"zstd\""),
         ("otlp json gzip 1", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"gzip\"\ncompression_level = 1"),

@@ -108,10 +108,10 @@ pub enum Compression {
     Zstd,
 }
 
-/// The default gzip level (`compression_level`): zlib's own default, what Vector and Fluent Bit
-/// use. Level 1 costs less CPU but leaves annotail/1 batches only about 5x smaller, at the goal's
-/// edge; 6 gives about 7x (BENCHMARKS.md).
-pub const GZIP_LEVEL: i32 = 6;
+/// The default gzip level (`compression_level`): 2. Batches of matched annotail/1 events came out
+/// 4.9x smaller at level 1, 6.3x at 2, 7.5x at 6 (zlib's default), which cost three times the CPU
+/// of level 2 (BENCHMARKS.md, issue 24).
+pub const GZIP_LEVEL: i32 = 2;
 /// The default zstd level: zstd's own default. Its window spans a whole batch, so it finds the
 /// records' text repeated across a batch that gzip's 32 KiB window misses.
 pub const ZSTD_LEVEL: i32 = 3;
@@ -1123,6 +1123,10 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<Opt
             }),
             Conn::Http(c) => {
                 let (url, body, content_type) = match &spec.target {
+                    // The renderings, concatenated, are the request as they are.
+                    Target::Otlp(url) if spec.encoding == otlp::Encoding::Protobuf => {
+                        (url, payload.to_vec(), spec.encoding.content_type())
+                    }
                     Target::Otlp(url) => (
                         url,
                         otlp::request(payload, spec.encoding).map_err(Failure::other)?,
