@@ -154,8 +154,8 @@ impl Dedupe {
     /// The summaries of the windows that ended by `now` (all of them with `all`: the input
     /// ended), as one batch in the sink's format, and the windows they close. Windows without
     /// repeats end without a summary.
-    pub fn due(&mut self, now: Instant, all: bool, format: crate::event::Format) -> (Rendered, Vec<u64>) {
-        let mut out = Rendered::new(&[format]);
+    pub fn due(&mut self, now: Instant, all: bool, style: crate::event::Style) -> (Rendered, Vec<u64>) {
+        let mut out = Rendered::new(&[style]);
         let mut closed = Vec::new();
         let window_s = self.spec.window.as_secs_f64();
         let mut ended: Vec<Window> = std::mem::take(&mut self.ended);
@@ -233,7 +233,7 @@ mod tests {
     use crate::sink::render::EventMeta;
 
     fn batch(events: &[(u64, &str, Option<u64>)]) -> Rendered {
-        let mut r = Rendered::new(&[Format::Json]);
+        let mut r = Rendered::new(&[crate::event::Style::full(Format::Json)]);
         for (key, ts, id) in events {
             let p = Parts::with_record(*key);
             r.push(format!("{{\"k\":{key},\"t\":\"{ts}\"}}\n").as_bytes(), Severity::Error);
@@ -256,9 +256,9 @@ mod tests {
         assert!(d.admit(&r2, 0, 0, t0, &mut w2));
         assert_eq!(d.delivered(1, w2), Vec::<u64>::new(), "in order: behind the held batch");
         assert_eq!(d.next_due(), Some(t0 + Duration::from_secs(60)));
-        let (none, _) = d.due(t0 + Duration::from_secs(59), false, Format::Json);
+        let (none, _) = d.due(t0 + Duration::from_secs(59), false, crate::event::Style::full(Format::Json));
         assert!(none.is_empty());
-        let (sum, closed) = d.due(t0 + Duration::from_secs(60), false, Format::Json);
+        let (sum, closed) = d.due(t0 + Duration::from_secs(60), false, crate::event::Style::full(Format::Json));
         assert_eq!(sum.events(), 1, "one summary; windows without repeats end quietly");
         let v: serde_json::Value = serde_json::from_slice(sum.event(0, 0)).unwrap();
         assert_eq!(v["k"], 1);

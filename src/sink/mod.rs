@@ -328,6 +328,9 @@ impl SinkSpec {
         if self.dedupe.is_some() && self.format == Format::Pretty {
             out.push("dedupe: pretty output collapses repeats itself; dedupe is for json and ecs sinks".to_owned());
         }
+        if self.dedupe.is_some() && self.format == Format::Otlp {
+            out.push("dedupe: not for otlp sinks (their records are protobuf); dedupe is for json and ecs sinks".to_owned());
+        }
         if let Target::File(p) = &self.target {
             let dir = match p.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
@@ -768,7 +771,7 @@ async fn run_sink(
         if let Some(d) = &mut dedupe {
             let now = tokio::time::Instant::now();
             if d.next_due().is_some_and(|at| at <= now) {
-                let (sums, closed) = d.due(now, false, spec.format);
+                let (sums, closed) = d.due(now, false, spec.style());
                 if !deliver_summaries(&spec, &mut conn, &host, &sums, &metrics, &acks, idx).await {
                     return;
                 }
@@ -788,7 +791,7 @@ async fn run_sink(
         let Some(first) = next else {
             // The input ended: what is held is summed up now.
             if let Some(d) = &mut dedupe {
-                let (sums, closed) = d.due(tokio::time::Instant::now(), true, spec.format);
+                let (sums, closed) = d.due(tokio::time::Instant::now(), true, spec.style());
                 if deliver_summaries(&spec, &mut conn, &host, &sums, &metrics, &acks, idx).await {
                     for seq in d.summarised(&closed) {
                         let _ = acks.send((idx, seq));
