@@ -199,7 +199,9 @@ fn pretty_printed_record_still_gives_one_line_events() {
     seed["record"]["runbook"] = json!({"steps": ["check the barrier", "retry"], "owner": "stream"});
     let pretty = dir.path().join("000_pretty.json");
     std::fs::write(&pretty, serde_json::to_string_pretty(&seed).unwrap()).unwrap();
-    let out = run(&["-c".to_owned(), path_str(&pretty)], lines(&[&seed_line(7), &seed_line(8)]).as_bytes());
+    // `record_fields = "all"`: the record's other fields are passed through (not by default).
+    let args = ["-c".to_owned(), path_str(&pretty), "--record-fields".to_owned(), "all".to_owned()];
+    let out = run(&args, lines(&[&seed_line(7), &seed_line(8)]).as_bytes());
     // Each output line must parse as a whole event.
     let evs = ok_events(&out);
     assert_eq!(evs.len(), 2, "{evs:#?}");

@@ -663,8 +663,12 @@ mod tests {
         assert_eq!(value(&text, &series), Some(2.0), "{text}");
         assert_eq!(text.matches("annotail_record_matches_total{").count(), 1);
         // Two matches of record 0 were one incident.
-        let series =
-            format!("annotail_record_incidents_total{{record=\"{}\",severity=\"{}\"}}", rec0.id, rec0.severity());
+        let series = format!(
+            "annotail_record_incidents_total{{record=\"{}\",slug=\"{}\",severity=\"{}\"}}",
+            rec0.id,
+            rec0.slug().unwrap(),
+            rec0.severity()
+        );
         assert_eq!(value(&text, &series), Some(1.0), "{text}");
         let sev = format!("annotail_incidents_total{{severity=\"{}\"}}", rec0.severity());
         let both = if m.entries[1].rec.severity() == rec0.severity() { 2.0 } else { 1.0 };
