@@ -168,6 +168,7 @@ pub fn discover(
         tally: None,
         incidents: None,
         unknown: Some(shared.clone()),
+        shape: std::sync::Arc::new(crate::event::Shape::all()),
     };
     let mut c = Collector { by_id: HashMap::new() };
     pipeline::run(m, &cfg, &mut c)?;
