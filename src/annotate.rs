@@ -77,6 +77,8 @@ pub struct Counters {
     pub examined: u64,
     pub json_errors: u64,
     pub internal_errors: u64,
+    /// Matches reported as context (found only in a span field of a line below WARN).
+    pub context: u64,
 }
 
 pub struct Annotator<'m, W> {
@@ -91,6 +93,8 @@ pub struct Annotator<'m, W> {
     starts: Vec<usize>,
     walls: Vec<usize>,
     lits: Vec<u32>,
+    /// This event's matches that are context (see [`is_context`]), taken out of the ranked list.
+    context: Vec<crate::matcher::Found>,
     pub counters: Counters,
     pub state: StreamState,
     observed: String,
@@ -127,6 +131,7 @@ impl<'m, W: Writer> Annotator<'m, W> {
             starts: Vec::new(),
             walls: Vec::new(),
             lits: Vec::new(),
+            context: Vec::new(),
             counters: Counters::default(),
             state: StreamState::default(),
             observed: String::new(),
@@ -167,7 +172,10 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         // Cheap rejection before any cleaning or parsing: some candidate must have every literal
         // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
         // line-wise, so a literal in it is in the raw bytes too).
-        let hopeless = plain_hits && !self.matcher.any_plausible(ev.literals, ev.bytes, &mut self.scratch);
+        // A panic may name its record by its location alone.
+        let hopeless = plain_hits
+            && ev.header != Header::Panic
+            && !self.matcher.any_plausible(ev.literals, ev.bytes, &mut self.scratch);
         // An event no record can explain is still worth parsing when `--unknown` may want it.
         let levels = self.unknown.as_ref().map_or(Levels::Off, |u| u.levels);
         let maybe_unknown = levels.is_on()
@@ -323,7 +331,56 @@ impl<W: Writer> Annotator<'_, W> {
         self.matcher.candidates(self.lits.iter().copied(), &mut self.scratch);
         self.counters.candidates += self.scratch.cands.len() as u64;
         self.counters.examined += u64::from(!self.scratch.cands.is_empty());
+        let target: Option<&[u8]> = match (&json, &text_line) {
+            (Some(Value::Object(obj)), _) => obj.get("target").and_then(Value::as_str).map(str::as_bytes),
+            (_, Some(t)) => t.target.as_ref().map(|r| &text[r.clone()]),
+            _ => None,
+        };
+        self.scratch.target_crate.clear();
+        if let Some(t) = target {
+            let end = memchr::memmem::find(t, b"::").unwrap_or(t.len());
+            self.scratch.target_crate.extend_from_slice(&t[..end]);
+        }
         self.matcher.confirm(hays, &mut self.scratch);
+        // Below WARN, an error that sits only in a span field is the span's, repeated on every
+        // line logged inside it: context of this line, not what it reports.
+        self.context.clear();
+        let level = match (&json, &text_line) {
+            (Some(Value::Object(obj)), _) => obj.get("level").and_then(Value::as_str).map(str::as_bytes),
+            (_, Some(t)) => Some(&text[t.level.clone()]),
+            _ => None,
+        };
+        if level.is_some_and(below_warn) && !self.scratch.found.is_empty() {
+            let names: Vec<&str> = hay_texts.iter().map(|(_, n)| n.as_str()).collect();
+            let ctx = &mut self.context;
+            self.scratch.found.retain(|f| {
+                let c = is_context(f, text_line.as_ref(), &names);
+                if c {
+                    ctx.push(*f);
+                }
+                !c
+            });
+            self.counters.context += self.context.len() as u64;
+        }
+        if ev.header == Header::Panic
+            && self.scratch.found.is_empty()
+            && let Some((path, line)) = panic_location(&text)
+            && let Some((entry, distance)) =
+                self.matcher.by_location(&String::from_utf8_lossy(&text[path.clone()]), line)
+        {
+            // Only where no message matched: a message names its record better than a line
+            // number from another revision of the code does.
+            let at = self.scratch.caps.len() as u32;
+            self.scratch.found.push(crate::matcher::Found {
+                entry,
+                hay: 0,
+                start: path.start,
+                end: path.end,
+                tail: path.end,
+                caps: (at, at),
+                distance: Some(distance as u32),
+            });
+        }
         let found = !self.scratch.found.is_empty();
         if found {
             self.counters.matched += 1;
@@ -374,6 +431,7 @@ impl<W: Writer> Annotator<'_, W> {
             .scratch
             .found
             .iter()
+            .chain(&self.context)
             .map(|f| {
                 if json.is_some() {
                     hay_texts[f.hay as usize].1.clone()
@@ -425,6 +483,7 @@ impl<W: Writer> Annotator<'_, W> {
             log: &log,
             matcher: self.matcher,
             found: &self.scratch.found,
+            context: &self.context,
             caps: &self.scratch.caps,
             hays,
             match_fields: &match_fields,
@@ -610,6 +669,45 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     unquoted(text, r)
 }
 
+/// Where a panic happened: the range of the `<file>:<line>:<col>` it names on its first line
+/// (`panicked at src/x.rs:987:21:`, or the old `panicked at 'msg', src/x.rs:987:21`), and the
+/// line.
+fn panic_location(text: &[u8]) -> Option<(Range<usize>, u64)> {
+    let first = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
+    let at = memchr::memmem::find(first, crate::matcher::PANIC_KEY)? + crate::matcher::PANIC_KEY.len();
+    let mut end = first.len();
+    while end > at && matches!(first[end - 1], b':' | b' ' | b'\t' | b'\r') {
+        end -= 1;
+    }
+    // The location is the line's last token: after the old form's `'msg', ` or the header's words.
+    let start = first[at..end].iter().rposition(|&b| b == b' ').map_or(at, |p| at + p + 1);
+    let loc = &first[start..end];
+    let mut parts = loc.rsplitn(3, |&b| b == b':');
+    let col = parts.next()?;
+    let line = parts.next()?;
+    let path = parts.next()?;
+    if !path.ends_with(b".rs") || !col.iter().all(u8::is_ascii_digit) || line.is_empty() {
+        return None;
+    }
+    let n = std::str::from_utf8(line).ok()?.parse().ok()?;
+    Some((start..start + path.len(), n))
+}
+
+/// A level below WARN (`INFO`, `DEBUG`, `TRACE`, any case).
+fn below_warn(level: &[u8]) -> bool {
+    let l = level.trim_ascii();
+    ["INFO", "DEBUG", "TRACE"].iter().any(|w| l.eq_ignore_ascii_case(w.as_bytes()))
+}
+
+/// Does the match start inside a span field (`span{error=...}` of a text line, `spans[i].key`
+/// of a JSON line)?
+fn is_context(f: &crate::matcher::Found, tl: Option<&parse::TextLine>, hay_names: &[&str]) -> bool {
+    if let Some(name) = hay_names.get(f.hay as usize) {
+        return name.starts_with("spans[");
+    }
+    tl.is_some_and(|t| t.spans.iter().flat_map(|(_, fs)| fs).any(|(_, v)| v.start <= f.start && f.start < v.end))
+}
+
 /// Value boundaries of a text event: ends (a field's leading space, a span field's end, a line
 /// break, the end) and starts (after `key=`, a span field's start, the message, a line start).
 fn boundaries(
@@ -648,6 +746,7 @@ fn boundaries(
         }
         starts.push(t.message.start);
     }
+    numbered_causes(text, ends, starts, walls);
     starts.push(0);
     ends.push(text.len());
     ends.sort_unstable();
@@ -656,6 +755,41 @@ fn boundaries(
     walls.dedup();
     starts.sort_unstable();
     starts.dedup();
+}
+
+/// A report's numbered causes joined onto one line (`Caused by these errors (recent errors
+/// listed first): 1: <a> 2: <b>`, as SQL clients print the chain): each ` N: ` ends the link
+/// before it and starts the next, and no match runs across it.
+fn numbered_causes(text: &[u8], ends: &mut Vec<usize>, starts: &mut Vec<usize>, walls: &mut Vec<usize>) {
+    const HEAD: &[u8] = b"Caused by these errors";
+    let mut from = 0;
+    while let Some(p) = memchr::memmem::find(&text[from..], HEAD) {
+        let head = from + p;
+        let line_end = memchr::memchr(b'\n', &text[head..]).map_or(text.len(), |i| head + i);
+        let mut at = head + HEAD.len();
+        // Joined onto the line only when ` 1: ` follows the heading's colon (`(recent errors
+        // listed first): 1: `); a quoted `{:?}` report shows `\n 1: ` there, and its value is
+        // one string, not links.
+        let colon = memchr::memchr(b':', &text[at..line_end]).map(|c| at + c);
+        if !colon.is_some_and(|c| c - at <= 40 && text[c + 1..line_end].starts_with(b" 1: ")) {
+            from = line_end;
+            continue;
+        }
+        let mut label = Vec::with_capacity(8);
+        for n in 1u32.. {
+            label.clear();
+            label.push(b' ');
+            label.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+            label.extend_from_slice(b": ");
+            let Some(q) = memchr::memmem::find(&text[at..line_end], &label) else { break };
+            let q = at + q;
+            ends.push(q);
+            walls.push(q);
+            starts.push(q + label.len());
+            at = q + label.len();
+        }
+        from = line_end;
+    }
 }
 
 /// Name the part of a text event a match starts in.

@@ -2,7 +2,9 @@
 //!
 //! `check` loads the catalogs, compiles every record's regexes now (the daemon compiles them on
 //! first use) and reports every problem with file, line and record id. `explain` runs one event
-//! through the same stages as the daemon and prints what each stage saw.
+//! through the same stages as the daemon and prints, first, what a person wants to know (the
+//! record, its documentation and solutions, the captured values, the code it comes from, the
+//! other matches) and, with `--trace`, what each stage saw.
 
 use std::fmt::Write as _;
 
@@ -58,8 +60,238 @@ pub fn compile_all(m: &Matcher) -> Vec<Problem> {
     out
 }
 
-/// Render `explain` for one event text.
-pub fn explain(m: &Matcher, line: &str) -> String {
+/// How the records' positional placeholders (`{}`, `{:?}`, `{0}`) are named: from the format
+/// call's arguments in `sourceCode`, or kept as `_N`.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct PositionalNames {
+    /// Records whose template has positional placeholders.
+    pub records: usize,
+    pub placeholders: usize,
+    /// Placeholders named from the source code.
+    pub named: usize,
+    /// Placeholders kept as `_N`.
+    pub kept: usize,
+    /// Each record that keeps some `_N`: its id, where it is, and which.
+    pub kept_in: Vec<KeptPositional>,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct KeptPositional {
+    pub id: String,
+    pub file: String,
+    pub line: usize,
+    pub kept: Vec<String>,
+}
+
+/// Count, per record, the positional placeholders named from the source code and those kept.
+pub fn positional_names(m: &Matcher) -> PositionalNames {
+    let mut out = PositionalNames::default();
+    for e in &m.entries {
+        let positional: Vec<usize> = e
+            .names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.starts_with('_') && n[1..].bytes().all(|b| b.is_ascii_digit()))
+            .map(|(i, _)| i)
+            .collect();
+        if positional.is_empty() {
+            continue;
+        }
+        out.records += 1;
+        out.placeholders += positional.len();
+        let mut kept = Vec::new();
+        for &i in &positional {
+            match e.named.as_ref().map(|n| &n[i]).filter(|n| **n != e.names[i]) {
+                Some(_) => out.named += 1,
+                None => kept.push(e.names[i].clone()),
+            }
+        }
+        out.kept += kept.len();
+        if !kept.is_empty() {
+            out.kept_in.push(KeptPositional {
+                id: e.rec.id.clone(),
+                file: e.rec.origin.file.clone(),
+                line: e.rec.origin.line,
+                kept,
+            });
+        }
+    }
+    out
+}
+
+/// Render `explain` for one event text; `trace` adds the matcher's trace.
+pub fn explain(m: &Matcher, line: &str, trace: bool) -> String {
+    let (json, events) = run_one(m, line);
+    let width = crate::event::terminal_width();
+    let mut o = String::new();
+    let mut any = false;
+    for ev in &events {
+        let Some(mt) = ev.get("match").filter(|x| !x.is_null()) else { continue };
+        any = true;
+        describe(&mut o, m, ev, mt, width);
+    }
+    if !any {
+        let ctx: Vec<&str> = events
+            .iter()
+            .flat_map(|e| e.get("context").and_then(|c| c.as_array()).into_iter().flatten())
+            .filter_map(|c| c.get("slug").or_else(|| c.get("id")).and_then(|v| v.as_str()))
+            .collect();
+        if ctx.is_empty() {
+            let _ = writeln!(o, "no known error matched");
+        } else {
+            let _ = writeln!(
+                o,
+                "no known error reported: {} matched only inside a span field of a line below WARN (context, not this line's error)",
+                ctx.join(", ")
+            );
+        }
+        if !trace {
+            let _ = writeln!(o, "(--trace shows the layout, the literals found and the candidates tried)");
+        }
+    }
+    if trace {
+        let _ = writeln!(o, "\n-- trace --");
+        o.push_str(&trace_of(m, line, &json));
+    }
+    o
+}
+
+/// Run `line` through the pipeline as `--all --format json` would: the output and its events.
+fn run_one(m: &Matcher, line: &str) -> (String, Vec<serde_json::Value>) {
+    let mut out = OutWriter::new(Vec::new(), Format::Json, false, 100);
+    {
+        let mut ann = Annotator::new(m, Emit::All, &mut out, SourceMeta::stdin());
+        let mut fr = Framer::new(m, framing::Limits::default(), true);
+        fr.feed(line.as_bytes(), &mut ann);
+        fr.finish(&mut ann);
+    }
+    crate::event::Writer::flush(&mut out);
+    let json = String::from_utf8_lossy(&out.into_inner()).into_owned();
+    let events = json.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    (json, events)
+}
+
+/// The part of `explain` a person reads: one event's primary record and what goes with it.
+fn describe(o: &mut String, m: &Matcher, ev: &serde_json::Value, mt: &serde_json::Value, width: usize) {
+    use serde_json::Value;
+    let id = mt["id"].as_str().unwrap_or("");
+    let Some(e) = m.entries.iter().find(|e| e.rec.id == id) else { return };
+    let r = &e.rec;
+    let line = ev["source"]["line"].as_u64().unwrap_or(0);
+    let _ = writeln!(
+        o,
+        "line {line}: {} {} ({id}){}",
+        r.severity().to_ascii_uppercase(),
+        r.slug().unwrap_or(id),
+        r.str_field("errorClass").map_or(String::new(), |c| format!(" {c}"))
+    );
+    if mt.get("by").and_then(Value::as_str) == Some("location") {
+        let _ = writeln!(
+            o,
+            "  found by the panic's location: the record's line is {} lines from the panic's (no message matched)",
+            mt["distance"]
+        );
+    }
+    if let Some(t) = &r.template {
+        let _ = writeln!(o, "  message:  {t}");
+    }
+    if let Some(doc) = r.str_field("documentation") {
+        let _ = writeln!(o, "\n  documentation:");
+        wrap(o, doc, "    ", width);
+    }
+    let sols = r.solutions();
+    if !sols.is_empty() {
+        let _ = writeln!(o, "\n  solutions:");
+        for (i, s) in sols.iter().enumerate() {
+            wrap(o, &format!("{}. {s}", i + 1), "    ", width);
+        }
+    }
+    if let Some(Value::Object(caps)) = mt.get("captures")
+        && !caps.is_empty()
+    {
+        let _ = writeln!(o, "\n  captured:");
+        for (i, k) in e.names.iter().enumerate() {
+            let Some(v) = caps.get(k) else { continue };
+            let label = match e.named.as_ref().map(|n| &n[i]).filter(|n| *n != k) {
+                Some(nk) => format!("{nk} ({k}, named from the source code)"),
+                None => k.clone(),
+            };
+            let _ = writeln!(o, "    {label} = {}", v.as_str().unwrap_or(""));
+        }
+    }
+    if let (Some(file), Some(l)) = (r.str_field("filePath"), r.source_line) {
+        let _ = writeln!(o, "\n  --> {file}:{l}");
+        if let Some((first, code)) = &r.snippet {
+            let w = (first + code.lines().count() as u64).to_string().len();
+            let _ = writeln!(o, "  {:w$} |", "");
+            for (i, text) in code.lines().enumerate() {
+                let n = first + i as u64;
+                let mark = if n == l { ">" } else { " " };
+                let _ = writeln!(o, "{mark} {n:>w$} | {text}");
+            }
+            let _ = writeln!(o, "  {:w$} |", "");
+        }
+        if let Some(url) = r.str_field("githubUrl") {
+            let _ = writeln!(o, "  {url}");
+        }
+    }
+    if let Some(Value::Array(also)) = ev.get("also_matched")
+        && !also.is_empty()
+    {
+        let _ = writeln!(o, "\n  also matched:");
+        for a in also {
+            let _ = writeln!(
+                o,
+                "    {} ({}) {}",
+                a.get("slug").or_else(|| a.get("id")).and_then(Value::as_str).unwrap_or(""),
+                a["id"].as_str().unwrap_or(""),
+                a["captures"]
+            );
+        }
+    }
+    if let Some(Value::Array(ctx)) = ev.get("context") {
+        let _ = writeln!(o, "\n  context (in a span field of a line below WARN, not this line's error):");
+        for c in ctx {
+            let _ = writeln!(
+                o,
+                "    {} ({}) in {}",
+                c.get("slug").or_else(|| c.get("id")).and_then(Value::as_str).unwrap_or(""),
+                c["id"].as_str().unwrap_or(""),
+                c["field"].as_str().unwrap_or("")
+            );
+        }
+    }
+    let _ = writeln!(o);
+}
+
+/// `text` wrapped at spaces to `width` columns after `indent`.
+fn wrap(o: &mut String, text: &str, indent: &str, width: usize) {
+    let avail = width.saturating_sub(indent.len()).max(20);
+    for para in text.split('\n') {
+        let mut col = 0;
+        o.push_str(indent);
+        for (i, word) in para.split(' ').enumerate() {
+            let w = word.chars().count();
+            if i > 0 {
+                if col + 1 + w > avail {
+                    o.push('\n');
+                    o.push_str(indent);
+                    col = 0;
+                } else {
+                    o.push(' ');
+                    col += 1;
+                }
+            }
+            o.push_str(word);
+            col += w;
+        }
+        o.push('\n');
+    }
+}
+
+/// The matcher's trace for `explain --trace`: the layout, the literals and their records, the
+/// candidates with their regexes, confirmed or rejected, and the event as JSON.
+fn trace_of(m: &Matcher, line: &str, json: &str) -> String {
     let mut o = String::new();
     let bytes = line.as_bytes();
     let mut state = parse::StreamState::default();
@@ -111,8 +343,12 @@ pub fn explain(m: &Matcher, line: &str) -> String {
     m.scan(&text, &mut hits, &mut scratch);
     let _ = writeln!(o, "literals:    {} hit(s)", hits.len());
     for h in &hits {
-        let owners: Vec<&str> =
-            m.prefilter.owners(h.literal).iter().map(|&r| m.entries[r as usize].rec.id.as_str()).collect();
+        let owners: Vec<&str> = m
+            .prefilter
+            .owners(h.literal)
+            .iter()
+            .map(|&r| m.entries.get(r as usize).map_or("(panic location)", |e| e.rec.id.as_str()))
+            .collect();
         let _ = writeln!(
             o,
             "  {:?} at {} -> {}",
@@ -123,16 +359,6 @@ pub fn explain(m: &Matcher, line: &str) -> String {
     }
     m.candidates(hits.iter().map(|h| h.literal), &mut scratch);
     let cands = scratch.cands.clone();
-    // Run the real pipeline on the event for the ranked, captured result.
-    let mut out = OutWriter::new(Vec::new(), Format::Json, false, 100);
-    {
-        let mut ann = Annotator::new(m, Emit::All, &mut out, SourceMeta::stdin());
-        let mut fr = Framer::new(m, framing::Limits::default(), true);
-        fr.feed(bytes, &mut ann);
-        fr.finish(&mut ann);
-    }
-    crate::event::Writer::flush(&mut out);
-    let json = String::from_utf8_lossy(&out.into_inner()).into_owned();
     let mut confirmed = Vec::new();
     for l in json.lines() {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(l) {

@@ -219,8 +219,12 @@ pub struct Annotated<'a> {
     pub log: &'a Log<'a>,
     pub matcher: &'a Matcher,
     pub found: &'a [Found],
+    /// Matches that are context, not what the event reports: found only in a span field of a
+    /// line below WARN (the span repeats an error logged elsewhere).
+    pub context: &'a [Found],
     pub caps: &'a [Option<(usize, usize)>],
     pub hays: &'a [Hay<'a>],
+    /// The field of each of `found`, then of each of `context`.
     pub match_fields: &'a [String],
     /// Per match: whether it opens an incident or repeats one ([`crate::repeat`]); empty when
     /// repeats are not collapsed.
@@ -243,12 +247,27 @@ pub struct Unknown<'a> {
 }
 
 impl Annotated<'_> {
+    /// The captures keyed as the template names them (`_N` for positional placeholders).
     pub(crate) fn captures(&self, f: &Found) -> Vec<(&str, Cow<'_, str>)> {
-        let e = &self.matcher.entries[f.entry as usize];
+        self.captures_as(f, &self.matcher.entries[f.entry as usize].names)
+    }
+
+    /// The captures with positional placeholders named from the record's source code, where
+    /// they could be (see [`crate::matcher::Entry::named`]); `None` when none could.
+    pub(crate) fn named_captures(&self, f: &Found) -> Option<Vec<(&str, Cow<'_, str>)>> {
+        self.matcher.entries[f.entry as usize].named.as_deref().map(|n| self.captures_as(f, n))
+    }
+
+    /// The captures for display: named where they could be.
+    pub(crate) fn display_captures(&self, f: &Found) -> Vec<(&str, Cow<'_, str>)> {
+        self.named_captures(f).unwrap_or_else(|| self.captures(f))
+    }
+
+    fn captures_as<'s>(&'s self, f: &Found, names: &'s [String]) -> Vec<(&'s str, Cow<'s, str>)> {
         let text = self.hays[f.hay as usize].text;
         let mut out: Vec<(&str, Cow<'_, str>)> = Vec::new();
         for (i, c) in self.caps[f.caps.0 as usize..f.caps.1 as usize].iter().enumerate() {
-            if let (Some((s, t)), Some(name)) = (c, e.names.get(i))
+            if let (Some((s, t)), Some(name)) = (c, names.get(i))
                 && !out.iter().any(|(n, _)| n == name)
             {
                 out.push((name.as_str(), self::text(&text[*s..*t])));
@@ -688,8 +707,16 @@ pub fn write_json(
             let st = cache[f.entry as usize].get_or_insert_with(|| record_static(ev.matcher, f.entry, fields));
             out.push(b'{');
             out.extend_from_slice(st.as_bytes());
+            if let Some(d) = f.distance {
+                out.extend_from_slice(b",\"by\":\"location\",\"distance\":");
+                num(out, u64::from(d));
+            }
             out.extend_from_slice(b",\"captures\":");
             pairs(out, &ev.captures(f));
+            if let Some(named) = ev.named_captures(f) {
+                out.extend_from_slice(b",\"named_captures\":");
+                pairs(out, &named);
+            }
             out.extend_from_slice(b",\"span\":");
             span(out, f);
             out.extend_from_slice(b",\"field\":");
@@ -720,6 +747,29 @@ pub fn write_json(
     out.push(b']');
     if let Some(u) = &ev.unknown {
         write_unknown(out, u);
+    }
+    if !ev.context.is_empty() {
+        out.extend_from_slice(b",\"context\":[");
+        for (i, f) in ev.context.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let r = &ev.matcher.entries[f.entry as usize].rec;
+            out.extend_from_slice(b"{\"id\":");
+            s(out, &r.id);
+            let mut first = false;
+            opt(out, "slug", r.slug(), &mut first);
+            out.extend_from_slice(b",\"severity\":");
+            s(out, r.severity());
+            out.extend_from_slice(b",\"captures\":");
+            pairs(out, &ev.captures(f));
+            out.extend_from_slice(b",\"span\":");
+            span(out, f);
+            out.extend_from_slice(b",\"field\":");
+            s(out, &ev.match_fields[ev.found.len() + i]);
+            out.push(b'}');
+        }
+        out.push(b']');
     }
     out.push(b'}');
     line_at
@@ -848,6 +898,10 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
             ann.insert("solutions".into(), x);
         }
         ann.insert("also_matched".into(), Value::Array(also));
+        if !ev.context.is_empty() {
+            let ctx = ev.context.iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
+            ann.insert("context".into(), Value::Array(ctx));
+        }
         ann.insert("line".into(), ev.source.line.into());
         ann.insert("lines".into(), ev.source.lines.into());
         v.insert("annotail".into(), Value::Object(ann));
@@ -1036,13 +1090,22 @@ pub fn terminal_width() -> usize {
 pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: usize) {
     out.extend_from_slice(ev.raw);
     out.push(b'\n');
-    let Some(f) = ev.found.first() else {
+    if ev.found.is_empty() && ev.context.is_empty() {
         if let Some(u) = &ev.unknown {
             write_pretty_unknown(out, u, color, width, "╰─");
         }
         return;
-    };
+    }
     let c = |code: &'static str| if color { code } else { "" };
+    let Some(f) = ev.found.first() else {
+        // Context only: said quietly, in the dim colour, never as an error.
+        let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
+        push_wrapped(out, &format!("{}  ╰─ context: {}{}", c(DIM), context_list(ev), c(RESET)), "", width);
+        if let Some(u) = &ev.unknown {
+            write_pretty_unknown(out, u, color, width, "  ");
+        }
+        return;
+    };
     let r = &ev.matcher.entries[f.entry as usize].rec;
     // A repeat of an open incident: its lines as they came, and now and then one line that
     // says so (the full annotation is above, and comes back after the window).
@@ -1080,10 +1143,23 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
     if let Some(cls) = r.str_field("errorClass") {
         line.push_str(&format!(" {}{cls}{}", c(DIM), c(RESET)));
     }
+    if let Some(d) = f.distance {
+        let at = r.source_line.map_or(String::new(), |l| format!(":{l}"));
+        line.push_str(&format!(
+            " {}(by location: the record is {d} line{} from the panic, at {}{at}){}",
+            c(DIM),
+            if d == 1 { "" } else { "s" },
+            r.str_field("filePath").unwrap_or(""),
+            c(RESET)
+        ));
+    }
     out.extend_from_slice(line.as_bytes());
     out.push(b'\n');
     let indent = "     ";
-    for (k, v) in ev.captures(f) {
+    if let Some(doc) = r.str_field("documentation").map(first_sentence) {
+        push_wrapped(out, doc, indent, width);
+    }
+    for (k, v) in ev.display_captures(f) {
         push_wrapped(out, &format!("{}{k}{} = {v}", c(CYAN), c(RESET)), indent, width);
     }
     {
@@ -1095,18 +1171,77 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
         push_wrapped(out, &format!("{}see: {url}{}", c(DIM), c(RESET)), indent, width);
     }
     if ev.found.len() > 1 {
-        let ids: Vec<String> = ev.found[1..]
-            .iter()
-            .map(|f| {
-                let r = &ev.matcher.entries[f.entry as usize].rec;
-                r.slug().unwrap_or(&r.id).to_owned()
-            })
-            .collect();
+        let ids = also_list(ev.matcher, r, &ev.found[1..]);
         push_wrapped(out, &format!("{}also: {}{}", c(DIM), ids.join(", "), c(RESET)), indent, width);
+    }
+    if !ev.context.is_empty() {
+        push_wrapped(out, &format!("{}context: {}{}", c(DIM), context_list(ev), c(RESET)), indent, width);
     }
     if let Some(u) = &ev.unknown {
         write_pretty_unknown(out, u, color, width, "  ");
     }
+}
+
+/// The other matches for `also:`: each distinct record once (records from several call sites with
+/// the same slug are one), in order, with the number of call sites where there are several; the
+/// primary's own other call sites as `<slug> (N more call sites)`.
+pub fn also_list(m: &Matcher, primary: &crate::catalog::Record, others: &[Found]) -> Vec<String> {
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    for f in others {
+        let r = &m.entries[f.entry as usize].rec;
+        let name = r.slug().unwrap_or(&r.id);
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some(g) => g.1 += 1,
+            None => groups.push((name, 1)),
+        }
+    }
+    let own = primary.slug().unwrap_or(&primary.id);
+    groups
+        .into_iter()
+        .map(|(name, n)| match (name == own, n) {
+            (true, 1) => format!("{name} (1 more call site)"),
+            (true, n) => format!("{name} ({n} more call sites)"),
+            (false, 1) => name.to_owned(),
+            (false, n) => format!("{name} ({n} call sites)"),
+        })
+        .collect()
+}
+
+/// The first sentence of a record's documentation: up to the first `.` (or `!`, `?`) that ends
+/// a sentence — followed by a space or the end, not ending an abbreviation (`e.g.`), not inside
+/// backticks — else the whole text.
+pub fn first_sentence(doc: &str) -> &str {
+    let b = doc.as_bytes();
+    let mut in_code = false;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'`' => in_code = !in_code,
+            b'.' | b'!' | b'?' if !in_code && (i + 1 == b.len() || b[i + 1] == b' ' || b[i + 1] == b'\n') => {
+                let word = doc[..i].rsplit([' ', '(']).next().unwrap_or("");
+                if c == b'.' && (matches!(word, "e.g" | "i.e" | "etc" | "vs" | "cf") || word.len() == 1) {
+                    continue;
+                }
+                return &doc[..=i];
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+/// The context matches of an event for pretty output: `slug (in span:<span>.<key>)`.
+fn context_list(ev: &Annotated<'_>) -> String {
+    let items: Vec<String> = ev
+        .context
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let r = &ev.matcher.entries[f.entry as usize].rec;
+            format!("{} (in {})", r.slug().unwrap_or(&r.id), ev.match_fields[ev.found.len() + i])
+        })
+        .collect();
+    items.join(", ")
+
 }
 
 /// The dim lines under an event whose text (or root cause) no record explains.

@@ -235,13 +235,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
-    /// Show how LINE is parsed, which literals fired, which records confirmed or were rejected,
-    /// and the captures. LINE may hold several lines (a multi-line event).
+    /// Explain LINE: the record it matches, its documentation and solutions, the captured
+    /// values, the code it comes from, the other matches; with --trace, how LINE was parsed,
+    /// which literals fired and which records were confirmed or rejected. LINE may hold several
+    /// lines (a multi-line event).
     Explain {
         #[command(flatten)]
         catalog: CatalogArgs,
         /// The log line (or event) to explain; '-' reads it from standard input.
         line: String,
+        /// Also show the matcher's trace: the layout, the literals found, the candidate records
+        /// with their regexes (confirmed or rejected), and the event as JSON.
+        #[arg(long)]
+        trace: bool,
     },
     /// Catalog maintenance report: records whose sample lines other records also match, records
     /// that never match real logs (--against), and the records slowest to confirm.
@@ -875,7 +881,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             let config_problems = opts.config.as_deref().map(|f| config_problems(&opts, &config, f)).unwrap_or_default();
             return Ok(run_check(&paths, format, config_problems));
         }
-        Some(Command::Explain { catalog, line }) => {
+        Some(Command::Explain { catalog, line, trace }) => {
             let (m, problems, _) = load(&catalog_paths(&catalog.catalog, &config));
             if m.entries.is_empty() {
                 for p in &problems {
@@ -892,7 +898,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
             } else {
                 line.clone()
             };
-            print!("{}", check::explain(&m, &line));
+            print!("{}", check::explain(&m, &line, *trace));
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Stats(args)) => {
@@ -1149,6 +1155,15 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
                 m.entries.len() - m.unkeyed.len(),
                 m.unkeyed.len()
             );
+            let pn = check::positional_names(&m);
+            println!(
+                "positional placeholders ({{}}, {{0}}): {} in {} record(s); {} named from sourceCode, {} kept as _N in {} record(s) (--format json lists them)",
+                pn.placeholders,
+                pn.records,
+                pn.named,
+                pn.kept,
+                pn.kept_in.len()
+            );
         }
         CheckFormat::Json => {
             let v = serde_json::json!({
@@ -1160,6 +1175,7 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
                 "errors": errors,
                 "warnings": warnings,
                 "problems": problems,
+                "positional_names": check::positional_names(&m),
             });
             println!("{v}");
         }

@@ -102,6 +102,7 @@ impl Totals {
                 examined: a.examined - b.examined,
                 json_errors: a.json_errors - b.json_errors,
                 internal_errors: a.internal_errors - b.internal_errors,
+                context: a.context - b.context,
             },
         }
     }
@@ -789,4 +790,5 @@ fn add(t: &mut Totals, d: &Totals) {
     t.counters.examined += d.counters.examined;
     t.counters.json_errors += d.counters.json_errors;
     t.counters.internal_errors += d.counters.internal_errors;
+    t.counters.context += d.counters.context;
 }

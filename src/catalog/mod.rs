@@ -19,6 +19,7 @@
 //! [`Problem`] naming the file, line and record id; records with an error are left out, records
 //! with a warning are kept.
 
+pub mod source;
 pub mod template;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -64,6 +65,12 @@ pub struct Record {
     /// Non-empty string values of [`KNOWN`].
     strings: [Option<Box<str>>; KNOWN.len()],
     pub source_line: Option<u64>,
+    /// Names for the template's positional placeholders read from `sourceCode` (one per
+    /// placeholder, `None` where unreadable or already named; see [`source::argument_names`]).
+    pub arg_names: Option<Box<[Option<Box<str>>]>>,
+    /// The `sourceCode` lines around `lineNumber` and the number of the first (the rest of the
+    /// code is not kept: see [`source::SNIPPET_CONTEXT`]).
+    pub snippet: Option<(u64, Box<str>)>,
     solutions: Option<Box<RawValue>>,
     tags: Option<Box<RawValue>>,
     /// A hash of the record object as stored: a record read twice is the same when its text is
@@ -93,6 +100,7 @@ impl Record {
             && self.pattern == other.pattern
             && self.strings == other.strings
             && self.source_line == other.source_line
+            && self.snippet == other.snippet
             && same_json(self.solutions.as_deref().map(RawValue::get), other.solutions.as_deref().map(RawValue::get))
             && same_json(self.tags.as_deref().map(RawValue::get), other.tags.as_deref().map(RawValue::get))
             && same_json(self.others.as_deref(), other.others.as_deref())
@@ -200,6 +208,9 @@ pub const MAPPED: &[&str] = &[
     "githubUrl",
     "filePath",
     "lineNumber",
+    // Read for placeholder names and `explain`, not passed through: a record's code is 1–2 KB,
+    // more than the rest of the event.
+    "sourceCode",
 ];
 
 /// The fields read from a record; values are kept raw so that a field of an unexpected type is
@@ -217,6 +228,8 @@ struct Fields<'a> {
     github_url: Option<&'a RawValue>,
     file_path: Option<&'a RawValue>,
     line_number: Option<&'a RawValue>,
+    source_code: Option<&'a RawValue>,
+    source_code_start: Option<&'a RawValue>,
     solutions: Option<&'a RawValue>,
     tags: Option<&'a RawValue>,
 }
@@ -238,6 +251,8 @@ impl<'a> Fields<'a> {
                 "githubUrl" => &mut f.github_url,
                 "filePath" => &mut f.file_path,
                 "lineNumber" => &mut f.line_number,
+                "sourceCode" => &mut f.source_code,
+                "sourceCodeStart" => &mut f.source_code_start,
                 "solutions" => &mut f.solutions,
                 "tags" => &mut f.tags,
                 _ => continue,
@@ -628,12 +643,25 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
     }
     let strings = [f.severity, f.slug, f.error_class, f.error_type, f.documentation, f.github_url, f.file_path]
         .map(|v| raw_str(v).map(String::into_boxed_str));
+    let source_line: Option<u64> = f.line_number.and_then(|v| v.get().parse().ok());
+    let code = raw_str(f.source_code);
+    let code_start: Option<u64> = f.source_code_start.and_then(|v| v.get().parse().ok());
+    let (mut arg_names, mut snippet) = (None, None);
+    if let (Some(code), Some(start), Some(line)) = (&code, code_start, source_line) {
+        snippet = source::snippet(code, start, line);
+        if let Some(t) = template.as_deref().filter(|t| t.contains('{')) {
+            arg_names = source::argument_names(t, &template::parse(t), code, start, line)
+                .map(|v| v.into_iter().map(|n| n.map(String::into_boxed_str)).collect());
+        }
+    }
     out.push(Record {
         id,
         template,
         pattern,
         strings,
-        source_line: f.line_number.and_then(|v| v.get().parse().ok()),
+        source_line,
+        arg_names,
+        snippet,
         solutions: raw_list(f.solutions),
         tags: raw_list(f.tags),
         others: others_of(members),

@@ -91,12 +91,45 @@ pub fn derive_pattern(parts: &[Part]) -> String {
     out
 }
 
-/// True when the template is `<literal>: {source}`: error-chain printers (numbered `Caused by`
-/// lists, SQL clients) print such a link as `<literal>` alone. Templates with other placeholders
-/// are left alone: `unexpected {}` without its tail would match any line saying "unexpected".
+/// True when the template's tail may be missing where it is printed: it ends in
+/// `: {placeholder}` or in a separator `: `, which error-chain printers (numbered `Caused by`
+/// lists, SQL clients, the next numbered cause on the same line) leave out. `<literal>: {source}`
+/// always qualifies; a template with other placeholders only when what is left starts with
+/// literal text and holds at least [`MIN_ABSENT_LITERAL`] bytes of it: `unexpected {}` without
+/// its tail would match any line saying "unexpected".
 pub fn has_optional_tail(parts: &[Part]) -> bool {
-    matches!(parts, [Part::Lit(l), Part::Ph { .. }] if l.ends_with(": ") && l.len() > 2)
+    if matches!(parts, [Part::Lit(l), Part::Ph { .. }] if l.ends_with(": ") && l.len() > 2) {
+        return true;
+    }
+    let head: &[Part] = match parts {
+        [.., Part::Lit(l), Part::Ph { .. }] if l.ends_with(": ") => &parts[..parts.len() - 1],
+        [.., Part::Lit(l)] if l.ends_with(": ") => parts,
+        _ => return false,
+    };
+    let literal: usize = head
+        .iter()
+        .map(|p| match p {
+            Part::Lit(l) => l.trim_end_matches(": ").trim().len(),
+            Part::Ph { .. } => 0,
+        })
+        .sum();
+    matches!(head.first(), Some(Part::Lit(_))) && literal >= MIN_ABSENT_LITERAL
 }
+
+/// Literal text a template with more placeholders than its tail needs to keep without the tail
+/// (see [`has_optional_tail`]). 16 bytes is longer than the generic heads the rule must not
+/// widen (`unexpected {}` has 11, `failed to {}` 10) and shorter than the client-side chain
+/// links it is for (`Failed to bind expression: {expr}` has 26).
+pub const MIN_ABSENT_LITERAL: usize = 16;
+
+/// Where an absent-tail link may start: at the start of a line (indented, quoted, numbered), after
+/// a client's `ERROR: ` / `Error: ` / `error: ` prefix, after a numbered cause ` N: ` on the same
+/// line, or after `Caused by: `.
+const ABSENT_START: &str =
+    r"(?:^[ \t]*(?:>[ \t]*)?(?:[0-9]{1,3}: +)?|(?:ERROR|Error|error): +|[ \t][0-9]{1,3}: +|Caused by: +)";
+/// Where it may end: at the end of the line, at a sentence's `.`, before `Caused by` (`Caused by:`,
+/// `Caused by these errors`), or before the next numbered cause.
+const ABSENT_END: &str = r"(?:[ \t]*$|\.(?:[ \t]|$)|[ \t]+Caused by|[ \t]+[0-9]{1,3}: )";
 
 const LAZY_GROUP: &str = "(.+?)";
 /// A lazy group for a `{:#?}` value, which spans lines.
@@ -110,9 +143,10 @@ pub struct Forms {
     pub regex: String,
     /// The pattern ends in a group (the trailing value).
     pub tail: bool,
-    /// For `<literal>: {source}` templates: the literal alone as a whole chain-link line
-    /// (`    <literal>`, ` 1: <literal>`, `ERROR:  <literal>`), group 1 being the literal. Tried
-    /// when `regex` does not match.
+    /// For templates whose tail may be missing ([`has_optional_tail`]): the pattern without its
+    /// trailing `: {placeholder}` (or `: `), as a chain link that a client or a numbered list
+    /// printed (see [`ABSENT_START`], [`ABSENT_END`]); group 1 is the link, groups 2.. the
+    /// record's own groups before the tail. Tried when `regex` does not match.
     pub absent: Option<String>,
     /// The pattern starts with a lazy group, whose value is trimmed to the last chain link.
     pub leading_group: bool,
@@ -141,11 +175,24 @@ pub fn forms(base: &str, optional_tail: bool) -> Forms {
     } else if let Some(head) = base.strip_suffix(LAZY_GROUP) {
         f.regex = format!("{flags}{head}(.+)");
         f.tail = true;
-        if optional_tail && let Some(h) = head.strip_suffix(": ") {
-            f.absent = Some(format!("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?({h})[ \\t]*$"));
-        }
+    }
+    if optional_tail && let Some(h) = absent_head(base) {
+        f.absent = Some(format!("(?m){ABSENT_START}({h}){ABSENT_END}"));
     }
     f
+}
+
+/// The base pattern without its tail: a trailing separator `: `, else a trailing `: (.+?)`.
+/// Catalog patterns write the space escaped or not (`:\ `).
+fn absent_head(base: &str) -> Option<&str> {
+    fn sep(s: &str) -> Option<&str> {
+        s.strip_suffix(": ").or_else(|| s.strip_suffix(":\\ "))
+    }
+    let h = match sep(base) {
+        Some(h) => h,
+        None => sep(base.strip_suffix(LAZY_GROUP)?)?,
+    };
+    (!h.is_empty()).then_some(h)
 }
 
 #[cfg(test)]
@@ -171,9 +218,14 @@ mod tests {
     fn derived_pattern_escapes_and_groups() {
         let p = parse("bad value {v} (expected {{x}}): {}");
         assert_eq!(derive_pattern(&p), r"bad value (.+?) \(expected \{x\}\): (.+?)");
-        assert!(!has_optional_tail(&p));
+        // 25 bytes of literal text before the tail, starting with literal text.
+        assert!(has_optional_tail(&p));
         assert!(has_optional_tail(&parse("Storage error: {0}")));
         assert!(!has_optional_tail(&parse("unexpected {}: {}")));
+        assert!(has_optional_tail(&parse("Failed to bind expression: {expr}: {error}")));
+        assert!(has_optional_tail(&parse("gRPC request to meta service failed: {}: ")));
+        assert!(!has_optional_tail(&parse("{} failed to do the thing here: {}")));
+        assert!(!has_optional_tail(&parse("failed to {}: {}")));
         assert!(!has_optional_tail(&parse("a {} b")));
         let lone = parse("unclosed { brace");
         assert_eq!(lone, vec![Part::Lit("unclosed { brace".into())]);
@@ -183,7 +235,11 @@ mod tests {
     fn forms_make_tail_greedy_and_optional() {
         let f = forms("Storage error: (.+?)", true);
         assert_eq!((f.regex.as_str(), f.tail), ("Storage error: (.+)", true));
-        assert_eq!(f.absent.as_deref(), Some("(?m)^[ \\t]*(?:[0-9]+: |ERROR: +)?(Storage error)[ \\t]*$"));
+        assert_eq!(f.absent.as_deref(), Some(format!("(?m){ABSENT_START}(Storage error){ABSENT_END}").as_str()));
+        let f = forms("Failed to bind expression: (.+?): (.+?)", true);
+        assert_eq!(f.absent, Some(format!("(?m){ABSENT_START}(Failed to bind expression: (.+?)){ABSENT_END}")));
+        let f = forms(r"a\ long\ literal\ failed:\ (.+?):\ ", true);
+        assert_eq!(f.absent, Some(format!(r"(?m){ABSENT_START}(a\ long\ literal\ failed:\ (.+?)){ABSENT_END}")));
         let f = forms("job (.+?) failed", false);
         assert_eq!((f.regex.as_str(), f.tail, f.absent), ("job (.+?) failed", false, None));
         let f = forms("(.+?) not found in (.+?)", false);

@@ -3,9 +3,14 @@
 //! Owns the per-line classification the framer runs on every physical line (cheap: a look at
 //! the first bytes) and the full parse it runs only on events that are written out. Layouts
 //! (see `docs/LOG_FORMATS.md`):
+//! - paste prefixes, before anything else and only where a full header follows them: leading
+//!   whitespace, markdown quotes (`> `) and table gutters (`| `, `  |   | `) (a quote is sticky:
+//!   the quoted lines that follow lose their `>` too);
 //! - prefixes, outermost first: `kubectl logs --prefix` (`[pod/<pod>/<container>] `), docker
-//!   compose (`<service>  | `), CRI (`<ts> stdout|stderr F|P `), `kubectl logs --timestamps`
-//!   (`<ts> `); ANSI SGR codes are removed before any of this;
+//!   compose (`<service>  | `), stern (`<pod> <container> `, learnt from a line where a header
+//!   follows it, then sticky), a log viewer's time (`<date> <time> | `), CRI
+//!   (`<ts> stdout|stderr F|P `), `kubectl logs --timestamps` (`<ts> `); ANSI SGR codes are
+//!   removed before any of this;
 //! - RisingWave text: `<ts> <LEVEL:5> [<thread> ][<span>{<fields>}:...: ]<target>: <message>[ <k>=<v>]*`;
 //! - RisingWave JSON: one object per line (`timestamp`, `level`, `fields`, `target`, `spans`);
 //! - panics: `thread '<name>' [(<id>) ]panicked at <file>:<l>:<c>:`, old `panicked at '<msg>', ...`.
@@ -46,7 +51,16 @@ pub struct Prefix {
 pub struct StreamState {
     /// Lines carry a `kubectl logs --timestamps` timestamp, continuation lines too.
     pub kubectl_ts: bool,
+    /// Lines carry stern's `<pod> <container> ` prefix, continuation lines too.
+    pub stern: bool,
+    /// The last header was pasted inside a markdown quote: the lines that follow it start with
+    /// `>` too, which is not part of their text.
+    pub quote: bool,
 }
+
+/// Longest paste prefix looked at (whitespace, `>` and `|`): real ones are a few bytes; a line
+/// indented further is a continuation, not a pasted header.
+const MAX_PASTE_LEAD: usize = 64;
 
 /// Length of an RFC 3339 timestamp at the start of `s`, if there is one.
 pub fn timestamp_len(s: &[u8]) -> Option<usize> {
@@ -84,13 +98,42 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
     None
 }
 
+/// Length of a timestamp at the start of `s` as log viewers and exports print it: RFC 3339 with
+/// the zone optional (`2025-02-11 09:14:52.417`).
+pub fn loose_timestamp_len(s: &[u8]) -> Option<usize> {
+    if let Some(n) = timestamp_len(s) {
+        return Some(n);
+    }
+    if s.len() < 19 {
+        return None;
+    }
+    const SHAPE: &[u8; 19] = b"0000-00-00T00:00:00";
+    let ok = s[..19].iter().zip(SHAPE).all(|(&c, &want)| match want {
+        b'0' => c.is_ascii_digit(),
+        b'T' => matches!(c, b'T' | b't' | b' '),
+        _ => c == want,
+    });
+    if !ok {
+        return None;
+    }
+    let mut i = 19;
+    if i < s.len() && (s[i] == b'.' || s[i] == b',') {
+        i += 1;
+        while i < s.len() && s[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    // The zone-less time must end the token: `...:52.417abc` is not a time.
+    if i == s.len() || matches!(s[i], b' ' | b'\t') { Some(i) } else { None }
+}
+
 fn level_at(s: &[u8]) -> bool {
     s.len() >= 6 && matches!(&s[..5], b"TRACE" | b"DEBUG" | b" INFO" | b" WARN" | b"ERROR") && (s[5] == b' ')
 }
 
 /// Does `s` start with a RisingWave text header (`<ts> <LEVEL> `)?
 pub fn risingwave_header(s: &[u8]) -> Option<usize> {
-    let t = timestamp_len(s)?;
+    let t = loose_timestamp_len(s)?;
     if s.get(t) == Some(&b' ') && level_at(&s[t + 1..]) { Some(t + 7) } else { None }
 }
 
@@ -104,6 +147,102 @@ fn panic_header(s: &[u8]) -> bool {
 
 /// Classify one physical line (ANSI codes already removed).
 pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
+    // A paste prefix counts only where a full header follows it: an indented line is otherwise
+    // a continuation (`Caused by` causes, backtraces), and `| ` may be a table in a message.
+    if let Some((lead, quote)) = paste_lead(line) {
+        let mut st = *state;
+        let (mut p, h) = classify_inner(&line[lead..], &mut st);
+        let full = match h {
+            Header::None => false,
+            Header::Json => json_object_line(&line[lead + p.content..]),
+            Header::RisingWave | Header::Panic => true,
+        };
+        if full {
+            st.quote = quote;
+            *state = st;
+            p.shift(lead);
+            return (p, h);
+        }
+    }
+    if state.quote && line.first() == Some(&b'>') {
+        // A quoted line after a quoted header: the quote is not the line's text.
+        let n = if line.get(1) == Some(&b' ') { 2 } else { 1 };
+        return (Prefix { content: n, ..Prefix::default() }, Header::None);
+    }
+    let (p, h) = classify_inner(line, state);
+    if h != Header::None {
+        state.quote = false;
+    }
+    (p, h)
+}
+
+/// Leading whitespace, markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
+/// length, and whether there is a quote among them.
+fn paste_lead(line: &[u8]) -> Option<(usize, bool)> {
+    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|')) {
+        return None;
+    }
+    let mut quote = false;
+    let mut i = 0;
+    while i < line.len().min(MAX_PASTE_LEAD) {
+        match line[i] {
+            b' ' | b'\t' => {}
+            b'>' => quote = true,
+            b'|' => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    (i > 0 && i < line.len()).then_some((i, quote))
+}
+
+/// A JSON object on a line of its own (after a paste prefix): `{"` ... `}`. An indented `{`
+/// alone is a pretty-printed value inside a message.
+fn json_object_line(s: &[u8]) -> bool {
+    let end = s.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'|')).map_or(0, |p| p + 1);
+    s.starts_with(b"{\"") && end > 2 && s[end - 1] == b'}'
+}
+
+/// stern's default prefix, `<pod> <container> `: a pod name (a DNS subdomain) and a container
+/// name (a DNS label), each followed by one space. The ranges of both and the prefix's length.
+fn stern_prefix(line: &[u8]) -> Option<(Range<usize>, Range<usize>, usize)> {
+    let name = |from: usize, dots: bool| {
+        let n = line[from..]
+            .iter()
+            .take(253)
+            .take_while(|&&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || (dots && b == b'.'))
+            .count();
+        (n > 0 && line.get(from + n) == Some(&b' ') && line[from].is_ascii_alphanumeric()).then_some(from + n)
+    };
+    let pod_end = name(0, true)?;
+    let cont_end = name(pod_end + 1, false)?;
+    Some((0..pod_end, pod_end + 1..cont_end, cont_end + 1))
+}
+
+/// Does a full header start `s` (what may follow stern's prefix)?
+fn header_at(s: &[u8]) -> bool {
+    risingwave_header(s).is_some() || json_object_line(s) || panic_header(s)
+}
+
+impl Prefix {
+    /// The ranges of a prefix found in `line[by..]`, as ranges of `line`.
+    fn shift(&mut self, by: usize) {
+        let sh = |r: &mut Range<usize>| *r = r.start + by..r.end + by;
+        self.content += by;
+        if let Some((a, b)) = &mut self.kubectl {
+            sh(a);
+            sh(b);
+        }
+        if let Some(r) = &mut self.runtime_ts {
+            sh(r);
+        }
+        if let Some((r, _)) = &mut self.cri {
+            sh(r);
+        }
+    }
+}
+
+fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     let mut p = Prefix::default();
     let mut i = 0;
     // kubectl --prefix: [pod/<pod>/<container>]
@@ -118,6 +257,30 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = close + 2;
     } else if let Some(n) = compose_prefix(line) {
         i = n;
+    } else if line.first().is_some_and(u8::is_ascii_lowercase)
+        && let Some((pod, container, n)) = stern_prefix(line)
+        && (state.stern || header_at(&line[n..]))
+    {
+        state.stern = true;
+        p.kubectl = Some((pod, container));
+        i = n;
+    }
+    // A log viewer's time before the line: `<date> <time> | ` or `<date> <time>\t`.
+    if line.get(i).is_some_and(u8::is_ascii_digit)
+        && let Some(t) = loose_timestamp_len(&line[i..])
+    {
+        let after = &line[i + t..];
+        let sep = if after.starts_with(b" | ") {
+            3
+        } else if after.first() == Some(&b'\t') {
+            1
+        } else {
+            0
+        };
+        if sep > 0 {
+            p.runtime_ts = Some(i..i + t);
+            i += t + sep;
+        }
     }
     // CRI record or kubectl --timestamps
     let prefixed = i;
@@ -152,7 +315,8 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     // The timestamp already found at the content's start is not parsed again.
     let rw = match first_ts {
         Some(t) if i == prefixed => c.get(t) == Some(&b' ') && level_at(&c[t + 1..]),
-        None if i == prefixed => false,
+        // Only a digit can start a zone-less time: the common continuation line costs a compare.
+        None if i == prefixed => c.first().is_some_and(u8::is_ascii_digit) && risingwave_header(c).is_some(),
         _ => risingwave_header(c).is_some(),
     };
     let h = if rw {
@@ -268,7 +432,7 @@ pub fn field_starts(s: &[u8], out: &mut Vec<usize>) {
 
 /// Parse a RisingWave text header and body. `s` is the first line's content.
 pub fn parse_text(s: &[u8]) -> Option<TextLine> {
-    let t = timestamp_len(s)?;
+    let t = loose_timestamp_len(s)?;
     let mut out = TextLine { timestamp: 0..t, level: t + 1..t + 6, ..Default::default() };
     let lv = &s[t + 1..t + 6];
     let lead = lv.iter().take_while(|&&b| b == b' ').count();

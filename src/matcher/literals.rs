@@ -13,20 +13,31 @@ use regex_syntax::hir::{Hir, HirKind};
 pub fn required(hir: &Hir) -> Vec<Vec<u8>> {
     let mut runs: Vec<Vec<u8>> = Vec::new();
     let mut cur: Vec<u8> = Vec::new();
-    let items: &[Hir] = match hir.kind() {
-        HirKind::Concat(items) => items,
-        _ => std::slice::from_ref(hir),
-    };
-    for item in items {
-        match literal_of(item) {
-            Some(bytes) => cur.extend_from_slice(bytes),
-            None => {
-                if !cur.is_empty() {
-                    runs.push(std::mem::take(&mut cur));
+    // A capture group around a concatenation (the absent-tail form's link, `(<literal> (.+?))`)
+    // is that concatenation, in place: its literal runs are as required as the top level's.
+    fn walk(hir: &Hir, cur: &mut Vec<u8>, runs: &mut Vec<Vec<u8>>) {
+        let items: &[Hir] = match hir.kind() {
+            HirKind::Concat(items) => items,
+            _ => std::slice::from_ref(hir),
+        };
+        for item in items {
+            if let HirKind::Capture(c) = item.kind()
+                && matches!(c.sub.kind(), HirKind::Concat(_))
+            {
+                walk(&c.sub, cur, runs);
+                continue;
+            }
+            match literal_of(item) {
+                Some(bytes) => cur.extend_from_slice(bytes),
+                None => {
+                    if !cur.is_empty() {
+                        runs.push(std::mem::take(cur));
+                    }
                 }
             }
         }
     }
+    walk(hir, &mut cur, &mut runs);
     if !cur.is_empty() {
         runs.push(cur);
     }

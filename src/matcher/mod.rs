@@ -62,6 +62,9 @@ const MIN_LITERAL: usize = 3;
 /// any line (`(.+?)`, `.{2}`): it is refused.
 const MIN_GENERIC_LEN: usize = 8;
 
+/// The words every panic header holds (`thread '...' panicked at ...`).
+pub const PANIC_KEY: &[u8] = b"panicked at ";
+
 /// Start-up threads for preparing records: more than four gains little on catalogs of this
 /// size (the rest of start-up is serial) and would take cores from a busy host.
 const MAX_PREPARE_THREADS: usize = 4;
@@ -82,13 +85,19 @@ pub enum Class {
 /// One record, ready to match.
 pub struct Entry {
     pub rec: Record,
-    /// Capture name of each group (group 1 is `names[0]`).
+    /// Capture name of each group (group 1 is `names[0]`), as the template names it.
     pub names: Vec<String>,
+    /// The same with positional placeholders (`_N`) named after the format call's arguments in
+    /// the record's `sourceCode`, where some could be; `None` when none could.
+    pub named: Option<Vec<String>>,
     pub forms: Forms,
     pub key: Option<Vec<u8>>,
     pub class: Class,
     /// Literal bytes in the pattern: more means more specific.
     pub specificity: usize,
+    /// The crate directory of the record's `filePath` (`meta_service` for
+    /// `src/meta/service/src/...`), for [`crate_matches`].
+    crate_dir: Option<Box<str>>,
     /// The pattern's required literals.
     pub literals: Vec<Vec<u8>>,
     /// A searcher for each of `literals`, built when the record is first a candidate (see
@@ -299,6 +308,9 @@ pub struct Found {
     pub tail: usize,
     /// Range of this match's groups in [`Scratch::caps`].
     pub caps: (u32, u32),
+    /// Found by a panic's location, not by its message (see [`Matcher::by_location`]): how many
+    /// lines the record's `lineNumber` is from the panic's line.
+    pub distance: Option<u32>,
 }
 
 /// Reusable per-event buffers.
@@ -312,6 +324,10 @@ pub struct Scratch {
     generation: u32,
     pub found: Vec<Found>,
     pub caps: Vec<Option<(usize, usize)>>,
+    /// The crate of the event's logging target (`risingwave_meta` of
+    /// `risingwave_meta::barrier::recovery`), set by the caller before [`Matcher::confirm`]; empty
+    /// when the event has no target. Ranking prefers records from that crate.
+    pub target_crate: Vec<u8>,
 }
 
 impl Scratch {
@@ -332,7 +348,20 @@ pub struct Matcher {
     pub prefilter: Prefilter,
     /// Records without a key literal: confirmed on every event.
     pub unkeyed: Vec<u32>,
+    /// Records by `filePath`, each file's sorted by `lineNumber`: for panics located by file and
+    /// line ([`Matcher::by_location`]).
+    by_file: rustc_hash::FxHashMap<Box<str>, Vec<(u64, u32)>>,
 }
+
+/// Lines a panic's location may be from a record's `lineNumber` and still name it. The catalog
+/// holds one revision of the code; logs come from others. Measured on RisingWave's history (600
+/// records sampled, each call site's line found again by its text): from v3.0.0, 2.5 months
+/// older than the catalog's revision, half the call sites moved at most 2 lines, 89% at most 50,
+/// 93% at most 100; from v2.7.0 (8 months) 78% at most 50. Mapping the old line to the nearest
+/// record of the file named the same call site 73% of the time within 50 lines; from 50 to 100
+/// lines each extra record found was more often another call site than the same (5 right, 7
+/// wrong), so the tolerance stops at 50.
+pub const LOCATION_TOLERANCE: u64 = 50;
 
 /// Start building the skim's sample statistics on a thread of their own, so that they are ready
 /// (or nearly) when [`Matcher::new`] wants them: they do not depend on the catalog, and loading
@@ -378,10 +407,41 @@ impl Matcher {
         // `filter_map` (not `flatten`) collects in place, into the slots' own allocation.
         #[allow(clippy::filter_map_identity)]
         let entries: Vec<Entry> = slots.into_iter().filter_map(|e| e).collect();
-        let keys: Vec<Option<&[u8]>> = entries.iter().map(|e| e.key.as_deref()).collect();
+        let mut keys: Vec<Option<&[u8]>> = entries.iter().map(|e| e.key.as_deref()).collect();
+        // A panic's header is a key of no record (its owner is one past the last entry): the
+        // framer then frames panics, which may name a record by their location alone.
+        keys.push(Some(PANIC_KEY));
         let prefilter = Prefilter::new(&keys, rarity);
         let unkeyed = entries.iter().enumerate().filter(|(_, e)| e.key.is_none()).map(|(i, _)| i as u32).collect();
-        (Matcher { entries, prefilter, unkeyed }, problems)
+        let mut by_file: rustc_hash::FxHashMap<Box<str>, Vec<(u64, u32)>> = Default::default();
+        for (i, e) in entries.iter().enumerate() {
+            if let (Some(f), Some(l)) = (e.rec.str_field("filePath"), e.rec.source_line) {
+                by_file.entry(f.into()).or_default().push((l, i as u32));
+            }
+        }
+        for v in by_file.values_mut() {
+            v.sort_unstable();
+        }
+        (Matcher { entries, prefilter, unkeyed, by_file }, problems)
+    }
+
+    /// The record nearest a panic's location: among the records of `file` (a path as the panic
+    /// prints it; a leading `./` or a build directory before the workspace's `src/` is ignored),
+    /// the one whose `lineNumber` is nearest `line`, within [`LOCATION_TOLERANCE`]; ties go to the
+    /// earlier line, then the earlier record. The record and the distance.
+    pub fn by_location(&self, file: &str, line: u64) -> Option<(u32, u64)> {
+        let mut path = file.trim_start_matches("./");
+        let records = loop {
+            if let Some(r) = self.by_file.get(path) {
+                break r;
+            }
+            // `/build/risingwave/src/meta/...`: try from the next `src/`.
+            let next = path.get(1..)?.find("src/")? + 1;
+            path = &path[next..];
+        };
+        let best = records.iter().min_by_key(|(l, i)| (l.abs_diff(line), *l, *i))?;
+        let d = best.0.abs_diff(line);
+        (d <= LOCATION_TOLERANCE).then_some((best.1, d))
     }
 
     /// Scan `text` with the prefilter, appending hits to `hits`.
@@ -397,6 +457,9 @@ impl Matcher {
         let g = scratch.generation;
         for lit in literals {
             for &r in self.prefilter.owners(lit) {
+                if r as usize >= self.entries.len() {
+                    continue;
+                }
                 if scratch.mark[r as usize] != g {
                     scratch.mark[r as usize] = g;
                     scratch.cands.push(r);
@@ -422,7 +485,8 @@ impl Matcher {
     pub fn line_plausible(&self, literal: u32, line: &[u8]) -> Plausible {
         let mut verdict = Plausible::No;
         for &c in self.prefilter.owners(literal) {
-            match self.entries[c as usize].line_plausible(line) {
+            let Some(e) = self.entries.get(c as usize) else { return Plausible::Yes };
+            match e.line_plausible(line) {
                 Plausible::Yes => return Plausible::Yes,
                 Plausible::Event => verdict = Plausible::Event,
                 Plausible::No => {}
@@ -434,7 +498,10 @@ impl Matcher {
     /// After [`Plausible::Event`]: could a record keyed on `literal` match with that key on the
     /// last line of `head` (an event's text from its start to that line's end)?
     pub fn event_head_plausible(&self, literal: u32, head: &[u8]) -> bool {
-        self.prefilter.owners(literal).iter().any(|&c| self.entries[c as usize].event_head_plausible(head))
+        self.prefilter
+            .owners(literal)
+            .iter()
+            .any(|&c| self.entries.get(c as usize).is_none_or(|e| e.event_head_plausible(head)))
     }
 
     /// Confirm `scratch.cands` against the haystacks; results in `scratch.found`, ranked.
@@ -459,11 +526,14 @@ impl Matcher {
             if found.is_none()
                 && let Some(absent) = e.absent_regex()
             {
-                // `<literal>: {source}` printed as a chain link without its source.
+                // A chain link printed without its tail (`: {source}`): the groups before the
+                // tail are captured, the tail's is absent.
                 for (hi, hay) in hays.iter().enumerate() {
-                    if let Some(g) = absent.captures(hay.text).and_then(|c| c.get(1)) {
+                    if let Some(cs) = absent.captures(hay.text)
+                        && let Some(g) = cs.get(1)
+                    {
                         let first = scratch.caps.len() as u32;
-                        scratch.caps.extend(std::iter::repeat_n(None, e.names.len()));
+                        scratch.caps.extend((0..e.names.len()).map(|i| cs.get(i + 2).map(|m| (m.start(), m.end()))));
                         found = Some(Found {
                             entry: c,
                             hay: hi as u16,
@@ -471,6 +541,7 @@ impl Matcher {
                             end: g.end(),
                             tail: g.end(),
                             caps: (first, scratch.caps.len() as u32),
+                            distance: None,
                         });
                         break;
                     }
@@ -479,7 +550,7 @@ impl Matcher {
             scratch.found.extend(found);
         }
         scratch.cands = cands;
-        self.rank(&mut scratch.found, &scratch.caps);
+        self.rank(&mut scratch.found, &scratch.caps, &scratch.target_crate);
     }
 
     /// Find the record in one haystack and capture its values (see the module docs).
@@ -534,7 +605,15 @@ impl Matcher {
             tail = ts;
             *caps.last_mut().expect("a trailing group") = Some((ts, bound));
         }
-        Some(Found { entry: idx, hay: hay_index, start, end, tail, caps: (first as u32, caps.len() as u32) })
+        Some(Found {
+            entry: idx,
+            hay: hay_index,
+            start,
+            end,
+            tail,
+            caps: (first as u32, caps.len() as u32),
+            distance: None,
+        })
     }
 
     /// Order confirmed matches so that the first is the primary.
@@ -550,7 +629,7 @@ impl Matcher {
     ///    smaller id.
     ///
     /// The others follow in the order they appear in the event.
-    pub fn rank(&self, found: &mut [Found], caps: &[Option<(usize, usize)>]) {
+    pub fn rank(&self, found: &mut [Found], caps: &[Option<(usize, usize)>], target_crate: &[u8]) {
         if found.len() < 2 {
             return;
         }
@@ -578,9 +657,16 @@ impl Matcher {
                 wrapped || host
             })
             .collect();
+        let local: Vec<bool> = found
+            .iter()
+            .map(|f| {
+                let e = &self.entries[f.entry as usize];
+                !target_crate.is_empty() && e.crate_dir.as_deref().is_some_and(|d| crate_matches(d, target_crate))
+            })
+            .collect();
         let mut best = 0;
         for i in 1..n {
-            if self.better(i, best, found, &demoted, &inside) {
+            if self.better(i, best, found, &demoted, &local, &inside) {
                 best = i;
             }
         }
@@ -593,6 +679,7 @@ impl Matcher {
         j: usize,
         found: &[Found],
         demoted: &[bool],
+        local: &[bool],
         inside: &dyn Fn(&Found, &Found) -> bool,
     ) -> bool {
         if demoted[i] != demoted[j] {
@@ -606,6 +693,12 @@ impl Matcher {
         let (ea, eb) = (&self.entries[a.entry as usize], &self.entries[b.entry as usize]);
         if ea.specificity != eb.specificity {
             return ea.specificity > eb.specificity;
+        }
+        // Equally specific readings of the same text (one message at several call sites): the
+        // crate that logged the line holds the call site. Before specificity it would let a
+        // generic record of the logging crate (`{} not found`) beat a specific one of another.
+        if local[i] != local[j] {
+            return local[i];
         }
         let (da, db) = (ea.rec.str_field("documentation").is_some(), eb.rec.str_field("documentation").is_some());
         if da != db {
@@ -624,7 +717,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     // The forms of a base pattern (see `template::forms`), parsed once.
     let build = |base: &str| {
         let base = multiline_groups(base, parts.as_deref());
-        let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail) && base.ends_with(": (.+?)");
+        let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail);
         let forms = template::forms(&base, optional_tail);
         parser().parse(&forms.regex).map(|h| (forms, h)).map_err(Box::new)
     };
@@ -681,6 +774,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         }
     };
     let groups = find_hir.properties().explicit_captures_len();
+    let names_from_template = names_t.as_ref().is_some_and(|n| n.len() == groups);
     let names = match names_t {
         Some(n) if n.len() == groups => n,
         other => {
@@ -740,6 +834,11 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         ));
     }
     let tail_is_error = tail_is_error(parts.as_deref());
+    let named = rec
+        .arg_names
+        .as_deref()
+        .filter(|a| a.len() == names.len() && names_from_template)
+        .map(|a| names.iter().zip(a).map(|(n, a)| a.as_deref().map_or_else(|| n.clone(), str::to_owned)).collect());
     let class = if rec.is_log_event() {
         Class::LogEvent
     } else if tail_is_error
@@ -774,8 +873,10 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         shared_finders: shared,
         literals: lits,
         tail_is_error,
+        crate_dir: rec.str_field("filePath").and_then(crate_dir),
         rec,
         names,
+        named,
         forms,
         key,
         class,
@@ -785,6 +886,23 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         limits,
         escapable,
     })
+}
+
+/// The crate directory of a RisingWave source path: the directories between the leading `src/`
+/// and the crate's own `src/`, joined by `_` (`src/meta/service/src/x.rs` → `meta_service`).
+fn crate_dir(path: &str) -> Option<Box<str>> {
+    let rest = path.strip_prefix("src/")?;
+    let end = rest.find("/src/")?;
+    Some(rest[..end].replace('/', "_").into_boxed_str())
+}
+
+/// Does a crate directory hold the crate `target` (a logging target's first path segment)? Crates
+/// are named `risingwave_<dir>` (`risingwave_meta_service`), some after their last directory
+/// only (`src/utils/pgwire` is `pgwire`, `src/storage/hummock_sdk` is `risingwave_hummock_sdk`).
+fn crate_matches(dir: &str, target: &[u8]) -> bool {
+    let t = target.strip_prefix(b"risingwave_").unwrap_or(target);
+    let d = dir.as_bytes();
+    d == t || d.ends_with(t) && d.len() > t.len() && d[d.len() - t.len() - 1] == b'_'
 }
 
 /// A searcher for each literal.

@@ -115,12 +115,19 @@ fn table() {
             &[("e", "timed out")],
             &["host", "ctx"],
         ),
-        // A span field holding an error, repeated on an INFO line.
+        // A span field holding an error, on the WARN line that logs inside the span.
         (
-            format!("{TS}  INFO failure_recovery{{error=Storage error: should not pause when having snapshot backfill job 9}}:recovery_attempt: risingwave_meta::barrier::progress: recovering"),
+            format!("{TS}  WARN failure_recovery{{error=Storage error: should not pause when having snapshot backfill job 9}}:recovery_attempt: risingwave_meta::barrier::progress: recovering"),
             Some("job"),
             &[("job_id", "9")],
             &["storage"],
+        ),
+        // The same span repeated on an INFO line is context, not the line's error: no event.
+        (
+            format!("{TS}  INFO failure_recovery{{error=Storage error: should not pause when having snapshot backfill job 9}}:recovery_attempt: risingwave_meta::barrier::progress: recovering"),
+            None,
+            &[],
+            &[],
         ),
         // JSON layout: decoded values, quotes and all.
         (

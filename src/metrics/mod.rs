@@ -222,6 +222,7 @@ pub struct Metrics {
     pub parse_errors: Counter,
     pub truncated_lines: Counter,
     pub internal_errors: Counter,
+    pub context_matches: Counter,
     pub sink_batches: Family<SinkResultLabel, Counter>,
     pub sink_retries: Family<SinkLabel, Counter>,
     pub sink_dropped: Family<SinkLabel, Counter>,
@@ -302,6 +303,11 @@ impl Metrics {
         let parse_errors = reg(&mut r, "parse_errors", "Lines that looked like JSON but did not parse");
         let truncated_lines = reg(&mut r, "truncated_lines", "Lines cut at max_line_bytes");
         let internal_errors = reg(&mut r, "internal_errors", "Events skipped after an internal error");
+        let context_matches = reg(
+            &mut r,
+            "context_matches",
+            "Matches reported as context: found only in a span field of an INFO/DEBUG/TRACE line",
+        );
         let sink_batches = reg(
             &mut r,
             "sink_batches",
@@ -375,6 +381,7 @@ impl Metrics {
             parse_errors,
             truncated_lines,
             internal_errors,
+            context_matches,
             sink_batches,
             sink_retries,
             sink_dropped,
@@ -472,6 +479,7 @@ impl Metrics {
         self.confirmed.inc_by(c.matched);
         self.parse_errors.inc_by(c.json_errors);
         self.internal_errors.inc_by(c.internal_errors);
+        self.context_matches.inc_by(c.context);
     }
 
     /// Lines, events and events confirmed so far, from every source.
