@@ -249,7 +249,8 @@ impl<W: Writer> Annotator<'_, W> {
             } else {
                 self.text.push(b'\n');
             }
-            self.text.extend_from_slice(&l[p.content..]);
+            let content = &l[p.content..];
+            self.text.extend_from_slice(if p.table_row { parse::trim_table_row(content) } else { content });
             if end == bytes.len() {
                 break;
             }
@@ -298,6 +299,14 @@ impl<W: Writer> Annotator<'_, W> {
             // because every event is) skips them.
             if ev.rescan || !ev.literals.is_empty() || !self.matcher.unkeyed.is_empty() {
                 boundaries(&text, text_line.as_ref(), &mut self.ends, &mut self.starts, &mut self.walls);
+                if ev.header == Header::Panic
+                    && let Some(q) = old_panic_message_end(&text)
+                {
+                    let at = self.ends.partition_point(|&p| p < q);
+                    if self.ends.get(at) != Some(&q) {
+                        self.ends.insert(at, q);
+                    }
+                }
             }
         }
         // A CRI record is format `cri`; the layout of what it carries is `content_format`.
@@ -691,6 +700,14 @@ fn panic_location(text: &[u8]) -> Option<(Range<usize>, u64)> {
     }
     let n = std::str::from_utf8(line).ok()?.parse().ok()?;
     Some((start..start + path.len(), n))
+}
+
+/// Where the message of an old-style panic (`panicked at '<msg>', <file>:<l>:<c>`) ends: its
+/// closing quote, so that a capture stops there rather than running into the location.
+fn old_panic_message_end(text: &[u8]) -> Option<usize> {
+    let first = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
+    let open = memchr::memmem::find(first, b"panicked at '")? + b"panicked at '".len();
+    memchr::memmem::rfind(&first[open..], b"', ").map(|q| open + q)
 }
 
 /// A level below WARN (`INFO`, `DEBUG`, `TRACE`, any case).

@@ -44,6 +44,8 @@ pub struct Prefix {
     pub runtime_ts: Option<Range<usize>>,
     /// CRI stream (`stdout`/`stderr`) and whether the record is partial (`P`).
     pub cri: Option<(Range<usize>, bool)>,
+    /// The line was pasted as a table row (`| <line> |`): a closing gutter is not its text.
+    pub table_row: bool,
 }
 
 /// Sticky facts about a stream, learnt from earlier lines.
@@ -149,7 +151,7 @@ fn panic_header(s: &[u8]) -> bool {
 pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     // A paste prefix counts only where a full header follows it: an indented line is otherwise
     // a continuation (`Caused by` causes, backtraces), and `| ` may be a table in a message.
-    if let Some((lead, quote)) = paste_lead(line) {
+    if let Some((lead, quote, table)) = paste_lead(line) {
         let mut st = *state;
         let (mut p, h) = classify_inner(&line[lead..], &mut st);
         let full = match h {
@@ -161,6 +163,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
             st.quote = quote;
             *state = st;
             p.shift(lead);
+            p.table_row = table;
             return (p, h);
         }
     }
@@ -177,23 +180,23 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
 }
 
 /// Leading whitespace, markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
-/// length, and whether there is a quote among them.
-fn paste_lead(line: &[u8]) -> Option<(usize, bool)> {
+/// length, and whether there is a quote, and a gutter, among them.
+fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
     if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|')) {
         return None;
     }
-    let mut quote = false;
+    let (mut quote, mut table) = (false, false);
     let mut i = 0;
     while i < line.len().min(MAX_PASTE_LEAD) {
         match line[i] {
             b' ' | b'\t' => {}
             b'>' => quote = true,
-            b'|' => {}
+            b'|' => table = true,
             _ => break,
         }
         i += 1;
     }
-    (i > 0 && i < line.len()).then_some((i, quote))
+    (i > 0 && i < line.len()).then_some((i, quote, table))
 }
 
 /// A JSON object on a line of its own (after a paste prefix): `{"` ... `}`. An indented `{`
@@ -343,6 +346,15 @@ fn compose_prefix(line: &[u8]) -> Option<usize> {
         j += 1;
     }
     if j > n && line[j..].starts_with(b"| ") { Some(j + 2) } else { None }
+}
+
+/// A table row's text without its closing gutter (` |` and spaces at the end).
+pub fn trim_table_row(content: &[u8]) -> &[u8] {
+    let t = content.trim_ascii_end();
+    match t.strip_suffix(b"|") {
+        Some(rest) => rest.trim_ascii_end(),
+        None => content,
+    }
 }
 
 /// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`.
