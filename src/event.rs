@@ -1229,19 +1229,27 @@ pub fn first_sentence(doc: &str) -> &str {
     doc
 }
 
-/// The context matches of an event for pretty output: `slug (in span:<span>.<key>)`.
+/// The context matches of an event for pretty output: each distinct record once, with its number
+/// of call sites where there are several, then where they were: `a, b (2 call sites) (in
+/// span:<span>.<key>)`.
 fn context_list(ev: &Annotated<'_>) -> String {
-    let items: Vec<String> = ev
-        .context
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let r = &ev.matcher.entries[f.entry as usize].rec;
-            format!("{} (in {})", r.slug().unwrap_or(&r.id), ev.match_fields[ev.found.len() + i])
-        })
-        .collect();
-    items.join(", ")
-
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    let mut fields: Vec<&str> = Vec::new();
+    for (i, f) in ev.context.iter().enumerate() {
+        let r = &ev.matcher.entries[f.entry as usize].rec;
+        let name = r.slug().unwrap_or(&r.id);
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some(g) => g.1 += 1,
+            None => groups.push((name, 1)),
+        }
+        let field = ev.match_fields[ev.found.len() + i].as_str();
+        if !fields.contains(&field) {
+            fields.push(field);
+        }
+    }
+    let names: Vec<String> =
+        groups.iter().map(|(n, k)| if *k == 1 { (*n).to_owned() } else { format!("{n} ({k} call sites)") }).collect();
+    format!("{} (in {})", names.join(", "), fields.join(", "))
 }
 
 /// The dim lines under an event whose text (or root cause) no record explains.

@@ -1148,13 +1148,6 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
             for l in &left_out {
                 println!("{l}");
             }
-            let left = if left_out.is_empty() { String::new() } else { format!(" ({} left out, named above)", left_out.len()) };
-            println!(
-                "{read} record(s) read, {} usable{left}, {} in the prefilter, {} without a literal; {errors} error(s), {warnings} warning(s)",
-                m.entries.len(),
-                m.entries.len() - m.unkeyed.len(),
-                m.unkeyed.len()
-            );
             let pn = check::positional_names(&m);
             println!(
                 "positional placeholders ({{}}, {{0}}): {} in {} record(s); {} named from sourceCode, {} kept as _N in {} record(s) (--format json lists them)",
@@ -1163,6 +1156,13 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
                 pn.named,
                 pn.kept,
                 pn.kept_in.len()
+            );
+            let left = if left_out.is_empty() { String::new() } else { format!(" ({} left out, named above)", left_out.len()) };
+            println!(
+                "{read} record(s) read, {} usable{left}, {} in the prefilter, {} without a literal; {errors} error(s), {warnings} warning(s)",
+                m.entries.len(),
+                m.entries.len() - m.unkeyed.len(),
+                m.unkeyed.len()
             );
         }
         CheckFormat::Json => {

@@ -51,12 +51,18 @@ fn text_line_gives_level_target_spans_and_fields() {
 #[test]
 fn text_match_inside_a_span_field_names_the_span() {
     let fx = fixture();
-    let line = "2026-03-02T08:00:01.886612382Z  INFO failure_recovery{error=barrier collection failed for actor 12}:recovery_attempt: risingwave_meta::barrier::progress: recovering mview progress";
+    let line = "2026-03-02T08:00:01.886612382Z  WARN failure_recovery{error=barrier collection failed for actor 12}:recovery_attempt: risingwave_meta::barrier::progress: recovering mview progress";
     let evs = ok_events(&fx.run(&[], format!("{line}\n").as_bytes()));
     assert_eq!(evs.len(), 1);
-    assert_eq!(evs[0]["log"]["level"], "INFO");
+    assert_eq!(evs[0]["log"]["level"], "WARN");
     assert_eq!(evs[0]["match"]["field"], "span:failure_recovery.error");
     assert_eq!(evs[0]["match"]["captures"]["actor_id"], "12", "capture stops at the span's `}}`: {}", evs[0]);
+    // On an INFO line the span's error is context, named the same way.
+    let info = line.replace("  WARN ", "  INFO ");
+    let evs = ok_events(&fx.run(&["--all"], format!("{info}\n").as_bytes()));
+    assert!(evs[0]["match"].is_null(), "{}", evs[0]);
+    assert_eq!(evs[0]["context"][0]["field"], "span:failure_recovery.error");
+    assert_eq!(evs[0]["context"][0]["captures"]["actor_id"], "12");
 }
 
 #[test]

@@ -538,3 +538,38 @@ fn build_info_process_series_and_record_slugs() {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
     assert!(started > now - 120.0 && started <= now + 1.0, "started {started}, now {now}");
 }
+
+/// Matches found only inside a span field of an INFO/DEBUG line are counted as context, not as
+/// matches: `annotail_context_matches_total` is the number of `context[]` entries the events of
+/// the example log carry (an `--all` run shows them), and none of those lines is confirmed.
+#[test]
+fn context_matches_are_counted_apart_from_matches() {
+    let all = common::run(&["--format", "json", "--all"], &fs::read(common::example_log()).unwrap());
+    let evs = common::events(&all.stdout);
+    let want: usize = evs.iter().map(|e| e["context"].as_array().map_or(0, Vec::len)).sum();
+    let confirmed = evs.iter().filter(|e| !e["match"].is_null()).count();
+    assert!(want > 0, "the example log's recovery spans repeat errors on INFO lines");
+    let dir = tempfile::tempdir().unwrap();
+    let err_file = dir.path().join("stderr.log");
+    let mut c = cmd();
+    c.args(["--format", "json", "--metrics-addr", "127.0.0.1:0", "--log-level", "info"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(fs::File::create(&err_file).unwrap());
+    let mut d = Guard(c.spawn().unwrap());
+    let addr = endpoint(&err_file);
+    let events = collect(&mut d.0);
+    let mut stdin = d.0.stdin.take().unwrap();
+    let sample = fs::read(common::example_log()).unwrap();
+    stdin.write_all(&sample).unwrap();
+    stdin.flush().unwrap();
+    let lines = common::physical_lines(&sample) as f64;
+    let body = scrape_until(&addr, "the whole sample", |b| {
+        series(b, "annotail_lines_read_total{source=\"stdin\"}") == Some(lines)
+            && series(b, "annotail_confirmed_events_total") == Some(confirmed as f64)
+    });
+    assert_eq!(series(&body, "annotail_context_matches_total"), Some(want as f64), "{body}");
+    drop(stdin);
+    assert!(wait_timeout(&mut d.0, PATIENCE).expect("exits at the end of input").success());
+    let written = events.lock().unwrap();
+    assert_eq!(written.len(), confirmed, "events with context only are not written without --all");
+    assert!(written.iter().all(|e| e["context"].as_array().is_none_or(|c| !c.is_empty())));
+}

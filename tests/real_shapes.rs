@@ -289,7 +289,7 @@ fn span_errors_below_warn_are_context() {
     let line = format!("2024-05-21T15:54:00.761337526Z  INFO {span} recovering mview progress");
     let out = run(&["--format", "pretty", "--color", "always"], format!("{line}\n").as_bytes());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("╰─ context: sst-0-is-invalid"), "{text}");
+    assert!(text.contains("╰─ context: sst-0-is-invalid, hummock-error-0 (2 call sites) (in span:failure_recovery.error)"), "{text}");
     assert!(!text.contains("ERROR") || text.matches("ERROR").count() == 0, "{text}");
     assert!(!text.contains("\x1b[31m"), "no red: {text:?}");
 }
