@@ -59,14 +59,9 @@ pub fn snippet(code: &str, start: u64, line: u64) -> Option<(u64, Box<str>)> {
         return None;
     }
     let first = line.saturating_sub(SNIPPET_CONTEXT).max(start);
-    let last = line + SNIPPET_CONTEXT;
-    let kept: Vec<&str> = code
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (start + i as u64, l))
-        .filter(|(n, _)| (first..=last).contains(n))
-        .map(|(_, l)| l)
-        .collect();
+    let want = (line + SNIPPET_CONTEXT - first + 1) as usize;
+    // Only the lines wanted are visited: the rest of a record's code is most of its bytes.
+    let kept: Vec<&str> = code.lines().skip((first - start) as usize).take(want).collect();
     if kept.is_empty() || first + kept.len() as u64 <= line {
         return None;
     }
@@ -138,8 +133,12 @@ fn find_literal(template: &str, code: &str, start: u64, line: u64) -> Option<usi
     let lo = line.saturating_sub(LITERAL_WINDOW_BEFORE);
     let hi = line + LITERAL_WINDOW_AFTER;
     let mut best: Option<(u64, usize)> = None;
-    let mut i = 0;
-    let mut cur_line = start;
+    // Start at the window's first line: the code before it (most of it) cannot hold the literal.
+    // A string literal that began before the window and runs into it is misread; it is not a
+    // literal the window may name anyway.
+    let skip = lo.saturating_sub(start) as usize;
+    let mut i = if skip == 0 { 0 } else { memchr::memchr_iter(b'\n', b).nth(skip - 1).map_or(b.len(), |p| p + 1) };
+    let mut cur_line = start + skip as u64;
     while i < b.len() {
         match b[i] {
             b'\n' => {
