@@ -898,6 +898,10 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
             ann.insert("solutions".into(), x);
         }
         ann.insert("also_matched".into(), Value::Array(also));
+        if let Some(d) = f.distance {
+            ann.insert("by".into(), st("location"));
+            ann.insert("distance".into(), d.into());
+        }
         if !ev.context.is_empty() {
             let ctx = ev.context.iter().map(|f| st(&ev.matcher.entries[f.entry as usize].rec.id)).collect();
             ann.insert("context".into(), Value::Array(ctx));

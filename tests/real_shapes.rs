@@ -223,6 +223,10 @@ fn panics_are_located_by_file_and_line() {
             None => assert!(m.get("by").is_none(), "{input}: {m}"),
         }
     }
+    let out = run(&["--format", "ecs"], b"thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:850:21:\n");
+    let ecs = &events(&out.stdout)[0];
+    assert_eq!((&ecs["annotail"]["by"], &ecs["annotail"]["distance"]), (&Value::from("location"), &Value::from(8)));
+    assert_eq!(ecs["rule"]["id"], "c60da90c507837e7");
     // Beyond the tolerance (worker.rs has no record within 50 lines of 987), and a file the
     // catalog does not know: no match.
     for input in [
