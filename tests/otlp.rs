@@ -364,7 +364,7 @@ fn json_encoding_zstd_and_all_record_fields() {
     let a = attrs(&recs[0].1.attributes);
     match a.get("annotail.record").and_then(|v| v.value.as_ref()) {
         Some(any_value::Value::KvlistValue(kv)) => {
-            assert!(kv.values.iter().any(|k| k.key == "sourceCode"), "all: the record's source code is carried")
+            assert!(kv.values.iter().any(|k| k.key == "validationCode"), "all: the record's other fields are carried")
         }
         other => panic!("annotail.record: {other:?}"),
     }
@@ -535,7 +535,9 @@ fn gzip_cuts_the_bytes_on_the_wire() {
     let wire: usize = got.iter().map(|g| g.wire_bytes).sum();
     let raw: usize = got.iter().map(|g| g.req.encoded_len()).sum();
     eprintln!("otlp gzip: {raw} bytes of protobuf, {wire} on the wire ({:.1}x)", raw as f64 / wire as f64);
-    assert!(raw > 5 * wire, "{raw} bytes as {wire} on the wire");
+    // The 5x goal is annotail/1's NDJSON (tests/sinks.rs); protobuf is denser to begin with, and
+    // these events no longer carry a record's source code, its most repetitive text.
+    assert!(raw > 4 * wire, "{raw} bytes as {wire} on the wire");
 }
 
 /// A receiver that refuses every request (400): the batch is halved down to single records, each
