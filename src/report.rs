@@ -121,6 +121,8 @@ const VALUE_BYTES: usize = 300;
 pub const MAX_CHAINS: usize = 10_000;
 /// A first/last-seen timestamp is kept to this many bytes.
 const TS_BYTES: usize = 64;
+/// An unknown cluster's example text is cut here: enough to recognise the error.
+const EXAMPLE_BYTES: usize = 400;
 
 /// `annotail report`, as `main` runs it: `catalog` is the catalog paths after the config file
 /// is taken into account. Writes the page; a one-line summary on standard error.
@@ -166,8 +168,10 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
     let cfg = pipeline::RunConfig {
         paths: inputs.clone(),
         emit: Emit::All,
-        // Unknown ERROR/WARN events are counted too: every event must reach the collector.
-        every_event: true,
+        // Unknown ERROR/WARN events are counted and clustered too: lines at those levels are
+        // framed without a prefilter hit (as `--unknown warn` does), the rest only when a
+        // record's literal is in them.
+        every_event: false,
         // The collector sees `Annotated` events only on one thread (workers render to bytes).
         threads: 1,
         format: Format::Json,
@@ -178,7 +182,7 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
         metrics: None,
         tally: None,
         incidents: None,
-        unknown: None,
+        unknown: Some(crate::unknown::Shared::new(crate::unknown::Levels::Warn, UNKNOWN_CAP)),
         shape: std::sync::Arc::new(crate::event::Shape::all()),
     };
     let (_, totals) = pipeline::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
@@ -480,6 +484,23 @@ pub struct Collector<'m> {
     events: u64,
     /// Open incidents of the primary matches.
     repeats: crate::repeat::Repeats,
+    /// Unknown clusters by id: template, events, first and last seen.
+    clusters: FxHashMap<u64, ClusterStats>,
+}
+
+/// Clusters kept by the report's clusterer: as many as a run keeps by default, so memory stays
+/// bounded on any input.
+const UNKNOWN_CAP: usize = 10_000;
+/// Unknown clusters listed on the page, most frequent first.
+const UNKNOWN_SHOWN: usize = 50;
+
+#[derive(Debug)]
+struct ClusterStats {
+    template: String,
+    count: u64,
+    first: Seen,
+    last: Seen,
+    example: String,
 }
 
 impl<'m> Collector<'m> {
@@ -499,6 +520,7 @@ impl<'m> Collector<'m> {
             unparsed: 0,
             events: 0,
             repeats: crate::repeat::Repeats::new(crate::repeat::DEFAULT_WINDOW),
+            clusters: FxHashMap::default(),
         }
     }
 
@@ -552,6 +574,19 @@ impl<'m> Collector<'m> {
     }
 
     /// The aggregates as the page's data (the JSON blob; `inputs`: the input names as given).
+    /// The most frequent unknown clusters (ties by id), for the page.
+    fn unknown_clusters(&self, ts_of: &dyn Fn(&Seen) -> Value) -> Vec<Value> {
+        let mut v: Vec<(&u64, &ClusterStats)> = self.clusters.iter().collect();
+        v.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+        v.iter()
+            .take(UNKNOWN_SHOWN)
+            .map(|(id, c)| {
+                json!({"cluster": format!("{id:016x}"), "template": c.template, "count": c.count,
+                       "first": ts_of(&c.first), "last": ts_of(&c.last), "example": c.example})
+            })
+            .collect()
+    }
+
     pub fn data(&self, inputs: &[String], totals: &pipeline::Totals) -> Value {
         let ts_of =
             |s: &Seen| json!({"input": self.inputs.get(s.input as usize), "line": s.line, "timestamp": s.timestamp});
@@ -630,6 +665,8 @@ impl<'m> Collector<'m> {
             "records": records,
             "chains": chains,
             "chains_dropped": self.chains_dropped,
+            "unknown_clusters": self.unknown_clusters(&ts_of),
+            "unknown_cluster_count": self.clusters.len(),
         })
     }
 
@@ -738,6 +775,29 @@ impl Writer for Collector<'_> {
                 self.timeline.add(ms, series(group, cat));
             }
             None => *self.untimed.entry(category).or_default() += 1,
+        }
+        if let Some(u) = &ev.unknown {
+            let input = self.input(ev);
+            let seen =
+                Seen { input, line: ev.source.line, timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()) };
+            match self.clusters.get_mut(&u.cluster) {
+                Some(c) => {
+                    c.count += 1;
+                    c.last = seen;
+                }
+                None => {
+                    self.clusters.insert(
+                        u.cluster,
+                        ClusterStats {
+                            template: u.template.to_owned(),
+                            count: 1,
+                            first: seen.clone(),
+                            last: seen,
+                            example: cut(&crate::event::text(u.text), EXAMPLE_BYTES).to_owned(),
+                        },
+                    );
+                }
+            }
         }
         let Some(first) = ev.found.first() else { return };
         let input = self.input(ev);

@@ -178,6 +178,35 @@ fn example_log_report_agrees_with_the_json_run() {
     assert!((48..=120).contains(&n), "{n} buckets of {width} ms");
 }
 
+/// The unknown clusters on the page are those `--unknown warn` finds, with the same counts.
+#[test]
+fn unknown_clusters_agree_with_an_unknown_warn_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = path_str(&example_log());
+    let (_, data) = written(&[&log], b"", &dir.path().join("report.html"));
+    let evs = ok_events(&run(&["--unknown", "warn", "--format", "json", &log], b""));
+    let mut want: BTreeMap<String, (u64, &str)> = BTreeMap::new();
+    for e in evs.iter().filter(|e| e["unknown"].is_object()) {
+        let c = want.entry(e["unknown"]["cluster"].as_str().unwrap().to_owned()).or_insert((0, ""));
+        c.0 += 1;
+        c.1 = e["unknown"]["template"].as_str().unwrap();
+    }
+    assert!(!want.is_empty(), "the example log has errors the catalog does not know");
+    let shown = data["unknown_clusters"].as_array().unwrap();
+    assert_eq!(data["unknown_cluster_count"].as_u64(), Some(want.len() as u64));
+    assert_eq!(shown.len(), want.len().min(50));
+    let counts: Vec<u64> = shown.iter().map(|c| c["count"].as_u64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "most frequent first: {counts:?}");
+    for c in shown {
+        let id = c["cluster"].as_str().unwrap();
+        let (n, template) = want[id];
+        assert_eq!(c["count"].as_u64(), Some(n), "events of cluster {id}");
+        // A cluster's template can generalise as events join it; the run's last word is the page's.
+        assert!(!c["template"].as_str().unwrap().is_empty() && !template.is_empty());
+        assert!(c["first"]["line"].as_u64() <= c["last"]["line"].as_u64());
+    }
+}
+
 #[test]
 fn records_show_captures_documentation_solutions_and_source() {
     let fx = fixture();
