@@ -159,27 +159,7 @@ impl Dedupe {
         let mut closed = Vec::new();
         let window_s = self.spec.window.as_secs_f64();
         let mut ended: Vec<Window> = std::mem::take(&mut self.ended);
-        self.windows.retain(|_, w| {
-            if all || now >= w.ends {
-                ended.push(std::mem::replace(
-                    w,
-                    Window {
-                        uid: 0,
-                        ends: now,
-                        count: 0,
-                        first_timestamp: "".into(),
-                        last_timestamp: "".into(),
-                        ids: Vec::new(),
-                        ids_omitted: 0,
-                        last: Vec::new(),
-                        severity: Severity::None,
-                    },
-                ));
-                false
-            } else {
-                true
-            }
-        });
+        ended.extend(self.windows.extract_if(|_, w| all || now >= w.ends).map(|(_, w)| w));
         // Summaries in the order their windows opened.
         ended.sort_by_key(|w| w.uid);
         for w in ended.into_iter().filter(|w| w.count > 0) {
