@@ -14,7 +14,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -155,20 +154,10 @@ pub fn discover(
     let levels = if args.unknown.is_on() { args.unknown } else { Levels::Warn };
     let shared = Shared::new(levels, args.max_clusters);
     let cfg = pipeline::RunConfig {
-        paths: args.files.clone(),
         emit: Emit::Matches,
         every_event: levels == Levels::Any,
-        threads: 1,
-        format: Format::Json,
-        color: false,
-        width: 80,
-        idle: Duration::from_millis(100),
-        framing: limits,
-        metrics: None,
-        tally: None,
-        incidents: None,
         unknown: Some(shared.clone()),
-        shape: std::sync::Arc::new(crate::event::Shape::all()),
+        ..pipeline::RunConfig::collecting(args.files.clone(), limits)
     };
     let mut c = Collector { by_id: HashMap::new() };
     pipeline::run(m, &cfg, &mut c)?;

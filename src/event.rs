@@ -729,20 +729,7 @@ pub fn write_json(
         if i > 1 {
             out.push(b',');
         }
-        let r = &ev.matcher.entries[f.entry as usize].rec;
-        out.extend_from_slice(b"{\"id\":");
-        s(out, &r.id);
-        let mut first = false;
-        opt(out, "slug", r.slug(), &mut first);
-        out.extend_from_slice(b",\"severity\":");
-        s(out, r.severity());
-        out.extend_from_slice(b",\"captures\":");
-        pairs(out, &ev.captures(f));
-        out.extend_from_slice(b",\"span\":");
-        span(out, f);
-        out.extend_from_slice(b",\"field\":");
-        s(out, &ev.match_fields[i]);
-        out.push(b'}');
+        side_match(out, ev, f, &ev.match_fields[i]);
     }
     out.push(b']');
     if let Some(u) = &ev.unknown {
@@ -754,25 +741,30 @@ pub fn write_json(
             if i > 0 {
                 out.push(b',');
             }
-            let r = &ev.matcher.entries[f.entry as usize].rec;
-            out.extend_from_slice(b"{\"id\":");
-            s(out, &r.id);
-            let mut first = false;
-            opt(out, "slug", r.slug(), &mut first);
-            out.extend_from_slice(b",\"severity\":");
-            s(out, r.severity());
-            out.extend_from_slice(b",\"captures\":");
-            pairs(out, &ev.captures(f));
-            out.extend_from_slice(b",\"span\":");
-            span(out, f);
-            out.extend_from_slice(b",\"field\":");
-            s(out, &ev.match_fields[ev.found.len() + i]);
-            out.push(b'}');
+            side_match(out, ev, f, &ev.match_fields[ev.found.len() + i]);
         }
         out.push(b']');
     }
     out.push(b'}');
     line_at
+}
+
+/// An entry of `also_matched[]` or `context[]`: a match that is not the event's primary one.
+fn side_match(out: &mut Vec<u8>, ev: &Annotated<'_>, f: &Found, field: &str) {
+    let r = &ev.matcher.entries[f.entry as usize].rec;
+    out.extend_from_slice(b"{\"id\":");
+    s(out, &r.id);
+    let mut first = false;
+    opt(out, "slug", r.slug(), &mut first);
+    out.extend_from_slice(b",\"severity\":");
+    s(out, r.severity());
+    out.extend_from_slice(b",\"captures\":");
+    pairs(out, &ev.captures(f));
+    out.extend_from_slice(b",\"span\":");
+    span(out, f);
+    out.extend_from_slice(b",\"field\":");
+    s(out, field);
+    out.push(b'}');
 }
 
 fn write_unknown(out: &mut Vec<u8>, u: &Unknown<'_>) {

@@ -51,6 +51,31 @@ pub struct RunConfig {
     pub unknown: Option<crate::unknown::Shared>,
 }
 
+impl RunConfig {
+    /// A run of `paths` on one thread into a writer that collects `Annotated` events in
+    /// process (`stats`, `report`, `discover`): every event the framer passes is written, no
+    /// output is rendered, nothing is counted beside the totals. Callers change what they need.
+    pub fn collecting(paths: Vec<PathBuf>, framing: framing::Limits) -> RunConfig {
+        RunConfig {
+            paths,
+            emit: Emit::All,
+            every_event: false,
+            // The collector sees `Annotated` events only on one thread (workers render to bytes).
+            threads: 1,
+            format: crate::event::Format::Json,
+            color: false,
+            width: 80,
+            idle: Duration::from_millis(100),
+            framing,
+            metrics: None,
+            tally: None,
+            incidents: None,
+            shape: Arc::new(crate::event::Shape::all()),
+            unknown: None,
+        }
+    }
+}
+
 fn unknown_levels(cfg: &RunConfig) -> crate::unknown::Levels {
     cfg.unknown.as_ref().map_or(crate::unknown::Levels::Off, |u| u.levels)
 }

@@ -29,13 +29,11 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::annotate::Emit;
 use crate::catalog::Problem;
 use crate::event::{Annotated, Format, Writer};
 use crate::framing;
@@ -166,24 +164,11 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
     let m = load(catalog)?;
     let mut c = Collector::new(&m);
     let cfg = pipeline::RunConfig {
-        paths: inputs.clone(),
-        emit: Emit::All,
         // Unknown ERROR/WARN events are counted and clustered too: lines at those levels are
         // framed without a prefilter hit (as `--unknown warn` does), the rest only when a
         // record's literal is in them.
-        every_event: false,
-        // The collector sees `Annotated` events only on one thread (workers render to bytes).
-        threads: 1,
-        format: Format::Json,
-        color: false,
-        width: 80,
-        idle: Duration::from_millis(100),
-        framing: limits,
-        metrics: None,
-        tally: None,
-        incidents: None,
         unknown: Some(crate::unknown::Shared::new(crate::unknown::Levels::Warn, UNKNOWN_CAP)),
-        shape: std::sync::Arc::new(crate::event::Shape::all()),
+        ..pipeline::RunConfig::collecting(inputs.clone(), limits)
     };
     let (_, totals) = pipeline::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
     let written = Written { known: c.known, unknown: c.unknown.iter().sum(), untimed: c.untimed.values().sum() };

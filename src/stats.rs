@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -331,27 +331,14 @@ fn against_pass<'m>(
     let mut a = Against { files: Vec::new(), lines: 0, bytes: 0, matched_events: 0 };
     for p in files {
         let cfg = pipeline::RunConfig {
-            paths: vec![p.clone()],
-            emit: Emit::All,
-            // Only events with a prefilter hit can have a candidate: the others need not reach
-            // the writer.
-            every_event: false,
-            threads: 1,
-            format: Format::Json,
-            color: false,
-            width: 80,
-            idle: Duration::from_millis(100),
-            framing: limits,
-            metrics: None,
-            tally: None,
-            // Repeats are decided per file, with the default window and key.
+            // Repeats are decided per file, with the default window and key. (`collecting` frames
+            // sparsely: only events with a prefilter hit can have a candidate.)
             incidents: Some(std::sync::Arc::new(crate::repeat::Incidents::new(
                 Default::default(),
                 crate::repeat::DEFAULT_WINDOW,
                 true,
             ))),
-            unknown: None,
-            shape: std::sync::Arc::new(crate::event::Shape::all()),
+            ..pipeline::RunConfig::collecting(vec![p.clone()], limits)
         };
         let (_, totals) =
             pipeline::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;

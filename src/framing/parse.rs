@@ -64,10 +64,11 @@ pub struct StreamState {
 /// indented further is a continuation, not a pasted header.
 const MAX_PASTE_LEAD: usize = 64;
 
-/// Length of an RFC 3339 timestamp at the start of `s`, if there is one.
-pub fn timestamp_len(s: &[u8]) -> Option<usize> {
-    // YYYY-MM-DDTHH:MM:SS
-    if s.len() < 20 {
+/// Length of the `YYYY-MM-DDTHH:MM:SS[.fraction]` part at the start of `s` (a space or `t` for the
+/// `T`; `,` for the `.`), the zone not looked at.
+#[inline]
+fn date_time_len(s: &[u8]) -> Option<usize> {
+    if s.len() < 19 {
         return None;
     }
     // `0` stands for a digit; `T` for the date-time separator (`T`, `t` or a space).
@@ -87,6 +88,12 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
             i += 1;
         }
     }
+    Some(i)
+}
+
+/// Length of an RFC 3339 timestamp at the start of `s`, if there is one.
+pub fn timestamp_len(s: &[u8]) -> Option<usize> {
+    let i = date_time_len(s)?;
     if i < s.len() && (s[i] == b'Z' || s[i] == b'z') {
         return Some(i + 1);
     }
@@ -106,25 +113,7 @@ pub fn loose_timestamp_len(s: &[u8]) -> Option<usize> {
     if let Some(n) = timestamp_len(s) {
         return Some(n);
     }
-    if s.len() < 19 {
-        return None;
-    }
-    const SHAPE: &[u8; 19] = b"0000-00-00T00:00:00";
-    let ok = s[..19].iter().zip(SHAPE).all(|(&c, &want)| match want {
-        b'0' => c.is_ascii_digit(),
-        b'T' => matches!(c, b'T' | b't' | b' '),
-        _ => c == want,
-    });
-    if !ok {
-        return None;
-    }
-    let mut i = 19;
-    if i < s.len() && (s[i] == b'.' || s[i] == b',') {
-        i += 1;
-        while i < s.len() && s[i].is_ascii_digit() {
-            i += 1;
-        }
-    }
+    let i = date_time_len(s)?;
     // The zone-less time must end the token: `...:52.417abc` is not a time.
     if i == s.len() || matches!(s[i], b' ' | b'\t') { Some(i) } else { None }
 }
