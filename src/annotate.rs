@@ -15,6 +15,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::counts::Counters;
 use crate::event::{Annotated, Format, Log, Source, Unknown, Writer};
 use crate::framing::parse::{self, Header, StreamState};
 use crate::framing::{EventSink, RawEvent};
@@ -65,20 +66,6 @@ impl SourceMeta {
         }
         m
     }
-}
-
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Counters {
-    pub events: u64,
-    pub written: u64,
-    pub matched: u64,
-    pub candidates: u64,
-    /// Events that had prefilter candidates and were confirmed.
-    pub examined: u64,
-    pub json_errors: u64,
-    pub internal_errors: u64,
-    /// Matches reported as context (found only in a span field of a line below WARN).
-    pub context: u64,
 }
 
 pub struct Annotator<'m, W> {
@@ -536,7 +523,7 @@ impl<W: Writer> Annotator<'_, W> {
 
 /// What [`Annotator::cluster`] found: the cluster, its count, the event's severity, and where
 /// the clustered text is (haystack, range).
-type Clustered = (u64, u64, crate::sink::Severity, usize, Range<usize>);
+type Clustered = (u64, u64, crate::catalog::Severity, usize, Range<usize>);
 
 /// The annotator's parts clustering needs (borrowed apart from the rest of it).
 struct Clustering<'a> {
@@ -578,10 +565,10 @@ impl Clustering<'_> {
             m.unknown_events.get_or_create(&crate::metrics::LevelLabel { level: label }).inc();
         }
         let severity = match label {
-            "error" => crate::sink::Severity::Error,
-            "warn" => crate::sink::Severity::Warning,
-            "debug" => crate::sink::Severity::Debug,
-            _ => crate::sink::Severity::Info,
+            "error" => crate::catalog::Severity::Error,
+            "warn" => crate::catalog::Severity::Warning,
+            "debug" => crate::catalog::Severity::Debug,
+            _ => crate::catalog::Severity::Info,
         };
         Some((cluster, count, severity, hay, range))
     }

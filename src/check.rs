@@ -181,7 +181,7 @@ fn describe(o: &mut String, m: &Matcher, ev: &serde_json::Value, mt: &serde_json
     let _ = writeln!(
         o,
         "line {line}: {} {} ({id}){}",
-        r.severity().to_ascii_uppercase(),
+        r.severity.name().to_ascii_uppercase(),
         r.slug().unwrap_or(id),
         r.str_field("errorClass").map_or(String::new(), |c| format!(" {c}"))
     );

@@ -243,7 +243,7 @@ pub struct Unknown<'a> {
     /// The text that was clustered.
     pub text: &'a [u8],
     /// From the event's level: what a sink's severity filter sees.
-    pub severity: crate::sink::Severity,
+    pub severity: crate::catalog::Severity,
 }
 
 impl Annotated<'_> {
@@ -589,7 +589,7 @@ fn record_static(m: &Matcher, idx: u32, fields: &RecordFields) -> String {
     opt(&mut out, "slug", r.slug(), &mut first);
     out.push(b',');
     key(&mut out, "severity");
-    s(&mut out, r.severity());
+    s(&mut out, r.severity_text());
     opt(&mut out, "error_class", r.str_field("errorClass").filter(|_| w("error_class")), &mut first);
     opt(&mut out, "template", r.template.as_deref().filter(|_| w("template")), &mut first);
     if w("pattern") {
@@ -757,7 +757,7 @@ fn side_match(out: &mut Vec<u8>, ev: &Annotated<'_>, f: &Found, field: &str) {
     let mut first = false;
     opt(out, "slug", r.slug(), &mut first);
     out.extend_from_slice(b",\"severity\":");
-    s(out, r.severity());
+    s(out, r.severity_text());
     out.extend_from_slice(b",\"captures\":");
     pairs(out, &ev.captures(f));
     out.extend_from_slice(b",\"span\":");
@@ -847,7 +847,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
     v.insert("log".into(), Value::Object(log));
     if let Some(f) = ev.found.first() {
         let r = &ev.matcher.entries[f.entry as usize].rec;
-        event.insert("severity".into(), (if r.severity() == "warning" { 4 } else { 3 }).into());
+        event.insert("severity".into(), r.severity.syslog().into());
         let mut rule = serde_json::Map::new();
         rule.insert("id".into(), st(&r.id));
         if let Some(x) = r.slug() {
@@ -871,7 +871,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
         }
         v.insert("error".into(), Value::Object(err));
         let mut labels = serde_json::Map::new();
-        labels.insert("annotail_severity".into(), st(r.severity()));
+        labels.insert("annotail_severity".into(), st(r.severity.name()));
         for (k, val) in ev.captures(f) {
             labels.insert(k.replace('.', "_"), st(&val));
         }
@@ -904,7 +904,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
     }
     if let Some(u) = &ev.unknown {
         if ev.found.is_empty() {
-            let sev = if u.severity >= crate::sink::Severity::Error { 3 } else { 4 };
+            let sev = if u.severity >= crate::catalog::Severity::Error { 3 } else { 4 };
             event.insert("severity".into(), sev.into());
             v.insert("error".into(), serde_json::json!({"message": text(u.text)}));
             v.insert("annotail".into(), serde_json::json!({"schema": ev.schema, "line": ev.source.line, "lines": ev.source.lines}));
@@ -1121,8 +1121,8 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
     }
     // One ioctl per annotation (known errors only), not per line.
     let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
-    let sev = r.severity();
-    let sev_color = if sev == "warning" { YELLOW } else { RED };
+    let sev = r.severity.name();
+    let sev_color = if r.severity >= crate::catalog::Severity::Error { RED } else { YELLOW };
     let mut line = format!(
         "  {}╰─ {}{}{} {}{}{} {}({}){}",
         c(sev_color),
@@ -1252,7 +1252,7 @@ fn context_list(ev: &Annotated<'_>) -> String {
 fn write_pretty_unknown(out: &mut Vec<u8>, u: &Unknown<'_>, color: bool, width: usize, lead: &str) {
     let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
     let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
-    let what = if u.severity >= crate::sink::Severity::Error { "error" } else if u.severity == crate::sink::Severity::Warning { "warning" } else { "event" };
+    let what = if u.severity >= crate::catalog::Severity::Error { "error" } else if u.severity == crate::catalog::Severity::Warning { "warning" } else { "event" };
     push_wrapped(out, &format!("{dim}{lead} unknown {what}, cluster {:016x}, seen {}×{reset}", u.cluster, u.count), "  ", width);
     push_wrapped(out, &format!("{dim}template: {}{reset}", u.template), "     ", width);
 }

@@ -38,6 +38,7 @@ pub mod annotate;
 pub mod catalog;
 pub mod check;
 pub mod config;
+pub mod counts;
 pub mod discover;
 pub mod event;
 pub mod follow;

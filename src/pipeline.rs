@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime};
 
-use crate::annotate::{Annotator, Counters, Emit, SourceMeta};
+use crate::annotate::{Annotator, Emit, SourceMeta};
 use crate::event::Writer;
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
@@ -94,43 +94,11 @@ pub enum RunError {
     Inputs { failed: usize },
 }
 
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Totals {
-    pub lines: u64,
-    pub bytes: u64,
-    pub truncated_lines: u64,
-    pub counters: Counters,
-}
+pub use crate::counts::Totals;
 
-impl Totals {
-    pub fn of<W: Writer>(framer: &Framer<'_>, ann: &Annotator<'_, W>) -> Totals {
-        Totals {
-            lines: framer.stats.lines,
-            bytes: framer.stats.bytes,
-            truncated_lines: framer.stats.truncated_lines,
-            counters: ann.counters,
-        }
-    }
-
-    /// What was counted since `earlier` (an earlier snapshot of the same counts).
-    pub fn since(&self, earlier: &Totals) -> Totals {
-        let (a, b) = (&self.counters, &earlier.counters);
-        Totals {
-            lines: self.lines - earlier.lines,
-            bytes: self.bytes - earlier.bytes,
-            truncated_lines: self.truncated_lines - earlier.truncated_lines,
-            counters: Counters {
-                events: a.events - b.events,
-                written: a.written - b.written,
-                matched: a.matched - b.matched,
-                candidates: a.candidates - b.candidates,
-                examined: a.examined - b.examined,
-                json_errors: a.json_errors - b.json_errors,
-                internal_errors: a.internal_errors - b.internal_errors,
-                context: a.context - b.context,
-            },
-        }
-    }
+/// The counts of one input so far.
+pub fn totals_of<W: Writer>(framer: &Framer<'_>, ann: &Annotator<'_, W>) -> Totals {
+    Totals::new(framer.stats, ann.counters)
 }
 
 /// Counts of one input published to the metrics as it is read.
@@ -146,7 +114,7 @@ impl<'a> Report<'a> {
 
     /// The input's counts so far (a snapshot of the same counts as the last one).
     fn update(&mut self, now: Totals) {
-        self.add(&now.since(&self.last));
+        self.add(&(now - self.last));
         self.last = now;
     }
 
@@ -255,7 +223,7 @@ fn check_output(writer: &dyn Writer) -> Result<Option<Outcome>, ReadFailure> {
 }
 
 fn add_totals<W: Writer>(totals: &mut Totals, framer: &Framer<'_>, ann: &Annotator<'_, W>) {
-    add(totals, &Totals::of(framer, ann));
+    *totals += totals_of(framer, ann);
 }
 
 /// End of one input: complete its last event, flush, count; a closed output decides the outcome.
@@ -269,7 +237,7 @@ fn finish_source(
     framer.finish(&mut ann);
     ann.writer().flush();
     add_totals(totals, &framer, &ann);
-    report.update(Totals::of(&framer, &ann));
+    report.update(totals_of(&framer, &ann));
     match check_output(ann.writer())? {
         Some(o) => Ok(o),
         None => result,
@@ -307,7 +275,7 @@ fn run_file(
         };
         ann.set_observed(SystemTime::now());
         framer.feed(&buf[..n], &mut ann);
-        report.update(Totals::of(&framer, &ann));
+        report.update(totals_of(&framer, &ann));
         if let Some(o) = check_output(ann.writer())? {
             break Ok(o);
         }
@@ -375,7 +343,7 @@ fn run_stdin(
             Err(mpsc::RecvTimeoutError::Disconnected) => break Ok(Outcome::Done),
         }
         ann.writer().flush();
-        report.update(Totals::of(&framer, &ann));
+        report.update(totals_of(&framer, &ann));
         if let Some(o) = check_output(ann.writer())? {
             break Ok(o);
         }
@@ -671,7 +639,7 @@ fn run_file_parallel(
                 }
                 lines_before.set(lines_before.get() + d.totals.lines);
                 outputs.give(d.output);
-                add(totals, &d.totals);
+                *totals += d.totals;
                 report.add(&d.totals);
                 *next_out += 1;
             }
@@ -804,16 +772,3 @@ fn run_file_parallel(
     }
 }
 
-fn add(t: &mut Totals, d: &Totals) {
-    t.lines += d.lines;
-    t.bytes += d.bytes;
-    t.truncated_lines += d.truncated_lines;
-    t.counters.events += d.counters.events;
-    t.counters.written += d.counters.written;
-    t.counters.matched += d.counters.matched;
-    t.counters.candidates += d.counters.candidates;
-    t.counters.examined += d.counters.examined;
-    t.counters.json_errors += d.counters.json_errors;
-    t.counters.internal_errors += d.counters.internal_errors;
-    t.counters.context += d.counters.context;
-}

@@ -572,7 +572,7 @@ impl<'m> Collector<'m> {
             .collect()
     }
 
-    pub fn data(&self, inputs: &[String], totals: &pipeline::Totals) -> Value {
+    pub fn data(&self, inputs: &[String], totals: &crate::counts::Totals) -> Value {
         let ts_of =
             |s: &Seen| json!({"input": self.inputs.get(s.input as usize), "line": s.line, "timestamp": s.timestamp});
         let mut order: Vec<usize> =
@@ -604,7 +604,7 @@ impl<'m> Collector<'m> {
                 json!({
                     "id": r.id,
                     "slug": r.slug(),
-                    "severity": r.severity(),
+                    "severity": r.severity.name(),
                     "error_class": r.str_field("errorClass"),
                     "template": r.template,
                     "count": s.primary,
@@ -733,7 +733,7 @@ impl Writer for Collector<'_> {
         let category = match ev.found.first() {
             Some(f) => {
                 self.known += 1;
-                self.m.entries[f.entry as usize].rec.severity().to_ascii_lowercase()
+                self.m.entries[f.entry as usize].rec.severity.name().to_owned()
             }
             None => match ev.log.level.as_deref() {
                 Some(l) if l.eq_ignore_ascii_case("ERROR") => {

@@ -330,3 +330,30 @@ fn host_name_and_node_name_on_every_event() {
         }
     }
 }
+
+/// Regression: a record whose severity is spelled `warn` was a warning for `--min-severity` and
+/// syslog but an error (ECS severity 3, a red ERROR) in ECS and pretty output. The severity is
+/// now read once, in the catalog, and every output decides on that value.
+#[test]
+fn severity_spelled_warn_is_a_warning_in_every_output() {
+    let fx = fixture();
+    let catalog = std::fs::read_to_string(&fx.catalog).unwrap().replace(r#""severity":"warning""#, r#""severity":"warn""#);
+    std::fs::write(&fx.catalog, catalog).unwrap();
+    let input = sample();
+    let ecs = ok_events(&fx.run(&["--format", "ecs"], input.as_bytes()));
+    let split = ecs.iter().find(|e| e["rule"]["id"] == "t-split").expect("t-split matched");
+    assert_eq!(split["event"]["severity"], 4, "{split}");
+    assert_eq!(split["labels"]["annotail_severity"], "warning");
+    let quote = ecs.iter().find(|e| e["rule"]["id"] == "t-quote").expect("t-quote matched");
+    assert_eq!(quote["event"]["severity"], 3, "{quote}");
+    // The record's own field is carried as stored.
+    let json = ok_events(&fx.run(&["--format", "json"], input.as_bytes()));
+    assert_eq!(json[0]["match"]["severity"], "warn");
+    // A warning passes `--min-severity warning` and not `error`.
+    assert_eq!(ok_events(&fx.run(&["--min-severity", "warning"], input.as_bytes())).len(), 2);
+    assert_eq!(ok_events(&fx.run(&["--min-severity", "error"], input.as_bytes())).len(), 1);
+    let out = fx.run(&["--format", "pretty", "--color", "always"], input.as_bytes());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ann = text.lines().find(|l| l.contains("barrier-collect")).expect("annotation");
+    assert!(ann.contains("WARNING") && ann.contains("\x1b[33m") && !ann.contains("\x1b[31m"), "yellow WARNING: {ann:?}");
+}

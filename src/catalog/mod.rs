@@ -59,6 +59,8 @@ const KNOWN: [&str; 7] = ["severity", "slug", "errorClass", "errorType", "docume
 /// tens of MiB instead of hundreds.
 #[derive(Debug, Clone)]
 pub struct Record {
+    /// The `severity` field, parsed ([`Severity::of_record`]; `error` when absent).
+    pub severity: Severity,
     pub id: String,
     pub template: Option<String>,
     pub pattern: Option<String>,
@@ -137,7 +139,9 @@ impl Record {
         self.others.as_deref()
     }
 
-    pub fn severity(&self) -> &str {
+    /// The `severity` field as stored (`error` when absent), for output that carries the
+    /// record's own fields; decisions use [`Record::severity`].
+    pub fn severity_text(&self) -> &str {
         self.str_field("severity").unwrap_or("error")
     }
 
@@ -654,7 +658,9 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
                 .map(|v| v.into_iter().map(|n| n.map(String::into_boxed_str)).collect());
         }
     }
+    let severity = Severity::of_record(strings[0].as_deref().unwrap_or("error"));
     out.push(Record {
+        severity,
         id,
         template,
         pattern,
@@ -669,6 +675,63 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
         origin,
         source_index: index,
     });
+}
+
+/// A record's severity, read once from its `severity` field as the catalog is loaded; and an
+/// event's: its primary match's record's, else (an unknown error) its level's, `None` when
+/// nothing matched and nothing was clustered. Every use (`--min-severity`, syslog, ECS, OTLP,
+/// pretty output's colours, the summary's order) decides on this one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    #[default]
+    None,
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+}
+
+impl Severity {
+    /// A record's `severity` field (default `error`); unknown words count as `error`, so that a
+    /// filter never hides an error because of a spelling.
+    pub fn of_record(s: &str) -> Severity {
+        match s.to_ascii_lowercase().as_str() {
+            "debug" | "trace" => Severity::Debug,
+            "info" | "informational" => Severity::Info,
+            "notice" => Severity::Notice,
+            "warning" | "warn" => Severity::Warning,
+            "critical" | "fatal" | "alert" | "emergency" | "panic" => Severity::Critical,
+            _ => Severity::Error,
+        }
+    }
+
+    /// The canonical name (`warn` and `warning` are both `warning`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::None => "none",
+            Severity::Debug => "debug",
+            Severity::Info => "info",
+            Severity::Notice => "notice",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+            Severity::Critical => "critical",
+        }
+    }
+
+    /// RFC 5424 severity number (an event without a match is informational).
+    pub fn syslog(self) -> u8 {
+        match self {
+            Severity::Critical => 2,
+            Severity::Error => 3,
+            Severity::Warning => 4,
+            Severity::Notice => 5,
+            Severity::Info | Severity::None => 6,
+            Severity::Debug => 7,
+        }
+    }
 }
 
 fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {

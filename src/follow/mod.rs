@@ -41,7 +41,7 @@ use crate::event::Format;
 use crate::framing::{self, Framer};
 use crate::matcher::Matcher;
 use crate::metrics::{Metrics, PathLabel, ResultLabel, SourceMetrics, Tally};
-use crate::pipeline::Totals;
+use crate::counts::Totals;
 use crate::sink::{MultiWriter, Rendered, SinkSpec, Sinks};
 use checkpoint::{Mark, Saved, StateError, Store};
 use fingerprint::Head;
@@ -488,8 +488,8 @@ struct Live<'m> {
 impl Live<'_> {
     /// Add what was read and seen since the last report to the metrics.
     fn report(&mut self, metrics: &Metrics, t: &mut Tracked) {
-        let now = Totals::of(&self.framer, &self.ann);
-        let mut d = now.since(&self.reported);
+        let now = crate::pipeline::totals_of(&self.framer, &self.ann);
+        let mut d = now - self.reported;
         // Only bytes and lines past what was ever counted for this file.
         let (bytes, lines) = (t.start.0 + now.bytes, t.start.1 + now.lines);
         d.bytes = bytes.saturating_sub(t.counted.0.max(bytes - d.bytes));

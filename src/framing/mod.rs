@@ -113,7 +113,7 @@ pub struct Framer<'m> {
     cri_seen: bool,
     /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
     levels: crate::unknown::Levels,
-    pub stats: Stats,
+    pub stats: crate::counts::Framed,
 }
 
 /// The literal id of a hit that is a line at a level `--unknown` wants, not a catalog literal.
@@ -126,13 +126,6 @@ struct Partial {
     offset: u64,
     records: u32,
     truncated: bool,
-}
-
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Stats {
-    pub lines: u64,
-    pub bytes: u64,
-    pub truncated_lines: u64,
 }
 
 impl<'m> Framer<'m> {
@@ -157,7 +150,7 @@ impl<'m> Framer<'m> {
             scratch: crate::matcher::Scratch::default(),
             clean: Vec::new(),
             cri_partial: [None, None],
-            stats: Stats::default(),
+            stats: Default::default(),
         }
     }
 

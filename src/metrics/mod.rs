@@ -192,7 +192,7 @@ impl Tallies {
             let rc = into.entry(e.rec.id.clone()).or_insert_with(|| RecordCount {
                     id: e.rec.id.clone(),
                     title: e.rec.slug().unwrap_or(&e.rec.id).to_owned(),
-                    severity: e.rec.severity().to_owned(),
+                    severity: e.rec.severity.name().to_owned(),
                     count: 0,
                     incidents: 0,
                 });
@@ -467,7 +467,7 @@ impl Metrics {
     }
 
     /// Count what one source read and one annotator saw since its last report.
-    pub fn add_read(&self, source: &SourceMetrics, d: &crate::pipeline::Totals) {
+    pub fn add_read(&self, source: &SourceMetrics, d: &crate::counts::Totals) {
         source.lines.inc_by(d.lines);
         source.bytes.inc_by(d.bytes);
         self.truncated_lines.inc_by(d.truncated_lines);
@@ -652,7 +652,7 @@ mod tests {
         tally.add_incident(0);
         tally.add(1);
         tally.add_incident(1);
-        let mut d = crate::pipeline::Totals { lines: 10, bytes: 100, ..Default::default() };
+        let mut d = crate::counts::Totals { lines: 10, bytes: 100, ..Default::default() };
         d.counters.matched = 3;
         metrics.add_read(&metrics.source("stdin"), &d);
         let text = metrics.encode();
@@ -666,7 +666,7 @@ mod tests {
             "annotail_record_matches_total{{record=\"{}\",slug=\"{}\",severity=\"{}\"}}",
             rec0.id,
             rec0.slug().unwrap(),
-            rec0.severity()
+            rec0.severity.name()
         );
         assert_eq!(value(&text, &series), Some(2.0), "{text}");
         assert_eq!(text.matches("annotail_record_matches_total{").count(), 1);
@@ -675,11 +675,11 @@ mod tests {
             "annotail_record_incidents_total{{record=\"{}\",slug=\"{}\",severity=\"{}\"}}",
             rec0.id,
             rec0.slug().unwrap(),
-            rec0.severity()
+            rec0.severity.name()
         );
         assert_eq!(value(&text, &series), Some(1.0), "{text}");
-        let sev = format!("annotail_incidents_total{{severity=\"{}\"}}", rec0.severity());
-        let both = if m.entries[1].rec.severity() == rec0.severity() { 2.0 } else { 1.0 };
+        let sev = format!("annotail_incidents_total{{severity=\"{}\"}}", rec0.severity.name());
+        let both = if m.entries[1].rec.severity == rec0.severity { 2.0 } else { 1.0 };
         assert_eq!(value(&text, &sev), Some(both), "{text}");
         assert!(text.ends_with("# EOF\n"));
         assert_eq!(text.matches("# EOF").count(), 1, "one exposition: {text}");

@@ -137,7 +137,7 @@ pub fn resource_logs(ev: &Annotated<'_>, shape: &Shape) -> ResourceLogs {
     let record = ev.found.first().map(|f| &ev.matcher.entries[f.entry as usize].rec);
     let (number, word) = match (ev.log.level.as_deref(), record) {
         (Some(l), _) if severity_number(l) != SeverityNumber::Unspecified => (severity_number(l), l.to_owned()),
-        (_, Some(r)) => (severity_number(r.severity()), r.severity().to_ascii_uppercase()),
+        (_, Some(r)) => (severity_number(r.severity.name()), r.severity.name().to_ascii_uppercase()),
         (l, None) => (SeverityNumber::Unspecified, l.unwrap_or_default().to_owned()),
     };
     rec.severity_number = number as i32;
@@ -175,7 +175,7 @@ pub fn resource_logs(ev: &Annotated<'_>, shape: &Shape) -> ResourceLogs {
         if let Some(x) = r.slug() {
             a.push(string("rule.name", x));
         }
-        a.push(string("annotail.severity", r.severity()));
+        a.push(string("annotail.severity", r.severity.name()));
         if let Some(x) = r.str_field("githubUrl").filter(|_| w("reference")) {
             a.push(string("rule.reference", x));
         }

@@ -2,49 +2,8 @@
 //! boundaries and severity, so that a sink can filter by severity and frame events (syslog)
 //! without parsing what was rendered.
 
+pub use crate::catalog::Severity;
 use crate::event::{Annotated, Format, OutWriter, Style, Writer};
-
-/// Severity of an event, from its primary match's record, else (an unknown error) from its
-/// level; `None` when nothing matched and nothing was clustered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, serde::Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    #[default]
-    None,
-    Debug,
-    Info,
-    Notice,
-    Warning,
-    Error,
-    Critical,
-}
-
-impl Severity {
-    /// A record's `severity` field (default `error`); unknown words count as `error`, so that a
-    /// filter never hides an error because of a spelling.
-    pub fn of_record(s: &str) -> Severity {
-        match s.to_ascii_lowercase().as_str() {
-            "debug" | "trace" => Severity::Debug,
-            "info" | "informational" => Severity::Info,
-            "notice" => Severity::Notice,
-            "warning" | "warn" => Severity::Warning,
-            "critical" | "fatal" | "alert" | "emergency" | "panic" => Severity::Critical,
-            _ => Severity::Error,
-        }
-    }
-
-    /// RFC 5424 severity number (an event without a match is informational).
-    pub fn syslog(self) -> u8 {
-        match self {
-            Severity::Critical => 2,
-            Severity::Error => 3,
-            Severity::Warning => 4,
-            Severity::Notice => 5,
-            Severity::Info | Severity::None => 6,
-            Severity::Debug => 7,
-        }
-    }
-}
 
 /// Events of a batch, rendered in each needed format.
 #[derive(Debug, Default)]
@@ -173,7 +132,7 @@ impl Writer for MultiWriter {
         let severity = ev
             .found
             .first()
-            .map(|f| Severity::of_record(ev.matcher.entries[f.entry as usize].rec.severity()))
+            .map(|f| ev.matcher.entries[f.entry as usize].rec.severity)
             .or(ev.unknown.map(|u| u.severity))
             .unwrap_or(Severity::None);
         let only_pretty = severity == Severity::None && !self.all;
