@@ -6,11 +6,11 @@
 //! `cargo run --release --example scan_bench -- CORPUS CATALOG [THREADS [RUNS [learn]]]`
 //! `learn`: the skim learns from the corpus's head first, as the binary does for file input.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use annotail::annotate::Emit;
 use annotail::event::{Format, OutWriter};
-use annotail::pipeline::{self, RunConfig};
+use annotail::source::{self, RunConfig};
 
 /// The binary's allocator (huge pages for the tables: see Cargo.toml), so timings match it.
 #[global_allocator]
@@ -32,27 +32,14 @@ fn main() {
     let (m, _) =
         annotail::matcher::Matcher::new(annotail::catalog::load(&[args[1].clone().into()]), Default::default());
     let startup = t.elapsed();
-    let cfg = RunConfig {
-        paths: vec![corpus.clone()],
-        emit: Emit::Matches,
-        every_event: false,
-        idle: Duration::from_millis(100),
-        framing: Default::default(),
-        threads,
-        format: Format::Json,
-        color: false,
-        width: 80,
-        metrics: None,
-        tally: None,
-        incidents: None,
-        unknown: None,
-        shape: std::sync::Arc::new(annotail::event::Shape::all()),
-    };
+    let mut cfg = RunConfig::collecting(vec![corpus.clone()], Default::default());
+    cfg.stage.emit = Emit::Matches;
+    cfg.threads = threads;
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let mut w = OutWriter::new(std::io::sink(), Format::Json, false, 80);
             let t = Instant::now();
-            pipeline::run(&m, &cfg, &mut w).expect("the run");
+            source::run(&m, &cfg, &mut w).expect("the run");
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();

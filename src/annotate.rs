@@ -16,7 +16,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::counts::Counters;
-use crate::event::{Annotated, Format, Log, Source, Unknown, Writer};
+use crate::event::{Annotated, Flow, Log, Source, Unknown, Writer};
 use crate::framing::parse::{self, Header, StreamState};
 use crate::framing::{EventSink, RawEvent};
 use crate::matcher::{Found, Hay, Matcher, Scratch};
@@ -102,6 +102,8 @@ pub struct Annotator<'m, W> {
     /// Where unknown events are counted per level; none when nobody asks.
     pub unknown_metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
     unknown_template: String,
+    /// The writer said [`Flow::Stop`]: later events are not annotated.
+    stopped: bool,
 }
 
 impl<'m, W: Writer> Annotator<'m, W> {
@@ -130,11 +132,17 @@ impl<'m, W: Writer> Annotator<'m, W> {
             unknown: None,
             unknown_metrics: None,
             unknown_template: String::new(),
+            stopped: false,
         }
     }
 
     pub fn writer(&mut self) -> &mut W {
         &mut self.writer
+    }
+
+    /// The writer said stop: nothing more is annotated, and the driver stops reading.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Set the time the current input was read (RFC 3339).
@@ -153,8 +161,12 @@ impl<'m, W: Writer> Annotator<'m, W> {
 
 impl<W: Writer> EventSink for Annotator<'_, W> {
     fn event(&mut self, ev: RawEvent<'_>) {
+        if self.stopped {
+            return;
+        }
         self.counters.events += 1;
-        let all = self.emit == Emit::All || self.writer.format() == Format::Pretty;
+        let echo = self.writer.echoes_lines();
+        let all = self.emit == Emit::All || echo;
         let plain_hits = !ev.rescan && self.matcher.unkeyed.is_empty();
         // Cheap rejection before any cleaning or parsing: some candidate must have every literal
         // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
@@ -172,8 +184,8 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         if !all && hopeless && !maybe_unknown {
             return;
         }
-        if self.writer.format() == Format::Pretty && hopeless && !maybe_unknown {
-            self.writer.raw(ev.bytes);
+        if echo && hopeless && !maybe_unknown {
+            self.stopped |= self.writer.unmatched(ev.bytes) == Flow::Stop;
             self.counters.written += 1;
             return;
         }
@@ -511,7 +523,7 @@ impl<W: Writer> Annotator<'_, W> {
                 ann.seen = &seen;
             }
         }
-        self.writer.write(&ann);
+        self.stopped |= self.writer.annotated(&ann) == Flow::Stop;
         self.counters.written += 1;
         // The event's borrows of `text` end here; `text` goes back for reuse.
         drop(log);

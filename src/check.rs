@@ -8,10 +8,11 @@
 
 use std::fmt::Write as _;
 
-use crate::annotate::{Annotator, Emit, SourceMeta};
+use crate::annotate::SourceMeta;
+use crate::stage::{Setup, Stage};
 use crate::catalog::{Level, Problem, ProblemKind};
 use crate::event::{Format, OutWriter};
-use crate::framing::{self, Framer, parse};
+use crate::framing::parse;
 use crate::matcher::{Matcher, Scratch};
 
 /// Lines that no real error pattern should match: a pattern that matches most of them would
@@ -27,9 +28,12 @@ const PROBES: &[&str] = &[
 pub fn compile_all(m: &Matcher) -> Vec<Problem> {
     let mut out = Vec::new();
     for e in &m.entries {
-        if let Err(msg) = e.compile_now() {
-            let kind =
-                if msg.contains("exceeds size limit") { ProblemKind::RegexTooBig } else { ProblemKind::InvalidRegex };
+        if let Err(err) = e.compile_now() {
+            let kind = match err {
+                regex::Error::CompiledTooBig(_) => ProblemKind::RegexTooBig,
+                _ => ProblemKind::InvalidRegex,
+            };
+            let msg = err.to_string();
             out.push(Problem::new(
                 Level::Error,
                 &e.rec.origin,
@@ -160,10 +164,9 @@ pub fn explain(m: &Matcher, line: &str, trace: bool) -> String {
 fn run_one(m: &Matcher, line: &str) -> (String, Vec<serde_json::Value>) {
     let mut out = OutWriter::new(Vec::new(), Format::Json, false, 100);
     {
-        let mut ann = Annotator::new(m, Emit::All, &mut out, SourceMeta::stdin());
-        let mut fr = Framer::new(m, framing::Limits::default(), true);
-        fr.feed(line.as_bytes(), &mut ann);
-        fr.finish(&mut ann);
+        let mut stage = Stage::new(m, &Setup::every_event(), &mut out, SourceMeta::stdin());
+        stage.feed(line.as_bytes(), std::time::SystemTime::now());
+        stage.finish();
     }
     crate::event::Writer::flush(&mut out);
     let json = String::from_utf8_lossy(&out.into_inner()).into_owned();

@@ -18,10 +18,10 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::annotate::Emit;
-use crate::event::{Annotated, Format, Writer};
+use crate::event::{Annotated, Flow, Writer};
 use crate::matcher::Matcher;
 use crate::unknown::{Levels, Shared, id_text, mask::VAR};
-use crate::{framing, pipeline};
+use crate::{framing, source};
 
 /// The options of `annotail discover` (its `--help` text is these doc comments).
 #[derive(Debug, Clone, clap::Args)]
@@ -93,12 +93,8 @@ struct Collector {
 }
 
 impl Writer for Collector {
-    fn format(&self) -> Format {
-        Format::Json
-    }
-
-    fn write(&mut self, ev: &Annotated<'_>) {
-        let Some(u) = &ev.unknown else { return };
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
+        let Some(u) = &ev.unknown else { return Flow::Go };
         let seen = Seen {
             path: ev.source.path.map(str::to_owned),
             line: ev.source.line,
@@ -129,12 +125,7 @@ impl Writer for Collector {
             let cut = &first[..first.len().min(EXAMPLE_BYTES)];
             r.examples.push(crate::event::text(cut).into_owned());
         }
-    }
-
-    fn raw(&mut self, _bytes: &[u8]) {}
-
-    fn rendered(&mut self, _bytes: &[u8]) {
-        unreachable!("discover reads with one thread");
+        Flow::Go
     }
 
     fn flush(&mut self) {}
@@ -150,17 +141,15 @@ pub fn discover(
     m: &Matcher,
     args: &Args,
     limits: framing::Limits,
-) -> Result<Vec<ClusterReport>, pipeline::RunError> {
+) -> Result<Vec<ClusterReport>, source::RunError> {
     let levels = if args.unknown.is_on() { args.unknown } else { Levels::Warn };
     let shared = Shared::new(levels, args.max_clusters);
-    let cfg = pipeline::RunConfig {
-        emit: Emit::Matches,
-        every_event: levels == Levels::Any,
-        unknown: Some(shared.clone()),
-        ..pipeline::RunConfig::collecting(args.files.clone(), limits)
-    };
+    let mut cfg = source::RunConfig::collecting(args.files.clone(), limits);
+    cfg.stage.emit = Emit::Matches;
+    cfg.stage.every_event = levels == Levels::Any;
+    cfg.stage.unknown = Some(shared.clone());
     let mut c = Collector { by_id: HashMap::new() };
-    pipeline::run(m, &cfg, &mut c)?;
+    source::run(m, &cfg, &mut c)?;
     // The templates as they are at the end (a cluster's template grows as lines join it).
     let clusters = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
     for k in clusters.clusters() {

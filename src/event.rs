@@ -287,36 +287,73 @@ pub fn event_id(fingerprint: u64, offset: u64) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&b)
 }
 
+/// What a writer says after taking an event: go on, or stop reading (its output is gone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Go,
+    Stop,
+}
+
+impl Flow {
+    /// `Stop` once a writer has met an error: nothing more can be written.
+    pub fn after(err: &Option<io::Error>) -> Flow {
+        if err.is_some() { Flow::Stop } else { Flow::Go }
+    }
+}
+
+/// Where the core stage ([`crate::stage`]) hands its events: the contract every output, and
+/// every in-process collector (`stats`, `report`, `discover`), implements.
 pub trait Writer {
-    fn format(&self) -> Format;
-    fn write(&mut self, ev: &Annotated<'_>);
-    /// An event without annotation (pretty format only): its lines as they came.
-    fn raw(&mut self, bytes: &[u8]);
-    /// Output already rendered by another writer of the same format (a worker thread's).
-    fn rendered(&mut self, bytes: &[u8]);
+    /// The writer shows every line of the input (pretty output): then every event is annotated
+    /// or handed to [`Writer::unmatched`], never skipped.
+    fn echoes_lines(&self) -> bool {
+        false
+    }
+    /// An annotated event: a known error, an unknown one, or (`--all`, or when the writer echoes
+    /// lines) any event.
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow;
+    /// An event no record can explain, as its lines came; only a writer that
+    /// [echoes lines](Writer::echoes_lines) is given these.
+    fn unmatched(&mut self, _bytes: &[u8]) -> Flow {
+        Flow::Go
+    }
     fn flush(&mut self);
     /// The first write error, after which nothing more is written.
     fn error(&self) -> Option<&io::Error>;
+    /// This writer as one that also takes output rendered elsewhere in its format (what the
+    /// workers of a parallel read render); `None` (the default) when it cannot, and files are
+    /// then read by one thread.
+    fn takes_rendered(&mut self) -> Option<&mut dyn TakesRendered> {
+        None
+    }
+}
+
+/// A writer that also takes bytes other writers of its format rendered.
+pub trait TakesRendered: Writer {
+    /// The format the bytes must be rendered in.
+    fn format(&self) -> Format;
+    /// Output already rendered by another writer of the same format (a worker thread's).
+    fn rendered(&mut self, bytes: &[u8]);
 }
 
 impl<T: Writer + ?Sized> Writer for &mut T {
-    fn format(&self) -> Format {
-        (**self).format()
+    fn echoes_lines(&self) -> bool {
+        (**self).echoes_lines()
     }
-    fn write(&mut self, ev: &Annotated<'_>) {
-        (**self).write(ev)
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
+        (**self).annotated(ev)
     }
-    fn raw(&mut self, bytes: &[u8]) {
-        (**self).raw(bytes)
-    }
-    fn rendered(&mut self, bytes: &[u8]) {
-        (**self).rendered(bytes)
+    fn unmatched(&mut self, bytes: &[u8]) -> Flow {
+        (**self).unmatched(bytes)
     }
     fn flush(&mut self) {
         (**self).flush()
     }
     fn error(&self) -> Option<&io::Error> {
         (**self).error()
+    }
+    fn takes_rendered(&mut self) -> Option<&mut dyn TakesRendered> {
+        (**self).takes_rendered()
     }
 }
 
@@ -420,16 +457,20 @@ impl<W: Write> OutWriter<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
 }
 
 impl<W: Write> Writer for OutWriter<W> {
-    fn format(&self) -> Format {
-        self.format
+    fn echoes_lines(&self) -> bool {
+        self.format == Format::Pretty
     }
 
-    fn write(&mut self, ev: &Annotated<'_>) {
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
         if self.err.is_some() {
-            return;
+            return Flow::Stop;
         }
         match self.format {
             Format::Json => {
@@ -460,15 +501,35 @@ impl<W: Write> Writer for OutWriter<W> {
             Format::Pretty => write_pretty(&mut self.buf, ev, self.color, self.width),
         }
         self.maybe_flush();
+        Flow::after(&self.err)
     }
 
-    fn raw(&mut self, bytes: &[u8]) {
+    fn unmatched(&mut self, bytes: &[u8]) -> Flow {
         if self.err.is_some() {
-            return;
+            return Flow::Stop;
         }
         self.buf.extend_from_slice(bytes);
         self.buf.push(b'\n');
         self.maybe_flush();
+        Flow::after(&self.err)
+    }
+
+    fn flush(&mut self) {
+        self.flush_buf();
+    }
+
+    fn error(&self) -> Option<&io::Error> {
+        self.err.as_ref()
+    }
+
+    fn takes_rendered(&mut self) -> Option<&mut dyn TakesRendered> {
+        Some(self)
+    }
+}
+
+impl<W: Write> TakesRendered for OutWriter<W> {
+    fn format(&self) -> Format {
+        self.format
     }
 
     fn rendered(&mut self, bytes: &[u8]) {
@@ -483,14 +544,6 @@ impl<W: Write> Writer for OutWriter<W> {
         }
         self.buf.extend_from_slice(bytes);
         self.maybe_flush();
-    }
-
-    fn flush(&mut self) {
-        self.flush_buf();
-    }
-
-    fn error(&self) -> Option<&io::Error> {
-        self.err.as_ref()
     }
 }
 
@@ -1370,6 +1423,7 @@ mod tests {
     fn in_memory_writer_keeps_everything_past_the_flush_size() {
         // Worker threads render into an in-memory writer: neither its flush threshold nor an
         // explicit flush may hand the bytes anywhere else.
+        use super::TakesRendered as _;
         let mut w = OutWriter::memory(Vec::new(), Format::Json, false, 80);
         let chunk = vec![b'x'; 1000];
         let mut want = Vec::new();

@@ -1,37 +1,23 @@
 //! annotail reads log streams and annotates the lines that are known errors.
 //!
-//! The pipeline: a **source** (standard input, files) feeds bytes to **framing**
-//! ([`framing::Framer`]: lines, multi-line events, log layouts), which runs the **prefilter**
-//! (aho-corasick over the catalog's literals, never a false negative) over whole blocks and hands
-//! complete events to **annotate** ([`annotate::Annotator`]), which parses the layout, **confirms**
-//! candidate records with their regexes ([`matcher::Matcher`]), ranks them and passes the result
-//! with the record's fields (**enrich**) to a **writer** ([`event::Writer`]). Around it:
-//! [`follow`] (files followed across rotation, with checkpoints), [`sink`] (outputs to log
-//! shippers), [`metrics`] (the Prometheus endpoint), [`summary`], [`stats`] and [`report`] (the
-//! incident report page).
+//! The pipeline (ARCHITECTURE.md draws it): a **source** ([`source`]: standard input, whole
+//! files, parallel segments, files followed as a daemon) feeds bytes to the **core stage**
+//! ([`stage::Stage`]), which frames them ([`framing::Framer`]: lines, multi-line events, log
+//! layouts, the **prefilter** over whole blocks) and hands complete events to **annotate**
+//! ([`annotate::Annotator`]): the layout parsed, candidates **confirmed** by the
+//! [`matcher::Matcher`], ranked, **enriched** with the record's fields and passed to a
+//! **writer** ([`event::Writer`]) — rendered output ([`event::OutWriter`]), the [`sink`]s to log
+//! shippers, or an in-process collector ([`stats`], [`report`], [`discover`]). Around it:
+//! [`metrics`] (the Prometheus endpoint), [`summary`], [`counts`] and [`status`].
 //!
 //! ```no_run
-//! use annotail::{catalog, matcher, pipeline, event, annotate};
+//! use annotail::{annotate, catalog, event, matcher, source};
 //! let cat = catalog::load(&[]); // the embedded catalog
 //! let (m, _problems) = matcher::Matcher::new(cat, matcher::Limits::default());
 //! let mut out = event::OutWriter::new(std::io::stdout(), event::Format::Json, false, 80);
-//! let cfg = pipeline::RunConfig {
-//!     paths: vec!["meta.log".into()],
-//!     emit: annotate::Emit::Matches,
-//!     every_event: false,
-//!     threads: 1,
-//!     format: event::Format::Json,
-//!     color: false,
-//!     width: 80,
-//!     idle: std::time::Duration::from_millis(100),
-//!     framing: Default::default(),
-//!     metrics: None,
-//!     tally: None,
-//!     incidents: None,
-//!     unknown: None,
-//!     shape: Default::default(),
-//! };
-//! pipeline::run(&m, &cfg, &mut out).unwrap();
+//! let mut cfg = source::RunConfig::collecting(vec!["meta.log".into()], Default::default());
+//! cfg.stage.emit = annotate::Emit::Matches;
+//! source::run(&m, &cfg, &mut out).unwrap();
 //! ```
 
 pub mod annotate;
@@ -41,14 +27,15 @@ pub mod config;
 pub mod counts;
 pub mod discover;
 pub mod event;
-pub mod follow;
 pub mod framing;
 pub mod matcher;
 pub mod metrics;
-pub mod pipeline;
+pub mod source;
+pub mod stage;
 pub mod repeat;
 pub mod sink;
 pub mod stats;
+pub mod status;
 pub mod report;
 pub mod summary;
 pub mod unknown;

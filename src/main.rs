@@ -16,7 +16,9 @@ use annotail::event::{Format, OutWriter};
 use annotail::matcher::{Limits, Matcher};
 use annotail::metrics::Metrics;
 use annotail::summary::{self, Summary};
-use annotail::{check, follow, framing, pipeline};
+use annotail::source::follow;
+use annotail::status::Status;
+use annotail::{check, framing, source};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -297,6 +299,11 @@ fn parse_max_event_bytes(s: &str) -> Result<usize, String> {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    ExitCode::from(run_main())
+}
+
+/// The command's status, decided here and nowhere else turned into an exit code.
+fn run_main() -> Status {
     let opts = Opts::parse();
     // A daemon with many followed files, sink connections and scrapers needs descriptors: the
     // soft limit (often 1,024) is raised to the hard one the system allows.
@@ -307,7 +314,7 @@ fn main() -> ExitCode {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("annotail: {e}");
-                return ExitCode::from(2);
+                return Status::Refused;
             }
         },
     };
@@ -317,7 +324,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("annotail: {e:#}");
-            ExitCode::from(1)
+            Status::Failed
         }
     }
 }
@@ -364,21 +371,21 @@ fn catalog_paths(cli: &[PathBuf], config: &Config) -> Vec<PathBuf> {
 }
 
 /// The end of the first file a followed glob names now: what the daemon reads next will look
-/// like it, so the skim learns from it ([`pipeline::input_head`]).
+/// like it, so the skim learns from it ([`source::input_head`]).
 fn followed_tail(sources: &[follow::SourceSpec]) -> Option<Vec<u8>> {
     let path = sources
         .iter()
         .filter_map(|s| glob::glob(&s.pattern).ok())
         .flat_map(|paths| paths.flatten())
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() > 0))?;
-    pipeline::sample_of(&path, true)
+    source::sample_of(&path, true)
 }
 
 /// Load the catalog for a run; `Err` holds the report when nothing usable is left.
 fn load_for_run(paths: &[PathBuf]) -> Result<Matcher, String> {
     let (m, problems, _) = load(paths);
     let errors = problems.iter().filter(|p| p.level == Level::Error).count();
-    let fatal = problems.iter().any(|p| p.line == 0 && p.level == Level::Error);
+    let fatal = problems.iter().any(catalog::Problem::is_fatal);
     if fatal || m.entries.is_empty() {
         let mut report: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
         report.push("annotail: the catalog could not be loaded".into());
@@ -487,21 +494,22 @@ fn run_config(
     threads: usize,
     metrics: &Arc<Metrics>,
     tally: Arc<annotail::metrics::Tally>,
-) -> pipeline::RunConfig {
-    pipeline::RunConfig {
+) -> source::RunConfig {
+    source::RunConfig {
         threads,
-        format: c.format,
         color: c.color,
         width: c.width,
         paths,
-        emit: c.emit,
-        every_event: c.every_event,
+        stage: annotail::stage::Setup {
+            emit: c.emit,
+            every_event: c.every_event,
+            framing: c.framing,
+            metrics: Some(metrics.clone()),
+            tally: Some(tally),
+            incidents: Some(c.incidents.clone()),
+            unknown: c.unknown.clone(),
+        },
         idle: c.idle,
-        framing: c.framing,
-        metrics: Some(metrics.clone()),
-        tally: Some(tally),
-        incidents: Some(c.incidents.clone()),
-        unknown: c.unknown.clone(),
         shape: c.shape.clone(),
     }
 }
@@ -579,7 +587,7 @@ fn summary_on_interrupt(
         if signals.forever().next().is_some() {
             std::thread::sleep(INTERRUPT_GRACE);
             print_summary(&metrics, &printed, Some("interrupted"));
-            std::process::exit(130);
+            std::process::exit(Status::Interrupted.code().into());
         }
     })?;
     Ok(())
@@ -695,7 +703,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
         // Standard output is the output: a filter applies to it as to any sink.
         return match f.min_severity {
             Some(min) => {
-                let mut s = SinkSpec::new("-", format)?;
+                let mut s = SinkSpec::new("-", format).map_err(|e| e.to_string())?;
                 s.shape = shape.clone();
                 s.min_severity = Some(min);
                 Ok(vec![s])
@@ -722,7 +730,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
         .iter()
         .map(|k| {
             let fmt = k.format.unwrap_or(if k.url == "-" { format } else { stream_format });
-            let mut s = SinkSpec::new(&k.url, fmt)?;
+            let mut s = SinkSpec::new(&k.url, fmt).map_err(|e| e.to_string())?;
             s.min_severity = f.min_severity.or(k.min_severity);
             s.headers = k.headers.iter().map(|(a, b)| (a.clone(), b.clone())).collect();
             s.when_full = f.when_full.or(k.when_full).unwrap_or(s.when_full);
@@ -792,35 +800,41 @@ fn absolute(p: &std::path::Path) -> String {
     abs.to_string_lossy().into_owned()
 }
 
-fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
-    let runtime = follow::Runtime::start()?;
-    let want_summary = opts.summary;
-    let mut settings = follow_settings(&opts, &config);
-    // What cannot work is refused before anything starts serving.
-    settings.sinks = match checked_sinks(&opts, &config, settings.format) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
+/// The follow-mode settings from the command line and the config, with everything that cannot
+/// work refused (sinks, their TLS files and directories, sources, globs) before anything starts.
+fn resolve_follow(opts: &Opts, config: &Config) -> Result<follow::Settings, String> {
+    let mut settings = follow_settings(opts, config);
+    settings.sinks = checked_sinks(opts, config, settings.format)?;
     if settings.sources.is_empty() {
-        eprintln!("annotail: --follow needs at least one PATH (or [[sources]] in the config file)");
-        return Ok(ExitCode::from(2));
+        return Err("annotail: --follow needs at least one PATH (or [[sources]] in the config file)".into());
     }
     for s in &settings.sources {
         for p in std::iter::once(&s.pattern).chain(&s.exclude) {
             if let Err(e) = glob::Pattern::new(p) {
-                eprintln!("annotail: {p:?} is not a valid glob: {e}");
-                return Ok(ExitCode::from(2));
+                return Err(format!("annotail: {p:?} is not a valid glob: {e}"));
             }
         }
     }
+    Ok(settings)
+}
+
+fn run_follow(opts: Opts, config: Config) -> anyhow::Result<Status> {
+    let want_summary = opts.summary;
+    // What cannot work is refused before the runtime, the metrics endpoint or a sink starts.
+    let settings = match resolve_follow(&opts, &config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(Status::Refused);
+        }
+    };
+    let mut runtime = follow::Runtime::start()?;
+    let control = runtime.signals().expect("a runtime started with its signal handlers");
     let metrics = match start_metrics(&opts, &config) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{e}");
-            return Ok(ExitCode::from(2));
+            return Ok(Status::Refused);
         }
     };
     if let Some(tail) = followed_tail(&settings.sources) {
@@ -830,7 +844,7 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         Ok(m) => std::sync::Arc::new(m),
         Err(report) => {
             eprintln!("{report}");
-            return Ok(ExitCode::from(2));
+            return Ok(Status::Refused);
         }
     };
     *metrics.unknown.lock().expect("unknown lock") = settings.unknown.clone();
@@ -853,27 +867,27 @@ fn run_follow(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         }
         Ok((std::sync::Arc::new(m), settings))
     });
-    let result = follow::run(runtime, m, settings, reload, metrics.clone());
+    let result = follow::run(runtime, control, m, settings, reload, metrics.clone());
     if want_summary {
         print_summary(&metrics, &AtomicBool::new(false), None);
     }
     match result {
         Ok(outcome) => {
             tracing::info!(?outcome, "stopped");
-            Ok(dead_letter_status(&metrics, ExitCode::SUCCESS))
+            Ok(dead_letter_status(&metrics, Status::Success))
         }
         Err(follow::FollowError::State(e)) => {
             eprintln!("annotail: {e}");
-            Ok(ExitCode::from(2))
+            Ok(Status::Refused)
         }
         Err(e) => {
             eprintln!("annotail: {e}");
-            Ok(ExitCode::from(1))
+            Ok(Status::Failed)
         }
     }
 }
 
-fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
+fn real_main(opts: Opts, config: Config) -> anyhow::Result<Status> {
     match &opts.command {
         Some(Command::Check { catalog, format }) => {
             let format = *format;
@@ -888,7 +902,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
                     eprintln!("{p}");
                 }
                 eprintln!("annotail: no usable record in the catalog");
-                return Ok(ExitCode::from(2));
+                return Ok(Status::Refused);
             }
             let line = if line == "-" {
                 let mut s = String::new();
@@ -899,7 +913,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
                 line.clone()
             };
             print!("{}", check::explain(&m, &line, *trace));
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Status::Success);
         }
         Some(Command::Stats(args)) => {
             // `--against` files are framed as a run would frame them: the config's [input] limits.
@@ -922,24 +936,24 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
-            return Ok(ExitCode::from(2));
+            return Ok(Status::Refused);
         }
     };
     let metrics = match start_metrics(&opts, &config) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{e}");
-            return Ok(ExitCode::from(2));
+            return Ok(Status::Refused);
         }
     };
-    if let Some(head) = pipeline::input_head(&opts.paths) {
+    if let Some(head) = source::input_head(&opts.paths) {
         annotail::matcher::skim::Rarity::learn_from(head);
     }
     let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
         Ok(m) => Arc::new(m),
         Err(report) => {
             eprintln!("{report}");
-            return Ok(ExitCode::from(2));
+            return Ok(Status::Refused);
         }
     };
     let tally = metrics.generation(&m);
@@ -949,12 +963,12 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         summary_on_interrupt(metrics.clone(), printed.clone(), interrupted.clone())?;
     }
     let want_summary = opts.summary;
-    let finish = |code: ExitCode| {
+    let finish = |code: Status| {
         if want_summary {
             let int = interrupted.load(Ordering::SeqCst);
             print_summary(&metrics, &printed, int.then_some("interrupted"));
             if int {
-                return ExitCode::from(130);
+                return Status::Interrupted;
             }
         }
         code
@@ -972,7 +986,7 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
         threads = 1;
     }
     let cfg = run_config(&c, opts.paths, threads, &metrics, tally);
-    let result = pipeline::run(&m, &cfg, &mut writer);
+    let result = source::run(&m, &cfg, &mut writer);
     drop(writer);
     // Freeing the compiled catalog takes longer than the OS needs to reclaim it.
     std::mem::forget(m);
@@ -989,32 +1003,32 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<ExitCode> {
                 truncated_lines = totals.truncated_lines,
                 "done"
             );
-            Ok(finish(ExitCode::SUCCESS))
+            Ok(finish(Status::Success))
         }
         Err(e) => {
             eprintln!("annotail: {e}");
-            Ok(finish(ExitCode::from(1)))
+            Ok(finish(Status::Failed))
         }
     }
 }
 
-fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: framing::Limits) -> ExitCode {
+fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: framing::Limits) -> Status {
     use annotail::discover::{self, DiscoverFormat};
-    if let Some(head) = pipeline::input_head(&args.files) {
+    if let Some(head) = source::input_head(&args.files) {
         annotail::matcher::skim::Rarity::learn_from(head);
     }
     let m = match load_for_run(catalog) {
         Ok(m) => m,
         Err(report) => {
             eprintln!("{report}");
-            return ExitCode::from(2);
+            return Status::Refused;
         }
     };
     let reports = match discover::discover(&m, args, limits) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("annotail: {e}");
-            return ExitCode::from(1);
+            return Status::Failed;
         }
     };
     std::mem::forget(m);
@@ -1046,18 +1060,18 @@ fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: fr
         }
     }
     match std::io::Write::write_all(&mut out, text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Ok(()) => Status::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Status::Success,
         Err(e) => {
             eprintln!("annotail: cannot write the report: {e}");
-            ExitCode::from(1)
+            Status::Failed
         }
     }
 }
 
 /// Exit status 1 when a receiver refused events (parked in dead-letter files): a run that could
 /// not deliver everything does not end as if it had.
-fn dead_letter_status(metrics: &Metrics, ok: ExitCode) -> ExitCode {
+fn dead_letter_status(metrics: &Metrics, ok: Status) -> Status {
     let n = metrics.dead_lettered.load(Ordering::Relaxed);
     let rejected = metrics.rejected.load(Ordering::Relaxed);
     if n == 0 && rejected == 0 {
@@ -1071,7 +1085,7 @@ fn dead_letter_status(metrics: &Metrics, ok: ExitCode) -> ExitCode {
             "annotail: {rejected} record(s) rejected by an OTLP receiver (partial success; its reasons are in the log)"
         );
     }
-    ExitCode::from(1)
+    Status::Failed
 }
 
 /// Standard input or files read to their end, delivered to `--output` sinks.
@@ -1082,7 +1096,7 @@ fn run_to_sinks(
     sinks: Vec<annotail::sink::SinkSpec>,
     metrics: Arc<Metrics>,
     tally: Arc<annotail::metrics::Tally>,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<Status> {
     let c = common(&opts, &config);
     *metrics.unknown.lock().expect("unknown lock") = c.unknown.clone();
     let deadline = opts
@@ -1092,17 +1106,17 @@ fn run_to_sinks(
         .unwrap_or(Duration::from_secs(10));
     let cfg = run_config(&c, opts.paths, 1, &metrics, tally);
     let (result, delivered) =
-        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics.clone(), |w| pipeline::run(&m, &cfg, w))?;
+        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics.clone(), |w| source::run(&m, &cfg, w))?;
     std::mem::forget(m);
     match result {
-        Ok(_) if delivered => Ok(dead_letter_status(&metrics, ExitCode::SUCCESS)),
+        Ok(_) if delivered => Ok(dead_letter_status(&metrics, Status::Success)),
         Ok(_) => {
             eprintln!("annotail: some events could not be delivered before the deadline");
-            Ok(ExitCode::from(1))
+            Ok(Status::Failed)
         }
         Err(e) => {
             eprintln!("annotail: {e}");
-            Ok(ExitCode::from(1))
+            Ok(Status::Failed)
         }
     }
 }
@@ -1134,7 +1148,7 @@ fn config_problems(opts: &Opts, config: &Config, file: &std::path::Path) -> Vec<
     out
 }
 
-fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalog::Problem>) -> ExitCode {
+fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalog::Problem>) -> Status {
     let (m, mut problems, read, left_out) = load_naming_left_out(paths);
     problems.extend(check::compile_all(&m));
     problems.extend(config_problems);
@@ -1180,5 +1194,5 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
             println!("{v}");
         }
     }
-    if errors > 0 || m.entries.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS }
+    if errors > 0 || m.entries.is_empty() { Status::Refused } else { Status::Success }
 }

@@ -1,7 +1,7 @@
 //! `annotail report`: one self-contained HTML page about the known errors in some logs, for the
 //! people who look at an incident afterwards or attach it to a ticket.
 //!
-//! Owns the aggregation and the page. The inputs go through [`pipeline::run`] (files or standard
+//! Owns the aggregation and the page. The inputs go through [`source::run`] (files or standard
 //! input, every layout a run reads) with every event passed to a [`Collector`], a [`Writer`] that
 //! only counts: per time bucket, severity and pod/container; per record (first and last seen,
 //! distinct captured values); per chain (a primary match and each record it also matched). The
@@ -28,17 +28,17 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use crate::status::Status;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::catalog::Problem;
-use crate::event::{Annotated, Format, Writer};
+use crate::event::{Annotated, Flow, Writer};
 use crate::framing;
 use crate::matcher::Matcher;
-use crate::pipeline;
+use crate::source;
 
 /// The options of `annotail report` (its `--help` text is these doc comments).
 #[derive(Debug, Clone, clap::Args)]
@@ -66,17 +66,17 @@ pub enum ReportError {
     Input { path: PathBuf, source: io::Error },
     /// Reading failed part-way (the pipeline's diagnostics on standard error name the input).
     #[error("reading the input failed: {source}")]
-    InputRun { source: pipeline::RunError },
+    InputRun { source: source::RunError },
     #[error("cannot write {}: {source}", path.display())]
     Output { path: PathBuf, source: io::Error },
 }
 
 impl ReportError {
     /// 1 when the output cannot be written; 2 for the catalog and the inputs (nothing written).
-    pub fn exit_status(&self) -> u8 {
+    pub fn exit_status(&self) -> Status {
         match self {
-            ReportError::Output { .. } => 1,
-            _ => 2,
+            ReportError::Output { .. } => Status::Failed,
+            _ => Status::Refused,
         }
     }
 }
@@ -124,7 +124,7 @@ const EXAMPLE_BYTES: usize = 400;
 
 /// `annotail report`, as `main` runs it: `catalog` is the catalog paths after the config file
 /// is taken into account. Writes the page; a one-line summary on standard error.
-pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> ExitCode {
+pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Status {
     match run(args, catalog, limits) {
         Ok(s) => {
             eprintln!(
@@ -134,11 +134,11 @@ pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Exi
                 s.unknown,
                 s.untimed
             );
-            ExitCode::SUCCESS
+            Status::Success
         }
         Err(e) => {
             eprintln!("annotail: {e}");
-            ExitCode::from(e.exit_status())
+            e.exit_status()
         }
     }
 }
@@ -156,21 +156,19 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
     let inputs: Vec<PathBuf> = if args.files.is_empty() { vec![PathBuf::from("-")] } else { args.files.clone() };
     // Fail on an unreadable file before any work, naming it.
     for p in &inputs {
-        crate::pipeline::check_input(p).map_err(|source| ReportError::Input { path: p.to_owned(), source })?;
+        crate::source::check_input(p).map_err(|source| ReportError::Input { path: p.to_owned(), source })?;
     }
-    if let Some(head) = pipeline::input_head(&inputs) {
+    if let Some(head) = source::input_head(&inputs) {
         crate::matcher::skim::Rarity::learn_from(head);
     }
     let m = load(catalog)?;
     let mut c = Collector::new(&m);
-    let cfg = pipeline::RunConfig {
-        // Unknown ERROR/WARN events are counted and clustered too: lines at those levels are
-        // framed without a prefilter hit (as `--unknown warn` does), the rest only when a
-        // record's literal is in them.
-        unknown: Some(crate::unknown::Shared::new(crate::unknown::Levels::Warn, UNKNOWN_CAP)),
-        ..pipeline::RunConfig::collecting(inputs.clone(), limits)
-    };
-    let (_, totals) = pipeline::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
+    let mut cfg = source::RunConfig::collecting(inputs.clone(), limits);
+    // Unknown ERROR/WARN events are counted and clustered too: lines at those levels are framed
+    // without a prefilter hit (as `--unknown warn` does), the rest only when a record's literal
+    // is in them.
+    cfg.stage.unknown = Some(crate::unknown::Shared::new(crate::unknown::Levels::Warn, UNKNOWN_CAP));
+    let (_, totals) = source::run(&m, &cfg, &mut c).map_err(|source| ReportError::InputRun { source })?;
     let written = Written { known: c.known, unknown: c.unknown.iter().sum(), untimed: c.untimed.values().sum() };
     let names: Vec<String> =
         inputs.iter().map(|p| if p.as_os_str() == "-" { "stdin".into() } else { p.display().to_string() }).collect();
@@ -187,7 +185,7 @@ pub fn run(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Result<
 fn load(paths: &[PathBuf]) -> Result<Matcher, ReportError> {
     crate::matcher::warm_up();
     let (m, problems) = Matcher::new(crate::catalog::load(paths), crate::matcher::Limits::default());
-    let fatal = problems.iter().any(|p| p.line == 0 && p.level == crate::catalog::Level::Error);
+    let fatal = problems.iter().any(crate::catalog::Problem::is_fatal);
     if fatal || m.entries.is_empty() {
         return Err(ReportError::Catalog { problems });
     }
@@ -723,12 +721,7 @@ fn series(group: u32, category: u32) -> u32 {
 }
 
 impl Writer for Collector<'_> {
-    fn format(&self) -> Format {
-        // Not pretty: the annotator would echo unmatched events through `raw`.
-        Format::Json
-    }
-
-    fn write(&mut self, ev: &Annotated<'_>) {
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
         self.events += 1;
         let category = match ev.found.first() {
             Some(f) => {
@@ -744,7 +737,7 @@ impl Writer for Collector<'_> {
                     self.unknown[1] += 1;
                     UNKNOWN_WARN.to_owned()
                 }
-                _ => return,
+                _ => return Flow::Go,
             },
         };
         // `@timestamp` falls back to `observed` (the same string) when the line has none.
@@ -784,7 +777,7 @@ impl Writer for Collector<'_> {
                 }
             }
         }
-        let Some(first) = ev.found.first() else { return };
+        let Some(first) = ev.found.first() else { return Flow::Go };
         let input = self.input(ev);
         let seen =
             Seen { input, line: ev.source.line, timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()) };
@@ -822,11 +815,8 @@ impl Writer for Collector<'_> {
                 self.chains_dropped += 1;
             }
         }
+        Flow::Go
     }
-
-    fn raw(&mut self, _bytes: &[u8]) {}
-
-    fn rendered(&mut self, _bytes: &[u8]) {}
 
     fn flush(&mut self) {}
 

@@ -9,7 +9,7 @@
 //!    one log. A record B ≠ A confirmed on A's sample is an overlap pair (A, B); a record not
 //!    confirmed on its own sample is a *self mismatch*: its regex and its template disagree.
 //!    Records without a template have no sample and are only counted.
-//! 2. **Matches.** With `--against FILE`, the files go through [`pipeline::run`] (any layout the
+//! 2. **Matches.** With `--against FILE`, the files go through [`source::run`] (any layout the
 //!    daemon reads) into a counting [`Writer`]; every record confirmed in an event counts one
 //!    match (and one primary match when it ranks first). Records with no match are reported.
 //! 3. **Cost.** For each event the writer receives, the event's haystacks are scanned by the
@@ -28,18 +28,19 @@
 use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::status::Status;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::annotate::{Annotator, Emit, SourceMeta};
+use crate::annotate::SourceMeta;
+use crate::stage::{Setup, Stage};
 use crate::catalog::template::{self, Part};
 use crate::catalog::{self, Level, Problem};
-use crate::event::{Annotated, Format, Writer};
-use crate::framing::{self, Framer};
+use crate::event::{Annotated, Flow, Writer};
+use crate::framing;
 use crate::matcher::{Limits, Matcher, Scratch};
-use crate::pipeline;
+use crate::source;
 
 /// The options of `annotail stats` (its `--help` text is these doc comments).
 #[derive(Debug, Clone, clap::Args)]
@@ -80,7 +81,7 @@ pub enum StatsError {
     Against { path: PathBuf, source: io::Error },
     /// Reading failed part-way (the pipeline's diagnostics on standard error say how).
     #[error("cannot read --against file {}: {source}", path.display())]
-    AgainstRun { path: PathBuf, source: pipeline::RunError },
+    AgainstRun { path: PathBuf, source: source::RunError },
 }
 
 /// Timestamp of every sample line: any valid one would do.
@@ -182,7 +183,7 @@ pub fn load(paths: &[PathBuf]) -> Result<(Matcher, Vec<Problem>, usize), StatsEr
     let cat = catalog::load(paths);
     let read = cat.read;
     let (m, problems) = Matcher::new(cat, Limits::default());
-    let fatal = problems.iter().any(|p| p.line == 0 && p.level == Level::Error);
+    let fatal = problems.iter().any(catalog::Problem::is_fatal);
     if fatal || m.entries.is_empty() {
         return Err(StatsError::Catalog { problems });
     }
@@ -203,7 +204,7 @@ pub fn report(
 ) -> Result<Report, StatsError> {
     // Fail on an unreadable file before any work, naming it.
     for p in against {
-        crate::pipeline::check_input(p).map_err(|source| StatsError::Against { path: p.to_owned(), source })?;
+        crate::source::check_input(p).map_err(|source| StatsError::Against { path: p.to_owned(), source })?;
     }
     warm(m);
     let timed_over = if against.is_empty() { "samples" } else { "against" };
@@ -281,10 +282,9 @@ fn sample_pass(m: &Matcher, timed: bool) -> SamplePass {
     let (samples, owners) = samples(m);
     let mut rec = Recorder::new(m, timed, true);
     {
-        let mut ann = Annotator::new(m, Emit::All, &mut rec, SourceMeta::stdin());
-        let mut fr = Framer::new(m, framing::Limits::default(), true);
-        fr.feed(samples.text.as_bytes(), &mut ann);
-        fr.finish(&mut ann);
+        let mut stage = Stage::new(m, &Setup::every_event(), &mut rec, SourceMeta::stdin());
+        stage.feed(samples.text.as_bytes(), std::time::SystemTime::now());
+        stage.finish();
     }
     // Which records each sample confirmed: a sample is one event, unless a line of its message
     // looks like the start of another; then the sample is the union of its events.
@@ -330,18 +330,13 @@ fn against_pass<'m>(
     let mut rec = Recorder::new(m, true, false);
     let mut a = Against { files: Vec::new(), lines: 0, bytes: 0, matched_events: 0 };
     for p in files {
-        let cfg = pipeline::RunConfig {
-            // Repeats are decided per file, with the default window and key. (`collecting` frames
-            // sparsely: only events with a prefilter hit can have a candidate.)
-            incidents: Some(std::sync::Arc::new(crate::repeat::Incidents::new(
-                Default::default(),
-                crate::repeat::DEFAULT_WINDOW,
-                true,
-            ))),
-            ..pipeline::RunConfig::collecting(vec![p.clone()], limits)
-        };
+        let mut cfg = source::RunConfig::collecting(vec![p.clone()], limits);
+        // Repeats are decided per file, with the default window and key. (`collecting` frames
+        // sparsely: only events with a prefilter hit can have a candidate.)
+        cfg.stage.incidents =
+            Some(std::sync::Arc::new(crate::repeat::Incidents::new(Default::default(), crate::repeat::DEFAULT_WINDOW, true)));
         let (_, totals) =
-            pipeline::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;
+            source::run(m, &cfg, &mut rec).map_err(|source| StatsError::AgainstRun { path: p.clone(), source })?;
         a.lines += totals.lines;
         a.bytes += totals.bytes;
         a.matched_events += totals.counters.matched;
@@ -526,12 +521,7 @@ impl<'m> Recorder<'m> {
 }
 
 impl Writer for Recorder<'_> {
-    fn format(&self) -> Format {
-        // Not pretty: the annotator would echo unmatched events through `raw`.
-        Format::Json
-    }
-
-    fn write(&mut self, ev: &Annotated<'_>) {
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
         for (i, f) in ev.found.iter().enumerate() {
             self.matches[f.entry as usize] += 1;
             if ev.seen.get(i) == Some(&crate::repeat::Seen::First) {
@@ -547,11 +537,8 @@ impl Writer for Recorder<'_> {
         if let Some(events) = &mut self.events {
             events.push((ev.source.line, ev.found.iter().map(|f| f.entry).collect()));
         }
+        Flow::Go
     }
-
-    fn raw(&mut self, _bytes: &[u8]) {}
-
-    fn rendered(&mut self, _bytes: &[u8]) {}
 
     fn flush(&mut self) {}
 
@@ -632,7 +619,7 @@ impl Report {
 /// `annotail stats`, as `main` runs it: `catalog` is the catalog paths after the config file is
 /// taken into account. Prints the report on standard output, errors on standard error; exit
 /// status 0, or 2 when the catalog or an `--against` file cannot be read.
-pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> ExitCode {
+pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Status {
     let started = Instant::now();
     let result = load(catalog).and_then(|(m, problems, read)| {
         let r = report(&m, &problems, read, &args.against, args.top, started, limits);
@@ -646,18 +633,18 @@ pub fn command(args: &Args, catalog: &[PathBuf], limits: framing::Limits) -> Exi
                 ReportFormat::Text => print!("{}", r.text()),
                 ReportFormat::Json => println!("{}", serde_json::to_string(&r).expect("a report serialises")),
             }
-            ExitCode::SUCCESS
+            Status::Success
         }
         Err(StatsError::Catalog { problems }) => {
             for p in &problems {
                 eprintln!("{p}");
             }
             eprintln!("annotail: the catalog could not be loaded");
-            ExitCode::from(2)
+            Status::Refused
         }
         Err(e) => {
             eprintln!("annotail: {e}");
-            ExitCode::from(2)
+            Status::Refused
         }
     }
 }

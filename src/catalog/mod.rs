@@ -363,6 +363,12 @@ impl Problem {
     pub fn new(level: Level, origin: &Origin, id: Option<&str>, kind: ProblemKind, message: String) -> Self {
         Problem { level, file: origin.file.clone(), line: origin.line, id: id.map(str::to_owned), kind, message }
     }
+
+    /// A catalog path that cannot be read at all (not one bad record): a run would have fewer
+    /// records than it was asked for, so it does not start.
+    pub fn is_fatal(&self) -> bool {
+        self.level == Level::Error && self.kind == ProblemKind::Io
+    }
 }
 
 impl fmt::Display for Problem {

@@ -79,13 +79,7 @@ pub fn argument_names(
     start: u64,
     line: u64,
 ) -> Option<Vec<Option<String>>> {
-    let specs: Vec<&str> = parts
-        .iter()
-        .filter_map(|p| match p {
-            Part::Ph { spec, .. } => Some(spec.as_str()),
-            Part::Lit(_) => None,
-        })
-        .collect();
+    let specs = super::template::placeholder_specs(parts);
     let positional = |s: &str| {
         let n = s.split(':').next().unwrap_or("").trim();
         n.is_empty() || n.bytes().all(|b| b.is_ascii_digit())

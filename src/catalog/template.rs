@@ -69,6 +69,17 @@ fn placeholder_name(spec: &str, n: usize) -> String {
 }
 
 /// Capture names of a template in placeholder order.
+/// The format specs of the placeholders (`""`, `:?`, `0`, `name:#?`), in order.
+pub fn placeholder_specs(parts: &[Part]) -> Vec<&str> {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Ph { spec, .. } => Some(spec.as_str()),
+            Part::Lit(_) => None,
+        })
+        .collect()
+}
+
 pub fn capture_names(parts: &[Part]) -> Vec<String> {
     parts
         .iter()

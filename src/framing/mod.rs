@@ -180,13 +180,7 @@ impl<'m> Framer<'m> {
                 }
                 Some(nl) => {
                     self.push_carry(&data[..nl]);
-                    let mut line = std::mem::take(&mut self.carry);
-                    let truncated = std::mem::replace(&mut self.carry_truncated, false);
-                    let start = self.carry_start;
-                    line.push(b'\n');
-                    self.block(&line, start, truncated, sink);
-                    line.clear();
-                    self.carry = line;
+                    self.end_carry(sink);
                     self.offset += nl as u64 + 1;
                     data = &data[nl + 1..];
                 }
@@ -260,14 +254,19 @@ impl<'m> Framer<'m> {
     /// start a new line). The event it belongs to stays open.
     pub fn end_partial_line(&mut self, sink: &mut dyn EventSink) {
         if self.has_partial_line() {
-            let mut line = std::mem::take(&mut self.carry);
-            let truncated = std::mem::replace(&mut self.carry_truncated, false);
-            let start = self.carry_start;
-            line.push(b'\n');
-            self.block(&line, start, truncated, sink);
-            line.clear();
-            self.carry = line;
+            self.end_carry(sink);
         }
+    }
+
+    /// The held line is complete: frame it as a line of its own; its buffer is kept for reuse.
+    fn end_carry(&mut self, sink: &mut dyn EventSink) {
+        let mut line = std::mem::take(&mut self.carry);
+        let truncated = std::mem::replace(&mut self.carry_truncated, false);
+        let start = self.carry_start;
+        line.push(b'\n');
+        self.block(&line, start, truncated, sink);
+        line.clear();
+        self.carry = line;
     }
 
     /// End of input: the unfinished last line is a line; complete everything.

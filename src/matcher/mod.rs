@@ -265,10 +265,10 @@ impl Entry {
     }
 
     /// Compile every form now, for `check`.
-    pub fn compile_now(&self) -> Result<(), String> {
-        self.build(&self.forms.regex).map_err(|e| e.to_string())?;
+    pub fn compile_now(&self) -> Result<(), regex::Error> {
+        self.build(&self.forms.regex)?;
         if let Some(p) = &self.forms.absent {
-            self.build(p).map_err(|e| e.to_string())?;
+            self.build(p)?;
         }
         Ok(())
     }
@@ -1032,13 +1032,7 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
 /// `{:#?}` prints a value over several lines: its group may match line breaks.
 fn multiline_groups(base: &str, parts: Option<&[Part]>) -> String {
     let Some(parts) = parts else { return base.to_owned() };
-    let specs: Vec<&str> = parts
-        .iter()
-        .filter_map(|p| match p {
-            Part::Ph { spec, .. } => Some(spec.as_str()),
-            Part::Lit(_) => None,
-        })
-        .collect();
+    let specs = crate::catalog::template::placeholder_specs(parts);
     const G: &str = "(.+?)";
     if !specs.iter().any(|s| s.contains("#?")) || base.matches(G).count() != specs.len() {
         return base.to_owned();

@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, mpsc};
 
-use crate::event::{Format, Shape, Style};
+use crate::event::{Flow, Format, Shape, Style};
 use crate::metrics::{Metrics, SinkMetrics};
 pub use render::{MultiWriter, Rendered, Severity};
 
@@ -45,36 +45,58 @@ pub enum Target {
     Otlp(String),
 }
 
+/// Why an output URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    #[error("{url:?}: expected HOST:PORT after the scheme")]
+    HostPort { url: String },
+    #[error("{url:?}: no path")]
+    NoPath { url: String },
+    #[error("{url:?}: no host")]
+    NoHost { url: String },
+    #[error("{url:?}: {cause}")]
+    Url { url: String, cause: String },
+    #[error("{url:?}: use otlp+http://HOST:PORT[/PATH] or otlp+https://...")]
+    OtlpScheme { url: String },
+    #[error(
+        "{url:?}: unknown output; use -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT, http(s)://..., otlp+http(s)://HOST:PORT[/v1/logs]"
+    )]
+    Unknown { url: String },
+}
+
 impl Target {
     /// Parse an output URL.
-    pub fn parse(url: &str) -> Result<Target, String> {
-        let host_port = |rest: &str| -> Result<String, String> {
+    pub fn parse(url: &str) -> Result<Target, TargetError> {
+        let owned = || url.to_owned();
+        let host_port = |rest: &str| -> Result<String, TargetError> {
             let rest = rest.trim_end_matches('/');
             match rest.rsplit_once(':') {
                 Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok() => Ok(rest.to_owned()),
-                _ => Err(format!("{url:?}: expected HOST:PORT after the scheme")),
+                _ => Err(TargetError::HostPort { url: owned() }),
             }
         };
+        let path = |p: &str| if p.is_empty() { Err(TargetError::NoPath { url: owned() }) } else { Ok(PathBuf::from(p)) };
+        let parsed = |u: &str| reqwest::Url::parse(u).map_err(|e| TargetError::Url { url: owned(), cause: e.to_string() });
         if url == "-" {
             Ok(Target::Stdout)
         } else if let Some(p) = url.strip_prefix("file:") {
-            if p.is_empty() { Err(format!("{url:?}: no path")) } else { Ok(Target::File(p.into())) }
+            path(p).map(Target::File)
         } else if let Some(r) = url.strip_prefix("tcp://") {
             host_port(r).map(Target::Tcp)
         } else if let Some(r) = url.strip_prefix("syslog+tcp://") {
             host_port(r).map(Target::SyslogTcp)
         } else if let Some(p) = url.strip_prefix("unix:") {
-            if p.is_empty() { Err(format!("{url:?}: no path")) } else { Ok(Target::Unix(p.into())) }
+            path(p).map(Target::Unix)
         } else if url.starts_with("http://") || url.starts_with("https://") {
-            reqwest::Url::parse(url).map_err(|e| format!("{url:?}: {e}"))?;
+            parsed(url)?;
             Ok(Target::Http(url.to_owned()))
         } else if let Some(rest) = url.strip_prefix("otlp+") {
             if !(rest.starts_with("http://") || rest.starts_with("https://")) {
-                return Err(format!("{url:?}: use otlp+http://HOST:PORT[/PATH] or otlp+https://..."));
+                return Err(TargetError::OtlpScheme { url: owned() });
             }
-            let mut u = reqwest::Url::parse(rest).map_err(|e| format!("{url:?}: {e}"))?;
+            let mut u = parsed(rest)?;
             if u.host_str().is_none_or(str::is_empty) {
-                return Err(format!("{url:?}: no host"));
+                return Err(TargetError::NoHost { url: owned() });
             }
             // The OTLP/HTTP default path: a collector's endpoint is usually given as HOST:PORT.
             if u.path() == "/" || u.path().is_empty() {
@@ -82,9 +104,7 @@ impl Target {
             }
             Ok(Target::Otlp(u.to_string()))
         } else {
-            Err(format!(
-                "{url:?}: unknown output; use -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT, http(s)://..., otlp+http(s)://HOST:PORT[/v1/logs]"
-            ))
+            Err(TargetError::Unknown { url: owned() })
         }
     }
 }
@@ -246,7 +266,7 @@ pub struct SinkSpec {
 
 impl SinkSpec {
     /// A sink for `url`: an `otlp+` one renders OTLP records whatever `format` says.
-    pub fn new(url: &str, format: Format) -> Result<SinkSpec, String> {
+    pub fn new(url: &str, format: Format) -> Result<SinkSpec, TargetError> {
         let target = Target::parse(url)?;
         let otlp = matches!(target, Target::Otlp(_));
         Ok(SinkSpec {
@@ -562,20 +582,19 @@ pub struct SinkWriter {
 }
 
 impl crate::event::Writer for SinkWriter {
-    fn format(&self) -> Format {
-        self.multi.format()
+    fn echoes_lines(&self) -> bool {
+        self.multi.echoes_lines()
     }
-    fn write(&mut self, ev: &crate::event::Annotated<'_>) {
-        self.multi.write(ev);
+    fn annotated(&mut self, ev: &crate::event::Annotated<'_>) -> Flow {
+        self.multi.annotated(ev);
         if self.multi.out.bytes() >= 256 << 10 {
             self.flush();
         }
+        Flow::after(&self.err)
     }
-    fn raw(&mut self, bytes: &[u8]) {
-        self.multi.raw(bytes);
-    }
-    fn rendered(&mut self, _bytes: &[u8]) {
-        unreachable!("sinks read files with one thread");
+    fn unmatched(&mut self, bytes: &[u8]) -> Flow {
+        self.multi.unmatched(bytes);
+        Flow::after(&self.err)
     }
     fn flush(&mut self) {
         if self.multi.out.is_empty() {

@@ -3,7 +3,7 @@
 //! without parsing what was rendered.
 
 pub use crate::catalog::Severity;
-use crate::event::{Annotated, Format, OutWriter, Style, Writer};
+use crate::event::{Annotated, Flow, Format, OutWriter, Style, Writer};
 
 /// Events of a batch, rendered in each needed format.
 #[derive(Debug, Default)]
@@ -123,12 +123,11 @@ impl MultiWriter {
 }
 
 impl Writer for MultiWriter {
-    fn format(&self) -> Format {
-        // Pretty output wants every event; the annotator asks through this.
-        if self.writers.iter().any(|w| w.format() == Format::Pretty) { Format::Pretty } else { Format::Json }
+    fn echoes_lines(&self) -> bool {
+        self.writers.iter().any(|w| w.echoes_lines())
     }
 
-    fn write(&mut self, ev: &Annotated<'_>) {
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
         let severity = ev
             .found
             .first()
@@ -138,7 +137,7 @@ impl Writer for MultiWriter {
         let only_pretty = severity == Severity::None && !self.all;
         for w in &mut self.writers {
             if !only_pretty || w.format() == Format::Pretty {
-                w.write(ev);
+                w.annotated(ev);
             }
         }
         if self.keep_meta {
@@ -150,22 +149,21 @@ impl Writer for MultiWriter {
         }
         // `write_pretty` starts with the event's lines and a line break.
         self.close_event(severity, only_pretty, ev.raw.len() + 1);
+        // In-memory writers never fail: whether to go on is the sinks' to say.
+        Flow::Go
     }
 
-    fn raw(&mut self, bytes: &[u8]) {
+    fn unmatched(&mut self, bytes: &[u8]) -> Flow {
         for w in &mut self.writers {
             if w.format() == Format::Pretty {
-                w.raw(bytes);
+                w.unmatched(bytes);
             }
         }
         if self.keep_meta {
             self.out.meta.push(EventMeta { parts: None, timestamp: "".into(), event_id: None });
         }
         self.close_event(Severity::None, true, bytes.len() + 1);
-    }
-
-    fn rendered(&mut self, _bytes: &[u8]) {
-        unreachable!("a MultiWriter is not fed pre-rendered output");
+        Flow::Go
     }
 
     fn flush(&mut self) {}

@@ -35,10 +35,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::annotate::{Annotator, Emit, SourceMeta};
+use crate::annotate::{Emit, SourceMeta};
+use crate::stage::Stage;
 use crate::config::{StartAt, WatchMode};
 use crate::event::Format;
-use crate::framing::{self, Framer};
+use crate::framing;
 use crate::matcher::Matcher;
 use crate::metrics::{Metrics, PathLabel, ResultLabel, SourceMetrics, Tally};
 use crate::counts::Totals;
@@ -169,7 +170,17 @@ impl Batch {
 /// so that a SIGHUP or SIGTERM sent during start-up is handled, not fatal.
 pub struct Runtime {
     rt: tokio::runtime::Runtime,
-    signals: Signals,
+    signals: Option<Signals>,
+}
+
+/// What stops a followed run and asks it to reload: the process's signals
+/// ([`Runtime::signals`]), or a caller's own — tests drive the daemon in-process this way.
+pub struct Control {
+    /// Resolves when the run should stop: nothing more is read, what was read is delivered
+    /// (within `shutdown_timeout`) and checkpointed.
+    pub shutdown: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    /// Each message asks for a reload of the catalog and config, and reopens output files.
+    pub reload: tokio::sync::mpsc::UnboundedReceiver<()>,
 }
 
 struct Signals {
@@ -179,35 +190,66 @@ struct Signals {
 }
 
 impl Runtime {
+    /// The runtime with SIGTERM, SIGINT and SIGHUP handlers installed (see [`Runtime::signals`]).
     pub fn start() -> Result<Runtime, FollowError> {
         use tokio::signal::unix::{SignalKind, signal};
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("annotail-io")
-            .enable_all()
-            .build()
-            .map_err(FollowError::Start)?;
-        let signals = rt.block_on(async {
+        let mut rt = Runtime::without_signals()?;
+        let signals = rt.rt.block_on(async {
             Ok::<_, std::io::Error>(Signals {
                 term: signal(SignalKind::terminate())?,
                 int: signal(SignalKind::interrupt())?,
                 hup: signal(SignalKind::hangup())?,
             })
         });
-        Ok(Runtime { rt, signals: signals.map_err(FollowError::Start)? })
+        rt.signals = Some(signals.map_err(FollowError::Start)?);
+        Ok(rt)
+    }
+
+    /// The runtime alone: the run is stopped and reloaded by its caller's [`Control`].
+    pub fn without_signals() -> Result<Runtime, FollowError> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("annotail-io")
+            .enable_all()
+            .build()
+            .map_err(FollowError::Start)?;
+        Ok(Runtime { rt, signals: None })
+    }
+
+    /// The process's signals as a [`Control`]: SIGTERM or SIGINT stops, SIGHUP reloads. `None`
+    /// for a runtime made [without signals](Runtime::without_signals), or the second time.
+    pub fn signals(&mut self) -> Option<Control> {
+        let Signals { mut term, mut int, mut hup } = self.signals.take()?;
+        let (tx, reload) = tokio::sync::mpsc::unbounded_channel();
+        self.rt.spawn(async move {
+            while hup.recv().await.is_some() {
+                tracing::info!("SIGHUP: reloading catalog and config, reopening output files");
+                if tx.send(()).is_err() {
+                    break;
+                }
+            }
+        });
+        let shutdown = Box::pin(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        });
+        Some(Control { shutdown, reload })
     }
 }
 
-/// Follow until a signal stops it. `matcher` and `settings` are the initial ones; `reload` is
-/// called on SIGHUP.
+/// Follow until `control` stops it. `matcher` and `settings` are the initial ones; `reload` is
+/// called when `control` asks for a reload (SIGHUP) or the catalog or config changes.
 pub fn run(
     runtime: Runtime,
+    control: Control,
     matcher: Arc<Matcher>,
     settings: Settings,
     reload: Reloader,
     metrics: Arc<Metrics>,
 ) -> Result<Outcome, FollowError> {
-    let Runtime { rt, signals } = runtime;
+    let rt = runtime.rt;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
     let mut settings = settings;
@@ -245,7 +287,7 @@ pub fn run(
     };
     let lock_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let outcome = rt.block_on(supervise(
-        signals,
+        control,
         settings.clone(),
         store.clone(),
         batch_rx,
@@ -278,7 +320,7 @@ pub fn run(
 /// The tokio side: signals, the fan-out to the sinks, checkpoint marks applied as batches are
 /// acknowledged, the checkpoint saver, the shutdown deadline.
 async fn supervise(
-    mut signals: Signals,
+    mut control: Control,
     settings: Settings,
     store: Arc<Mutex<Store>>,
     mut batch_rx: tokio::sync::mpsc::Receiver<Batch>,
@@ -318,10 +360,8 @@ async fn supervise(
     let mut reader_done = false;
     'run: loop {
         tokio::select! {
-            _ = signals.term.recv() => break 'run,
-            _ = signals.int.recv() => break 'run,
-            _ = signals.hup.recv() => {
-                tracing::info!("SIGHUP: reloading catalog and config, reopening output files");
+            _ = &mut control.shutdown => break 'run,
+            Some(()) = control.reload.recv() => {
                 let _ = wake.send(Wake::Reload);
                 reopen_tx.send_modify(|n| *n += 1);
             }
@@ -340,8 +380,7 @@ async fn supervise(
                 tokio::pin!(send);
                 let seq = tokio::select! {
                     seq = &mut send => seq,
-                    _ = signals.term.recv() => break 'run,
-                    _ = signals.int.recv() => break 'run,
+                    _ = &mut control.shutdown => break 'run,
                 };
                 marks.push_back((seq, b.marks, events));
             }
@@ -477,10 +516,9 @@ struct Waiting {
     mtime: SystemTime,
 }
 
-/// A file's framer and annotator for the current matcher.
+/// A file's core stage for the current matcher.
 struct Live<'m> {
-    framer: Framer<'m>,
-    ann: Annotator<'m, MultiWriter>,
+    stage: Stage<'m, MultiWriter>,
     /// Counts already added to the metrics.
     reported: Totals,
 }
@@ -488,7 +526,7 @@ struct Live<'m> {
 impl Live<'_> {
     /// Add what was read and seen since the last report to the metrics.
     fn report(&mut self, metrics: &Metrics, t: &mut Tracked) {
-        let now = crate::pipeline::totals_of(&self.framer, &self.ann);
+        let now = self.stage.totals();
         let mut d = now - self.reported;
         // Only bytes and lines past what was ever counted for this file.
         let (bytes, lines) = (t.start.0 + now.bytes, t.start.1 + now.lines);
@@ -676,7 +714,7 @@ impl Reader {
                         for (key, mut l) in live.drain() {
                             let t = self.files.get_mut(&key).expect("live files are tracked");
                             l.report(&self.metrics, t);
-                            let pending = l.framer.pending();
+                            let pending = l.stage.framer().pending();
                             t.read_pos = pending.0;
                             t.start = pending;
                         }
@@ -1014,7 +1052,7 @@ impl Reader {
         let shorter_copy = self.files.values().any(|t| {
             (t.dev, t.ino) != id
                 && same_head(&t.head, head)
-                && size < live.get(&t.key).map_or(t.start, |l| l.framer.pending()).0
+                && size < live.get(&t.key).map_or(t.start, |l| l.stage.framer().pending()).0
         }) || self.truncated.iter().any(|(h, pos, _, _)| same_head(h, head) && size < pos.0);
         if !shorter_copy {
             return false;
@@ -1135,7 +1173,7 @@ impl Reader {
             if (t.dev, t.ino) == (w.dev, w.ino) || !same_head(&t.head, head) {
                 continue;
             }
-            let pending = live.get(&t.key).map_or(t.start, |l| l.framer.pending());
+            let pending = live.get(&t.key).map_or(t.start, |l| l.stage.framer().pending());
             if size < pending.0 {
                 continue;
             }
@@ -1175,9 +1213,9 @@ impl Reader {
         self.by_inode.remove(&(t.dev, t.ino));
         let pos = match live.remove(&key) {
             Some(mut l) => {
-                l.framer.idle(&mut l.ann);
-                drain(&mut l.ann, &mut self.batch.rendered);
-                l.framer.pending()
+                l.stage.idle();
+                drain(&mut l.stage, &mut self.batch.rendered);
+                l.stage.framer().pending()
             }
             None => t.start,
         };
@@ -1218,9 +1256,9 @@ impl Reader {
         let mut t = self.files.remove(&key)?;
         self.by_inode.remove(&(t.dev, t.ino));
         if let Some(mut l) = live.remove(&key) {
-            l.framer.finish(&mut l.ann);
+            l.stage.finish();
             l.report(&self.metrics, &mut t);
-            drain(&mut l.ann, &mut self.batch.rendered);
+            drain(&mut l.stage, &mut self.batch.rendered);
         }
         self.batch.marks.push(Mark::Drop { key });
         Some(t)
@@ -1257,8 +1295,8 @@ impl Reader {
                         if backlog_left > 0
                             && let Some(l) = live.get_mut(&key)
                         {
-                            l.framer.idle(&mut l.ann);
-                            drain(&mut l.ann, &mut self.batch.rendered);
+                            l.stage.idle();
+                            drain(&mut l.stage, &mut self.batch.rendered);
                         }
                     } else {
                         backlog_open = true;
@@ -1300,17 +1338,19 @@ impl Reader {
         let (settings, formats, tally, metrics) = (&self.settings, &self.formats, &self.tally, &self.metrics);
         let t = self.files.get_mut(&key).expect("tracked");
         let l = live.entry(key).or_insert_with(|| {
-            let levels = settings.unknown.as_ref().map_or(crate::unknown::Levels::Off, |u| u.levels);
-            let mut framer = Framer::new(matcher, settings.framing, settings.every_event).with_levels(levels);
-            framer.start_at(t.start.0, t.start.1);
             let mut out = MultiWriter::new(formats, settings.emit == Emit::All, settings.color, settings.width);
             out.keep_meta = settings.sinks.iter().any(|s| s.dedupe.is_some());
-            let mut ann = Annotator::new(matcher, settings.emit, out, t.meta.clone());
-            ann.tally = Some(tally.clone());
-            ann.incidents = Some(settings.incidents.clone());
-            ann.unknown = settings.unknown.clone();
-            ann.unknown_metrics = Some(metrics.clone());
-            Live { framer, ann, reported: Totals::default() }
+            let setup = crate::stage::Setup {
+                emit: settings.emit,
+                every_event: settings.every_event,
+                framing: settings.framing,
+                tally: Some(tally.clone()),
+                incidents: Some(settings.incidents.clone()),
+                unknown: settings.unknown.clone(),
+                metrics: Some(metrics.clone()),
+            };
+            let stage = Stage::new(matcher, &setup, out, t.meta.clone()).starting_at(t.start.0, t.start.1);
+            Live { stage, reported: Totals::default() }
         });
         // New data in a file that was read to its end: first make sure it is still the same
         // content (truncated and rewritten past the old end is not detected by its size).
@@ -1359,10 +1399,9 @@ impl Reader {
             }
             t.at_eof = false;
             t.last_data = Instant::now();
-            l.ann.set_observed(SystemTime::now());
-            l.framer.feed(&self.buf[..n], &mut l.ann);
+            l.stage.feed(&self.buf[..n], SystemTime::now());
             t.read_pos += n as u64;
-            drain(&mut l.ann, &mut self.batch.rendered);
+            drain(&mut l.stage, &mut self.batch.rendered);
             got += n;
             // A full batch goes out before the next read: checked only per round, a batch held
             // a whole round's events (1 MiB of input, ~5 MB with `--all`), and the queue's
@@ -1380,7 +1419,7 @@ impl Reader {
     /// Add a mark for file `key` if its pending position moved.
     fn mark(&mut self, key: u64, live: &HashMap<u64, Live<'_>>) {
         let t = self.files.get_mut(&key).expect("tracked");
-        let pos = live.get(&key).map_or(t.start, |l| l.framer.pending());
+        let pos = live.get(&key).map_or(t.start, |l| l.stage.framer().pending());
         if pos != t.marked {
             t.marked = pos;
             let saved = Saved {
@@ -1407,14 +1446,14 @@ impl Reader {
             }
             let quiet = now.duration_since(t.last_data);
             if let Some(l) = live.get_mut(key) {
-                if l.framer.has_partial_line() && quiet >= self.settings.line_timeout {
-                    l.framer.end_partial_line(&mut l.ann);
+                if l.stage.framer().has_partial_line() && quiet >= self.settings.line_timeout {
+                    l.stage.end_partial_line();
                 }
-                if l.framer.has_open_event() && l.framer.partial_starts_event() && quiet >= self.settings.idle {
-                    l.framer.idle(&mut l.ann);
+                if l.stage.framer().has_open_event() && l.stage.framer().partial_starts_event() && quiet >= self.settings.idle {
+                    l.stage.idle();
                 }
                 l.report(&self.metrics, t);
-                drain(&mut l.ann, &mut self.batch.rendered);
+                drain(&mut l.stage, &mut self.batch.rendered);
             }
             if let Some(since) = t.orphan_since
                 && quiet >= self.settings.rotate_wait
@@ -1444,10 +1483,10 @@ impl Reader {
                 continue;
             }
             if let Some(l) = live.get(key) {
-                if l.framer.has_partial_line() {
+                if l.stage.framer().has_partial_line() {
                     d = d.min(t.last_data + self.settings.line_timeout);
                 }
-                if l.framer.has_open_event() && l.framer.partial_starts_event() {
+                if l.stage.framer().has_open_event() && l.stage.framer().partial_starts_event() {
                     d = d.min(t.last_data + self.settings.idle);
                 }
             }
@@ -1507,9 +1546,9 @@ fn file_lag(store: &Mutex<Store>, m: &Metrics) {
     }
 }
 
-/// Move an annotator's rendered events into `out`.
-fn drain(ann: &mut Annotator<'_, MultiWriter>, out: &mut Rendered) {
-    out.append(&mut ann.writer().out);
+/// Move a stage's rendered events into `out`.
+fn drain(stage: &mut Stage<'_, MultiWriter>, out: &mut Rendered) {
+    out.append(&mut stage.writer().out);
 }
 
 /// Where reading from the end starts: after the last complete line (a line being written is

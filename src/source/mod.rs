@@ -1,0 +1,211 @@
+//! Sources: the drivers that read inputs to their end and run the core stage over them.
+//!
+//! Owns where bytes come from and when they are read: [`stdin`] (a thread of its own, so that
+//! the idle timeout completes a pending event while no input arrives), [`file`] (large blocks on
+//! the calling thread), [`parallel`] (a file cut into segments that start with an event,
+//! matched by workers, written in input order) and [`follow`] (files followed across rotation,
+//! with checkpoints, as a daemon). Each driver only reads, times and publishes counts: framing,
+//! annotation and counting are the [core stage](crate::stage)'s, built from one
+//! [`crate::stage::Setup`].
+//!
+//! Contract: a closed output (`| head`) ends the run quietly with [`Outcome::OutputClosed`]; an
+//! unreadable input is reported and the other inputs are still read. Output is flushed after
+//! every read from standard input, so `kubectl logs -f | annotail` sees each event as soon as it
+//! is complete.
+
+pub mod file;
+pub mod follow;
+pub mod parallel;
+pub mod stdin;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::counts::Totals;
+use crate::event::Writer;
+use crate::matcher::Matcher;
+use crate::metrics::{Metrics, SourceMetrics};
+use crate::stage::Setup;
+
+/// A run of inputs to their end.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Inputs; `-` is standard input. Empty means standard input.
+    pub paths: Vec<PathBuf>,
+    /// What the core stage of each input is built from.
+    pub stage: Setup,
+    /// Complete a pending event after this long without input (standard input only).
+    pub idle: Duration,
+    /// Threads for file input (standard input is always read by one); more than one only when
+    /// the writer [takes rendered output](crate::event::Writer::takes_rendered).
+    pub threads: usize,
+    /// Colours, width and event shape of the writers of worker threads (their format is the
+    /// writer's).
+    pub color: bool,
+    pub width: usize,
+    pub shape: Arc<crate::event::Shape>,
+}
+
+impl RunConfig {
+    /// A run of `paths` on one thread into a writer that collects `Annotated` events in
+    /// process (`stats`, `report`, `discover`): every event the framer passes is written, no
+    /// output is rendered, nothing is counted beside the totals. Callers change what they need.
+    pub fn collecting(paths: Vec<PathBuf>, framing: crate::framing::Limits) -> RunConfig {
+        RunConfig {
+            paths,
+            stage: Setup { every_event: false, framing, ..Setup::every_event() },
+            threads: 1,
+            color: false,
+            width: 80,
+            idle: Duration::from_millis(100),
+            shape: Arc::new(crate::event::Shape::all()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    OutputClosed,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot write output: {0}")]
+    Output(io::Error),
+    #[error("{failed} input(s) could not be read")]
+    Inputs { failed: usize },
+}
+
+/// Counts of one input published to the metrics as it is read.
+struct Report<'a> {
+    metrics: Option<(&'a Metrics, SourceMetrics)>,
+    last: Totals,
+}
+
+impl<'a> Report<'a> {
+    fn new(cfg: &'a RunConfig, source: &str) -> Report<'a> {
+        Report { metrics: cfg.stage.metrics.as_deref().map(|m| (m, m.source(source))), last: Totals::default() }
+    }
+
+    /// The input's counts so far (a snapshot of the same counts as the last one).
+    fn update(&mut self, now: Totals) {
+        self.add(&(now - self.last));
+        self.last = now;
+    }
+
+    /// Counts since the last report.
+    fn add(&self, d: &Totals) {
+        if let Some((m, source)) = &self.metrics {
+            m.add_read(source, d);
+            m.events_written.inc_by(d.counters.written);
+        }
+    }
+}
+
+/// The head of the first input that is a regular file: the skim learns from it which words are
+/// common in these logs (README, "Performance"). A file that cannot be read is left to the run to
+/// report.
+pub fn input_head(paths: &[PathBuf]) -> Option<Vec<u8>> {
+    let path = paths.iter().find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
+    sample_of(path, false)
+}
+
+/// Up to [`crate::matcher::skim::INPUT_SAMPLE`] bytes of `path`, from its start or its end.
+pub fn sample_of(path: &std::path::Path, from_end: bool) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let limit = crate::matcher::skim::INPUT_SAMPLE as u64;
+    let mut file = std::fs::File::open(path).ok()?;
+    if from_end {
+        let len = file.metadata().ok()?.len();
+        file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
+    }
+    let mut sample = Vec::new();
+    file.take(limit).read_to_end(&mut sample).ok()?;
+    Some(sample)
+}
+
+/// Whether an input named on the command line can be read: it opens and is not a directory
+/// (`-`, standard input, always can). Checked before any work, so that a report names it.
+pub fn check_input(p: &std::path::Path) -> io::Result<()> {
+    if p.as_os_str() == "-" {
+        return Ok(());
+    }
+    if std::fs::File::open(p)?.metadata()?.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
+    Ok(())
+}
+
+pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Result<(Outcome, Totals), RunError> {
+    let mut totals = Totals::default();
+    let mut failed = 0;
+    let paths: Vec<PathBuf> = if cfg.paths.is_empty() { vec![PathBuf::from("-")] } else { cfg.paths.clone() };
+    for path in &paths {
+        let outcome = if path.as_os_str() == "-" {
+            stdin::run(matcher, cfg, writer, &mut totals)
+        } else {
+            match std::fs::File::open(path) {
+                Ok(f) => {
+                    let meta = crate::annotate::SourceMeta::file(&path.display().to_string());
+                    match writer.takes_rendered() {
+                        Some(w) if cfg.threads > 1 => parallel::run(matcher, cfg, w, f, path, meta, &mut totals),
+                        _ => file::run(matcher, cfg, writer, f, meta, &mut totals, (0, 0)),
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(path = %path.display(), cause = %e, "cannot open input");
+                    failed += 1;
+                    continue;
+                }
+            }
+        };
+        match outcome {
+            Ok(Outcome::Done) => {}
+            Ok(Outcome::OutputClosed) => return Ok((Outcome::OutputClosed, totals)),
+            Err(ReadFailure::Output(e)) => return Err(RunError::Output(e)),
+            Err(ReadFailure::Input(e)) => {
+                tracing::error!(path = %path.display(), cause = %e, "read error; input abandoned");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(RunError::Inputs { failed });
+    }
+    Ok((Outcome::Done, totals))
+}
+
+enum ReadFailure {
+    Output(io::Error),
+    Input(io::Error),
+}
+
+/// Check the writer after a step: a closed pipe ends the run quietly.
+fn check_output(writer: &dyn Writer) -> Result<Option<Outcome>, ReadFailure> {
+    match writer.error() {
+        None => Ok(None),
+        Some(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(Some(Outcome::OutputClosed)),
+        Some(e) => Err(ReadFailure::Output(io::Error::new(e.kind(), e.to_string()))),
+    }
+}
+
+
+/// End of one input: complete its last event, flush, count; a closed output decides the outcome.
+fn finish_source(
+    mut stage: crate::stage::Stage<'_, &mut dyn Writer>,
+    totals: &mut Totals,
+    mut report: Report<'_>,
+    result: Result<Outcome, ReadFailure>,
+) -> Result<Outcome, ReadFailure> {
+    stage.finish();
+    stage.writer().flush();
+    *totals += stage.totals();
+    report.update(stage.totals());
+    match check_output(&**stage.writer())? {
+        Some(o) => Ok(o),
+        None => result,
+    }
+}
