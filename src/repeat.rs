@@ -264,7 +264,7 @@ pub struct Deferred {
 
 /// The clock for reading: the event's own timestamp when it has one that parses, else now.
 pub fn event_millis(timestamp: &str) -> i64 {
-    crate::report::parse_timestamp(timestamp).unwrap_or_else(now_millis)
+    crate::framing::parse::parse_timestamp(timestamp).unwrap_or_else(now_millis)
 }
 
 pub fn now_millis() -> i64 {

@@ -567,9 +567,98 @@ fn span_fields(s: &[u8], from: usize, to: usize) -> Vec<KeyValue> {
     out
 }
 
+/// Milliseconds since the Unix epoch of an RFC 3339 timestamp (`2026-03-02T08:00:00.123Z`, a
+/// space for the `T`, any fraction, `Z`, `+HH:MM`, `+HHMM` or no zone, read as UTC).
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let b = s.trim().as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let d = b.get(r)?;
+        if d.iter().all(u8::is_ascii_digit) {
+            Some(d.iter().fold(0i64, |n, c| n * 10 + i64::from(c - b'0')))
+        } else {
+            None
+        }
+    };
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut ms = 0i64;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let digits = &b[start..i.min(start + 3)];
+        ms = digits.iter().fold(0i64, |n, c| n * 10 + i64::from(c - b'0')) * 10i64.pow(3 - digits.len() as u32);
+    }
+    let offset_min = match b.get(i) {
+        None => 0,
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) => {
+            let (oh, om) = match b.len() - i {
+                6 if b[i + 3] == b':' => (num(i + 1..i + 3)?, num(i + 4..i + 6)?),
+                5 => (num(i + 1..i + 3)?, num(i + 3..i + 5)?),
+                3 => (num(i + 1..i + 3)?, 0),
+                _ => return None,
+            };
+            let o = oh * 60 + om;
+            if sign == b'-' { -o } else { o }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(y, mo, d);
+    Some(((days * 86_400 + h * 3_600 + mi * 60 + sec) - offset_min * 60) * 1_000 + ms)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_parse_as_rfc3339() {
+        let cases: &[(&str, Option<i64>)] = &[
+            ("1970-01-01T00:00:00Z", Some(0)),
+            ("2026-03-02T08:00:00.776978869Z", Some(1_772_438_400_776)),
+            ("2026-03-02 08:00:00.5", Some(1_772_438_400_500)),
+            ("2026-03-02T10:00:00+02:00", Some(1_772_438_400_000)),
+            ("2026-03-02T03:00:00-0500", Some(1_772_438_400_000)),
+            ("2026-03-02T08:00:00.1Z", Some(1_772_438_400_100)),
+            ("2026-13-02T08:00:00Z", None),
+            ("2026-03-02T08:00:00.Z", None),
+            ("2026-03-02T08:00:00Zjunk", None),
+            ("yesterday", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(parse_timestamp(s), *want, "{s}");
+        }
+    }
 
     fn st(s: &str) -> (Prefix, Header) {
         classify(s.as_bytes(), &mut StreamState::default())
