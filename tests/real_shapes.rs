@@ -337,6 +337,127 @@ fn ranking_capture_names_and_also() {
     assert!(also.contains("hummock-error-0 (2 call sites)"), "{also}");
 }
 
+const CATALOG_ERROR: &str = "1a17532f2a2c3c98"; // Catalog error: {0}
+const TABLE_NOT_FOUND: &str = "45634a2f0f3fa6a1"; // table {} not found (DynamoDB sink)
+
+/// (input, primary, captures of the primary, records the event must also hold)
+type RankCase = (&'static str, &'static str, &'static [(&'static str, &'static str)], &'static [&'static str]);
+
+fn check_ranking(cases: &[RankCase]) {
+    for (input, primary, caps, others) in cases {
+        let evs = all_events(input);
+        let evs: Vec<&Value> = evs.iter().filter(|e| e["match"].is_object()).collect();
+        assert_eq!(evs.len(), 1, "{input}: {evs:#?}");
+        let m = &evs[0]["match"];
+        assert_eq!(m["id"], *primary, "{input}: {}", evs[0]);
+        for (k, v) in *caps {
+            assert_eq!(m["captures"][k], *v, "{input}: {k}");
+        }
+        let also: Vec<&str> =
+            evs[0]["also_matched"].as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+        for o in *others {
+            assert!(also.contains(o), "{input}: {o} not in {also:?}");
+        }
+    }
+}
+
+/// Regression: psql's report of a missing table picked the DynamoDB sink's `table {} not found`
+/// (reading `table or source not found` with `_1 = "or source"`) and lost `t_orders`. Each
+/// numbered cause is one error's own message: `table {} not found` reads only part of cause 2,
+/// `Catalog error` reads cause 1 whole, and its source is cause 2.
+#[test]
+fn psql_table_or_source_not_found_t_orders() {
+    let cases: &[RankCase] = &[
+        (
+            "ERROR:  Failed to run the query\n\nCaused by these errors (recent errors listed first):\n  1: Catalog error\n  2: table or source not found: t_orders\n",
+            CATALOG_ERROR,
+            &[("_1", "table or source not found: t_orders")],
+            &[RUN_QUERY, TABLE_NOT_FOUND],
+        ),
+        (
+            "SQL Error [XX000]: ERROR: Failed to run the query Caused by these errors (recent errors listed first): 1: Catalog error 2: table or source not found: t_orders\n",
+            CATALOG_ERROR,
+            &[("_1", "table or source not found: t_orders")],
+            &[RUN_QUERY, TABLE_NOT_FOUND],
+        ),
+        // A numbered cause that `table {} not found` reads whole is still its record.
+        (
+            "ERROR:  Failed to run the query\n\nCaused by these errors (recent errors listed first):\n  1: Catalog error\n  2: table t_orders not found\n",
+            TABLE_NOT_FOUND,
+            &[("_1", "t_orders")],
+            &[CATALOG_ERROR],
+        ),
+        // The innermost numbered cause with a value of its own stays the primary.
+        (
+            "ERROR:  Failed to run the query\n\nCaused by these errors (recent errors listed first):\n  1: Failed to bind expression: v1\n  2: Item not found: column v1\n",
+            ITEM,
+            &[("_1", "column v1")],
+            &[RUN_QUERY, BIND],
+        ),
+    ];
+    check_ranking(cases);
+}
+
+/// Regressions from the generated corpora, where a link of the error chain outranked the record
+/// the truth names.
+#[test]
+fn chain_ranking_regressions() {
+    let cases: &[RankCase] = &[
+        // A meta error (`src/meta/src/dashboard`) in a line the connector crate logged: the
+        // connector does not link the meta crates, so it is not the line's error.
+        (
+            "2026-03-02T08:53:04.967293922Z ERROR risingwave_connector::source::reader::reader: list object fail error=failed to bind dashboard address: Connection refused (os error 111)\n",
+            "5d1e1abe12813844",
+            &[],
+            &["b952b99db7f4fd55"],
+        ),
+        // The same error in a meta line is the meta error, its log message the host.
+        (
+            "2026-03-02T09:05:36.09983835Z ERROR risingwave_meta::stream::source_manager::worker: failed to refresh the connector source worker error=failed to bind dashboard address: Connection refused (os error 111)\n",
+            "b952b99db7f4fd55",
+            &[],
+            &["3e5f035b4174f718"],
+        ),
+        // The meta client's line without an RPC link before the meta error: the client's own.
+        (
+            "2026-03-02T08:15:28.055149397Z  WARN risingwave_rpc_client::meta_client: Failed to send_heartbeat error=failed to validate sink: Connection refused (os error 111)\n",
+            "c0a1412f444a9945",
+            &[],
+            &["c1e17e6d569c140b"],
+        ),
+        // After the client's link or in a tonic status, the meta error came back over RPC.
+        (
+            "2026-03-02T08:15:28.055149397Z  WARN risingwave_rpc_client::meta_client: Failed to send_heartbeat error=gRPC request to meta service failed: Internal error: failed to validate sink: Connection refused (os error 111)\n",
+            "c1e17e6d569c140b",
+            &[],
+            &["c0a1412f444a9945"],
+        ),
+        (
+            "2026-03-02T08:15:28.055149397Z  WARN risingwave_stream::task::barrier_manager: failed to report barrier error=status: Internal, message: \"failed to validate sink: Connection refused (os error 111)\", details: []\n",
+            "c1e17e6d569c140b",
+            &[],
+            &[],
+        ),
+        // `invalid json` read whole beats `invalid json: {s}` read as a link without its tail.
+        (
+            "{\"timestamp\":\"2026-03-02T08:23:09.672621761Z\",\"level\":\"WARN\",\"fields\":{\"message\":\"duplicate upstream fragment\",\"error\":\"invalid json\"},\"target\":\"risingwave_meta::barrier::info\"}\n",
+            "e4907d8f1d66b498",
+            &[],
+            &["a0f98c1dc59521a6"],
+        ),
+        // `unexpected {}: {}` loses the text it spans to `unexpected EOF while decoding meta
+        // snapshot`; a reading that lost sets no wrapper in its value aside, so the innermost
+        // error stays the primary.
+        (
+            "2026-03-02T08:04:39.292412873Z  WARN risingwave_meta::stream::source_manager::split_assignment: no splits detected (not ready) error=lz4 decoder init failed: unexpected EOF while decoding meta snapshot: unsupported primary key data type: No space left on device (os error 28)\n",
+            "92eebdb724f64189",
+            &[("_1", "No space left on device (os error 28)")],
+            &["58359f887b22c6bb", "e957596ed23b7ed5"],
+        ),
+    ];
+    check_ranking(cases);
+}
+
 #[test]
 fn explain_leads_with_the_record() {
     let line = "2024-03-02T08:00:00Z ERROR risingwave_meta::backup_restore: concurrent backup job is not supported: existent job 17";

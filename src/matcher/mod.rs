@@ -95,6 +95,11 @@ pub struct Entry {
     pub class: Class,
     /// Literal bytes in the pattern: more means more specific.
     pub specificity: usize,
+    /// The same for the absent form (the link without its tail): what a match without the tail
+    /// holds. Equal to `specificity` for records without one.
+    absent_specificity: usize,
+    /// Where the record's `filePath` is, for the crate rules of [`Matcher::rank`].
+    home: Home,
     /// The crate directory of the record's `filePath` (`meta_service` for
     /// `src/meta/service/src/...`), for [`crate_matches`].
     crate_dir: Option<Box<str>>,
@@ -125,6 +130,17 @@ pub struct Entry {
     regex: OnceLock<Option<Regex>>,
     absent: OnceLock<Option<Regex>>,
     limits: Limits,
+}
+
+/// The crates the ranking rules know by name (see [`Matcher::rank`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Home {
+    /// The meta node's crates (`src/meta/`, `src/meta/service/`, `src/meta/node/`,
+    /// `src/meta/dashboard/`).
+    Meta,
+    /// `src/rpc_client/`: the clients other nodes reach the meta node through.
+    RpcClient,
+    Other,
 }
 
 /// What a physical line holding a record's key says about the record
@@ -328,6 +344,8 @@ pub struct Scratch {
     /// `risingwave_meta::barrier::recovery`), set by the caller before [`Matcher::confirm`]; empty
     /// when the event has no target. Ranking prefers records from that crate.
     pub target_crate: Vec<u8>,
+    /// [`Matcher::rank`]'s per-match flags.
+    rank_flags: Vec<u8>,
 }
 
 impl Scratch {
@@ -550,7 +568,22 @@ impl Matcher {
             scratch.found.extend(found);
         }
         scratch.cands = cands;
-        self.rank(&mut scratch.found, &scratch.caps, &scratch.target_crate);
+        self.rank(hays, &mut scratch.found, &scratch.caps, &scratch.target_crate, &mut scratch.rank_flags);
+        // A link printed without its tail right before the next numbered cause (psql's
+        // `1: Catalog error` / `2: table or source not found: t_orders`): that cause is its
+        // source, the tail's value. Filled after ranking, which reads the numbered causes as
+        // links of their own (the innermost wins), not as values of the links before them.
+        for f in &scratch.found {
+            let e = &self.entries[f.entry as usize];
+            if e.forms.tail
+                && self.tailless(f)
+                && f.caps.1 > f.caps.0
+                && scratch.caps[f.caps.1 as usize - 1].is_none()
+                && let Some(v) = next_cause(hays[f.hay as usize].text, f.end)
+            {
+                scratch.caps[f.caps.1 as usize - 1] = Some(v);
+            }
+        }
     }
 
     /// Find the record in one haystack and capture its values (see the module docs).
@@ -619,58 +652,149 @@ impl Matcher {
     /// Order confirmed matches so that the first is the primary.
     ///
     /// The primary is the most specific record, preferring the innermost error of a chain:
-    /// 1. set aside *wrapped wrappers* (a `<literal>: {source}` record lying inside another
-    ///    match's captured value: it only passes its source on) and *hosts* (a log message that
-    ///    holds, in a captured value or after it, another error that is not a wrapper);
+    /// 1. set aside
+    ///    - *foreign meta errors*: a record of the meta node's crates in a line logged by a crate
+    ///      that does not link them (every crate but the meta node's own, risectl and the test
+    ///      harnesses), with no RPC link before it (an error record of `src/rpc_client/`, the
+    ///      text `gRPC request to ` or a tonic status's `, message: "`): that crate cannot raise
+    ///      the error, and one that came back over RPC is printed after the client's link;
+    ///    - *partial links*: in a numbered cause (`  2: ...`, ` 2: ` on one line), behind a
+    ///      wrapper, a record whose template ends in literal text and which the cause goes on
+    ///      after, with `: ` and text no match explains (psql's `1: Catalog error` /
+    ///      `2: table or source not found: t_orders` and `table {} not found`): each numbered
+    ///      cause is one error's own message, so the record reads part of it, while the wrapper
+    ///      reads its cause whole. (In a one-line chain `a: b: c` the `: ` is the chain's own
+    ///      separator, and `context: source` is what an anyhow context prints.)
+    ///    - *wrapped wrappers*: a `<literal>: {source}` record lying inside another match's
+    ///      captured value: it only passes its source on. A match that lost to a more specific
+    ///      reading of the same text (rule 3) wraps nothing;
+    ///    - *hosts*: a log message that holds, in a captured value or after it, another error
+    ///      that is not a wrapper, not set aside and not a lost reading;
     /// 2. of the rest, the match furthest into the event wins: a chain is printed outermost
     ///    first, and the error field follows the message;
     /// 3. where two matches overlap without one lying in the other's value, the one with more
-    ///    literal text wins (it is the more specific), then a documented record, then the
-    ///    smaller id.
+    ///    literal text wins (it is the more specific; a link matched without its tail counts the
+    ///    text it matched), then a match with its tail over one without, then the record of the
+    ///    crate that logged the line, then a documented record, then the smaller id.
     ///
     /// The others follow in the order they appear in the event.
-    pub fn rank(&self, found: &mut [Found], caps: &[Option<(usize, usize)>], target_crate: &[u8]) {
+    pub fn rank(
+        &self,
+        hays: &[Hay<'_>],
+        found: &mut [Found],
+        caps: &[Option<(usize, usize)>],
+        target_crate: &[u8],
+        flags: &mut Vec<u8>,
+    ) {
         if found.len() < 2 {
             return;
         }
         found.sort_by_key(|f| (f.hay, f.start, f.end));
+        let n = found.len();
+        let entry = |i: usize| &self.entries[found[i].entry as usize];
         let inside = |x: &Found, y: &Found| {
             x.hay == y.hay
                 && (x.start, x.end) != (y.start, y.end)
                 && caps[y.caps.0 as usize..y.caps.1 as usize].iter().flatten().any(|&(s, e)| s <= x.start && x.end <= e)
         };
-        let n = found.len();
-        let demoted: Vec<bool> = (0..n)
-            .map(|i| {
-                let f = &found[i];
-                let e = &self.entries[f.entry as usize];
-                let wrapped = e.class == Class::Wrapper
-                    && (0..n).any(|j| {
-                        j != i && self.entries[found[j].entry as usize].class != Class::LogEvent && inside(f, &found[j])
-                    });
-                let host = e.class == Class::LogEvent
-                    && (0..n).any(|j| {
-                        let g = &found[j];
-                        let ge = &self.entries[g.entry as usize];
-                        j != i && ge.class == Class::Error && (inside(g, f) || (g.hay, g.start) >= (f.hay, f.end))
-                    });
-                wrapped || host
-            })
-            .collect();
-        let local: Vec<bool> = found
-            .iter()
-            .map(|f| {
-                let e = &self.entries[f.entry as usize];
-                !target_crate.is_empty() && e.crate_dir.as_deref().is_some_and(|d| crate_matches(d, target_crate))
-            })
-            .collect();
+        flags.clear();
+        flags.resize(n, 0);
+        let links_meta = target_links_meta(target_crate);
+        for i in 0..n {
+            let f = &found[i];
+            let e = entry(i);
+            let mut fl = 0;
+            if !target_crate.is_empty() && !links_meta && e.home == Home::Meta {
+                let before = &hays[f.hay as usize].text[..f.start];
+                let after_rpc = (0..n).any(|j| {
+                    let g = entry(j);
+                    g.home == Home::RpcClient
+                        && g.class != Class::LogEvent
+                        && found[j].hay == f.hay
+                        && found[j].start < f.start
+                }) || RPC_MARKS.iter().any(|m| memchr::memmem::find(before, m).is_some());
+                if !after_rpc {
+                    fl |= FOREIGN;
+                }
+            }
+            if !target_crate.is_empty() && e.crate_dir.as_deref().is_some_and(|d| crate_matches(d, target_crate)) {
+                fl |= LOCAL;
+            }
+            if self.tailless(f) {
+                fl |= TAILLESS;
+            }
+            flags[i] = fl;
+        }
+        for i in 0..n {
+            // A reading that overlaps a more specific one of the same text.
+            let (f, si) = (&found[i], self.specificity_of(&found[i], flags[i]));
+            let lost = (0..n).any(|j| {
+                let g = &found[j];
+                j != i && overlap(f, g) && !inside(f, g) && !inside(g, f) && self.specificity_of(g, flags[j]) > si
+            });
+            if lost {
+                flags[i] |= LOST;
+            }
+        }
+        for i in 0..n {
+            if flags[i] & FOREIGN != 0 || entry(i).forms.tail {
+                continue;
+            }
+            let f = &found[i];
+            let behind_wrapper = (0..n).any(|j| {
+                let g = &found[j];
+                j != i
+                    && flags[j] & FOREIGN == 0
+                    && entry(j).class == Class::Wrapper
+                    && g.hay == f.hay
+                    && g.start < f.start
+                    && (inside(f, g) || (flags[j] & TAILLESS != 0 && g.end <= f.start))
+            });
+            let hay = &hays[f.hay as usize];
+            if behind_wrapper && starts_numbered_cause(hay.text, f.start) && link_rest_unexplained(hay, f, found) {
+                flags[i] |= PARTIAL;
+            }
+        }
+        for i in 0..n {
+            let f = &found[i];
+            let e = entry(i);
+            let wrapped = e.class == Class::Wrapper
+                && (0..n).any(|j| {
+                    j != i
+                        && flags[j] & (FOREIGN | PARTIAL | LOST) == 0
+                        && entry(j).class != Class::LogEvent
+                        && inside(f, &found[j])
+                });
+            let host = e.class == Class::LogEvent
+                && (0..n).any(|j| {
+                    let g = &found[j];
+                    j != i
+                        && flags[j] & (FOREIGN | PARTIAL | LOST) == 0
+                        && entry(j).class == Class::Error
+                        && (inside(g, f) || (g.hay, g.start) >= (f.hay, f.end))
+                });
+            if wrapped || host {
+                flags[i] |= DEMOTED;
+            }
+        }
         let mut best = 0;
         for i in 1..n {
-            if self.better(i, best, found, &demoted, &local, &inside) {
+            if self.better(i, best, found, flags, &inside) {
                 best = i;
             }
         }
         found[..=best].rotate_right(1);
+    }
+
+    /// A link matched by its absent form: the record has one, and the match ends where its tail
+    /// would start (a complete match ends after a captured tail).
+    fn tailless(&self, f: &Found) -> bool {
+        f.distance.is_none() && f.tail == f.end && self.entries[f.entry as usize].forms.absent.is_some()
+    }
+
+    fn specificity_of(&self, f: &Found, flags: u8) -> usize {
+        let e = &self.entries[f.entry as usize];
+        if flags & TAILLESS != 0 { e.absent_specificity } else { e.specificity }
     }
 
     fn better(
@@ -678,27 +802,34 @@ impl Matcher {
         i: usize,
         j: usize,
         found: &[Found],
-        demoted: &[bool],
-        local: &[bool],
+        flags: &[u8],
         inside: &dyn Fn(&Found, &Found) -> bool,
     ) -> bool {
-        if demoted[i] != demoted[j] {
-            return !demoted[i];
+        let set_aside = |k: usize| flags[k] & (FOREIGN | PARTIAL | DEMOTED) != 0;
+        if set_aside(i) != set_aside(j) {
+            return !set_aside(i);
         }
         let (a, b) = (&found[i], &found[j]);
-        let disjoint = a.hay != b.hay || a.end <= b.start || b.end <= a.start;
-        if disjoint || inside(a, b) || inside(b, a) {
+        if !overlap(a, b) || inside(a, b) || inside(b, a) {
             return (a.hay, a.start, a.end) > (b.hay, b.start, b.end);
         }
         let (ea, eb) = (&self.entries[a.entry as usize], &self.entries[b.entry as usize]);
-        if ea.specificity != eb.specificity {
-            return ea.specificity > eb.specificity;
+        let (sa, sb) = (self.specificity_of(a, flags[i]), self.specificity_of(b, flags[j]));
+        if sa != sb {
+            return sa > sb;
+        }
+        // The same text read whole by one record and as a link without its tail by another
+        // (`invalid json` and `invalid json: {s}`): the whole reading is the record printed.
+        let (ta, tb) = (flags[i] & TAILLESS != 0, flags[j] & TAILLESS != 0);
+        if ta != tb {
+            return tb;
         }
         // Equally specific readings of the same text (one message at several call sites): the
         // crate that logged the line holds the call site. Before specificity it would let a
         // generic record of the logging crate (`{} not found`) beat a specific one of another.
-        if local[i] != local[j] {
-            return local[i];
+        let (la, lb) = (flags[i] & LOCAL != 0, flags[j] & LOCAL != 0);
+        if la != lb {
+            return la;
         }
         let (da, db) = (ea.rec.str_field("documentation").is_some(), eb.rec.str_field("documentation").is_some());
         if da != db {
@@ -706,6 +837,115 @@ impl Matcher {
         }
         ea.rec.id < eb.rec.id
     }
+}
+
+// [`Matcher::rank`]'s flags, one byte per match.
+/// A record of the meta node's crates in a line logged by a crate that does not link them.
+const FOREIGN: u8 = 1;
+/// A partial reading of its chain link behind a wrapper.
+const PARTIAL: u8 = 2;
+/// A wrapped wrapper or a host.
+const DEMOTED: u8 = 4;
+/// Overlaps a more specific reading of the same text.
+const LOST: u8 = 8;
+/// A link matched without its tail.
+const TAILLESS: u8 = 16;
+/// The record is of the crate that logged the line.
+const LOCAL: u8 = 32;
+
+/// Text that an error which came back over gRPC follows: the client's link
+/// (`gRPC request to meta service failed`) and tonic's rendering of a status
+/// (`status: Internal, message: "..."`).
+const RPC_MARKS: &[&[u8]] = &[b"gRPC request to ", b", message: \""];
+
+fn overlap(a: &Found, b: &Found) -> bool {
+    a.hay == b.hay && a.start < b.end && b.start < a.end
+}
+
+/// Does a line logged by this crate (a logging target's first segment) link the meta node's
+/// crates? In RisingWave's workspace only the meta node's own crates (`risingwave_meta*`),
+/// the binaries that embed it (`risingwave_cmd`, `risingwave_cmd_all`), `risectl`
+/// (`risingwave_ctl`) and the test harnesses (`risingwave_simulation`, `risingwave_hummock_test`,
+/// `risingwave_compaction_test`) depend on `risingwave_meta`; every other crate is below it.
+fn target_links_meta(target: &[u8]) -> bool {
+    let t = target.strip_prefix(b"risingwave_").unwrap_or(target);
+    t.starts_with(b"meta")
+        || matches!(t, b"cmd" | b"cmd_all" | b"ctl" | b"simulation" | b"hummock_test" | b"compaction_test")
+}
+
+/// After `f`, does its chain link go on (`: ` and more text, up to the end of the line, of the
+/// value it sits in, or the next numbered cause ` N: `) with no match starting in that text?
+fn link_rest_unexplained(hay: &Hay<'_>, f: &Found, found: &[Found]) -> bool {
+    let text = hay.text;
+    let Some(rest) = text.get(f.end..).and_then(|r| r.strip_prefix(b": ")) else { return false };
+    let from = f.end + 2;
+    let mut end = from + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    if let Some(&p) = hay.ends.iter().find(|&&p| p >= from) {
+        end = end.min(p);
+    }
+    if let Some(p) = numbered_cause(&text[from..end]) {
+        end = from + p;
+    }
+    let link = &text[from..end];
+    !link.trim_ascii().is_empty() && !found.iter().any(|g| g.hay == f.hay && g.start >= f.end && g.start < end)
+}
+
+/// Does a numbered cause start at `at`: `N: ` (N of 1 to 3 digits, then spaces) at the start
+/// of a line (after indentation) or after a space?
+fn starts_numbered_cause(text: &[u8], at: usize) -> bool {
+    let head = &text[..at];
+    let colon = head.len() - head.iter().rev().take_while(|&&b| b == b' ').count();
+    if colon == head.len() || colon == 0 || head[colon - 1] != b':' {
+        return false;
+    }
+    let digits = head[..colon - 1].iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let before = colon - 1 - digits;
+    (1..=3).contains(&digits) && (before == 0 || matches!(head[before - 1], b' ' | b'\t' | b'\n'))
+}
+
+/// The text of the numbered cause that follows a link ending at `end`: on the next line
+/// (`  2: ...`) or on the same one (` 2: ...`), up to the end of its line or the next numbered
+/// cause on it.
+fn next_cause(text: &[u8], end: usize) -> Option<(usize, usize)> {
+    let blank = |i: &mut usize| {
+        while matches!(text.get(*i), Some(b' ' | b'\t')) {
+            *i += 1;
+        }
+    };
+    let mut i = end;
+    blank(&mut i);
+    if text.get(i) == Some(&b'\n') {
+        i += 1;
+        blank(&mut i);
+    } else if i == end {
+        return None;
+    }
+    let digits = text[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if !(1..=3).contains(&digits) || !text[i + digits..].starts_with(b": ") {
+        return None;
+    }
+    let mut start = i + digits + 2;
+    blank(&mut start);
+    let line_end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |p| start + p);
+    let mut stop = numbered_cause(&text[start..line_end]).map_or(line_end, |p| start + p);
+    while stop > start && matches!(text[stop - 1], b' ' | b'\t' | b'\r') {
+        stop -= 1;
+    }
+    (stop > start).then_some((start, stop))
+}
+
+/// Where ` N: ` (a numbered cause printed on the same line, N of 1 to 3 digits) starts in `s`.
+fn numbered_cause(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b' ', &s[i..]) {
+        let at = i + p;
+        let digits = s[at + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if (1..=3).contains(&digits) && s[at + 1 + digits..].starts_with(b": ") {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Vec<Problem>) -> Option<Entry> {
@@ -810,6 +1050,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let absent_hir = forms.absent.as_deref().and_then(|a| parser().parse(a).ok());
     let key_lits = absent_hir.as_ref().map_or_else(|| lits.clone(), literals::required);
     let specificity = lits.iter().map(Vec::len).sum();
+    let absent_specificity = if absent_hir.is_some() { key_lits.iter().map(Vec::len).sum() } else { specificity };
     let key = literals::best(&key_lits, |l| rarity.estimate(l)).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
     if key.is_none() {
         let min = find_hir.properties().minimum_len().unwrap_or(0);
@@ -864,6 +1105,12 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         _ => None,
     };
     let escapable = lits.iter().map(|l| literals::json_escapes(l)).collect();
+    let crate_dir = rec.str_field("filePath").and_then(crate_dir);
+    let home = match crate_dir.as_deref() {
+        Some("meta" | "meta_service" | "meta_node" | "meta_dashboard") => Home::Meta,
+        Some("rpc_client") => Home::RpcClient,
+        _ => Home::Other,
+    };
     Some(Entry {
         single_line,
         key_piece,
@@ -873,7 +1120,8 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         shared_finders: shared,
         literals: lits,
         tail_is_error,
-        crate_dir: rec.str_field("filePath").and_then(crate_dir),
+        crate_dir,
+        home,
         rec,
         names,
         named,
@@ -881,6 +1129,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
         key,
         class,
         specificity,
+        absent_specificity,
         regex: OnceLock::new(),
         absent: OnceLock::new(),
         limits,

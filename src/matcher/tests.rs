@@ -76,9 +76,17 @@ fn table() {
             &[("_1", "rw-compute-1:5691")],
             &[],
         ),
-        // `<literal>: {source}` printed alone as a numbered chain link: the tail is absent.
+        // `<literal>: {source}` printed alone as a numbered chain link: its source is the next
+        // numbered cause ...
         (
             format!("{TS} ERROR risingwave_meta::x: boom\n\nCaused by these errors (recent errors listed first):\n 1: Storage error\n 2: disk full\n"),
+            Some("storage"),
+            &[("_1", "disk full")],
+            &[],
+        ),
+        // ... and absent when none follows.
+        (
+            format!("{TS} ERROR risingwave_meta::x: boom\n\nCaused by these errors (recent errors listed first):\n 1: disk full\n 2: Storage error\n"),
             Some("storage"),
             &[],
             &[],
@@ -469,4 +477,54 @@ fn entries_keep_the_catalog_order_across_workers() {
     assert_eq!(bad, want_bad);
     let hit = run(&m, &format!("{TS} ERROR meta: failure 1999 in stage barrier\n"));
     assert_eq!(hit[0]["match"]["id"], "r1999");
+}
+
+#[test]
+fn numbered_causes_are_found_where_they_start() {
+    use super::{next_cause, numbered_cause, starts_numbered_cause};
+    // (text, offset, does a numbered cause start there)
+    let starts: &[(&str, usize, bool)] = &[
+        ("  2: table or source not found: t_orders", 5, true),
+        ("x 1: Catalog error 2: table or source", 22, true),
+        ("12: a", 4, true),
+        ("1234: a", 6, false),
+        ("ERROR: a", 7, false),
+        ("v2: a", 4, false),
+        (": a", 2, false),
+        ("2:a", 2, false),
+    ];
+    for &(text, at, want) in starts {
+        assert_eq!(starts_numbered_cause(text.as_bytes(), at), want, "{text:?} at {at}");
+    }
+    assert_eq!(numbered_cause(b"Catalog error 2: table"), Some(13));
+    assert_eq!(numbered_cause(b"retry in 2s: later"), None);
+    // (text, end of a link, the next cause's text)
+    let next: &[(&str, usize, Option<&str>)] = &[
+        (
+            "  1: Catalog error\n  2: table or source not found: t_orders\n",
+            18,
+            Some("table or source not found: t_orders"),
+        ),
+        ("1: Catalog error 2: not found: t 3: x", 16, Some("not found: t")),
+        ("1: Catalog error\n\nCaused by", 16, None),
+        ("Catalog error: x", 13, None),
+        ("1: Catalog error 2: ", 16, None),
+    ];
+    for &(text, end, want) in next {
+        let got = next_cause(text.as_bytes(), end).map(|(s, e)| &text[s..e]);
+        assert_eq!(got, want, "{text:?}");
+    }
+}
+
+#[test]
+fn the_crates_that_link_the_meta_node() {
+    use super::target_links_meta;
+    for t in
+        ["risingwave_meta", "risingwave_meta_service", "risingwave_meta_node", "risingwave_ctl", "risingwave_cmd_all"]
+    {
+        assert!(target_links_meta(t.as_bytes()), "{t}");
+    }
+    for t in ["risingwave_connector", "risingwave_rpc_client", "risingwave_common", "risingwave_stream", "pgwire"] {
+        assert!(!target_links_meta(t.as_bytes()), "{t}");
+    }
 }
