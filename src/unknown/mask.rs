@@ -29,11 +29,15 @@ pub const MAX_TOKENS: usize = 64;
 /// at the next blank instead (an unbalanced brace must not swallow the whole line).
 const MAX_GROUP: usize = 4096;
 
-/// Masked tokens of one line: token `i` is `buf[spans[i].0..spans[i].1]`.
+/// Masked tokens of one line: token `i` is `buf[spans[i].0..spans[i].1]`, and `buf` is the
+/// tokens joined by single spaces (the rendered template, so a line's hash and its template
+/// text are one slice each, not a walk over its tokens).
 #[derive(Debug, Default, Clone)]
 pub struct Tokens {
     pub buf: Vec<u8>,
     pub spans: Vec<(u32, u32)>,
+    /// How many of the tokens are [`VAR`].
+    pub vars: u32,
 }
 
 impl Tokens {
@@ -53,61 +57,114 @@ impl Tokens {
     pub fn clear(&mut self) {
         self.buf.clear();
         self.spans.clear();
+        self.vars = 0;
     }
 
     pub fn push(&mut self, tok: &[u8]) {
+        if !self.spans.is_empty() {
+            self.buf.push(b' ');
+        }
         let s = self.buf.len() as u32;
         self.buf.extend_from_slice(tok);
         self.spans.push((s, self.buf.len() as u32));
+        self.vars += u32::from(tok == VAR);
+    }
+
+    /// The bytes of the first `n` tokens, with the blanks between them.
+    pub fn prefix(&self, n: usize) -> &[u8] {
+        match n.min(self.len()) {
+            0 => &[],
+            k => &self.buf[..self.spans[k - 1].1 as usize],
+        }
     }
 
     /// The tokens joined by single spaces.
     pub fn render(&self, out: &mut String) {
         out.clear();
-        for i in 0..self.len() {
-            if i > 0 {
-                out.push(' ');
-            }
-            out.push_str(&String::from_utf8_lossy(self.get(i)));
-        }
+        out.push_str(&String::from_utf8_lossy(&self.buf));
     }
 }
 
-fn blank(b: u8) -> bool {
+/// Byte classes, looked up once per byte by [`tokenize`]'s scan.
+const BLANK: u8 = 1;
+const DIGIT: u8 = 2;
+const HEX: u8 = 4;
+/// A byte the plain-word path cannot judge: it may open a quoted string or a brace group, be
+/// punctuation stripped off a token's ends, a piece delimiter, a `key=value` sign or a path's
+/// slash. A token with one goes through [`mask_token`].
+const SPECIAL: u8 = 8;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let mut k = 0;
+        if blank(c) {
+            k |= BLANK;
+        }
+        if c.is_ascii_digit() {
+            k |= DIGIT;
+        }
+        if c.is_ascii_hexdigit() {
+            k |= HEX;
+        }
+        if quote(c) || lead(c) || trail(c) || delimiter(c) || matches!(c, b'/' | b'\\' | b'=') {
+            k |= SPECIAL;
+        }
+        t[b] = k;
+        b += 1;
+    }
+    t
+};
+
+const fn blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// Bytes stripped off a token's front before its core is judged.
-fn lead(b: u8) -> bool {
+const fn lead(b: u8) -> bool {
     matches!(b, b'(' | b'[' | b'<' | b'{')
 }
 
 /// Bytes stripped off a token's end before its core is judged.
-fn trail(b: u8) -> bool {
+const fn trail(b: u8) -> bool {
     matches!(b, b')' | b']' | b'>' | b'}' | b',' | b';' | b'.' | b':' | b'!' | b'?')
 }
 
-fn quote(b: u8) -> bool {
+const fn quote(b: u8) -> bool {
     matches!(b, b'"' | b'\'' | b'`')
+}
+
+/// Bytes that separate the pieces of a token (`onExtend:1514038530000`, `a|1|2`, `x##12`): each
+/// piece is judged on its own, so a word glued to a number keeps the word.
+const fn delimiter(b: u8) -> bool {
+    matches!(b, b':' | b'=' | b'|' | b'#' | b'@' | b',' | b'(' | b')' | b'[' | b']' | b';')
 }
 
 /// Where the token starting at `s` ends: the next blank, past quoted strings and brace groups.
 fn token_end(line: &[u8], s: usize) -> usize {
     let mut i = s;
-    while i < line.len() && !blank(line[i]) {
+    while i < line.len() {
         let b = line[i];
-        // A quote opens a string at the token's start or after `=`, `(`, `[`, `:`; an
-        // apostrophe inside a word (`can't`) does not.
-        let opens = quote(b) && (i == s || matches!(line[i - 1], b'=' | b'(' | b'[' | b':'));
-        if opens && let Some(close) = memchr::memchr(b, &line[i + 1..line.len().min(i + 1 + MAX_GROUP)]) {
-            i += close + 2;
-            continue;
+        let class = CLASS[b as usize];
+        if class & BLANK != 0 {
+            break;
         }
-        if b == b'{'
-            && let Some(close) = group_end(line, i)
-        {
-            i = close + 1;
-            continue;
+        if class & SPECIAL != 0 {
+            // A quote opens a string at the token's start or after `=`, `(`, `[`, `:`; an
+            // apostrophe inside a word (`can't`) does not.
+            let opens = quote(b) && (i == s || matches!(line[i - 1], b'=' | b'(' | b'[' | b':'));
+            if opens && let Some(close) = memchr::memchr(b, &line[i + 1..line.len().min(i + 1 + MAX_GROUP)]) {
+                i += close + 2;
+                continue;
+            }
+            if b == b'{'
+                && let Some(close) = group_end(line, i)
+            {
+                i = close + 1;
+                continue;
+            }
         }
         i += 1;
     }
@@ -139,53 +196,50 @@ fn group_end(line: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// Is this core (a token without its surrounding punctuation) variable as a whole?
+/// Is this core (a token without its surrounding punctuation) variable as a whole: a quoted
+/// string, a brace group, a path?
 fn variable(core: &[u8]) -> bool {
     if core.is_empty() {
         return false;
     }
-    if quote(core[0]) || core.contains(&b'{') {
+    if quote(core[0]) {
         return true;
     }
-    if core[0] == b'/' || core[0] == b'\\' || core.windows(3).any(|w| w == b"://") {
+    let (mut slashes, mut scheme) = (0usize, false);
+    for (i, &b) in core.iter().enumerate() {
+        match b {
+            b'{' => return true,
+            b'/' | b'\\' => slashes += 1,
+            b':' => scheme |= core[i + 1..].starts_with(b"//"),
+            _ => {}
+        }
+    }
+    if core[0] == b'/' || core[0] == b'\\' || scheme {
         return core.len() > 1;
     }
-    core.iter().filter(|&&b| b == b'/' || b == b'\\').count() >= 2
+    slashes >= 2
 }
 
-/// Is this piece of a token (between delimiters) a variable: a digit in it, or a long run of
-/// hex letters (`deadbeef`; words made only of a-f are short)?
-fn variable_piece(p: &[u8]) -> bool {
-    p.iter().any(u8::is_ascii_digit) || (p.len() >= 8 && p.iter().all(u8::is_ascii_hexdigit))
-}
-
-/// Bytes that separate the pieces of a token (`onExtend:1514038530000`, `a|1|2`, `x##12`): each
-/// piece is judged on its own, so a word glued to a number keeps the word.
-fn delimiter(b: u8) -> bool {
-    matches!(b, b':' | b'=' | b'|' | b'#' | b'@' | b',' | b'(' | b')' | b'[' | b']' | b';')
-}
-
-/// Mask a token's pieces: those with a digit (or long hex) become `<*>`, adjacent ones merged.
+/// Mask a token's pieces: those with a digit in them, or a long run of hex letters
+/// (`deadbeef`; words made only of a-f are short), become `<*>`. One pass: each piece's digit
+/// and all-hex flags are gathered as it is read.
 fn mask_pieces(core: &[u8], out: &mut Vec<u8>) {
     let mut s = 0;
-    let mut last_var = false;
-    while s <= core.len() {
-        let e = core[s..].iter().position(|&b| delimiter(b)).map_or(core.len(), |i| s + i);
-        let piece = &core[s..e];
-        if variable_piece(piece) {
-            if !last_var {
-                out.extend_from_slice(VAR);
-            }
-            last_var = true;
-        } else {
-            out.extend_from_slice(piece);
-            last_var = false;
+    let (mut any, mut all) = (0u8, HEX);
+    for i in 0..=core.len() {
+        if i < core.len() && !delimiter(core[i]) {
+            let c = CLASS[core[i] as usize];
+            any |= c;
+            all &= c;
+            continue;
         }
-        if e < core.len() {
-            out.push(core[e]);
-            last_var = false;
+        let piece = &core[s..i];
+        out.extend_from_slice(if any & DIGIT != 0 || (piece.len() >= 8 && all != 0) { VAR } else { piece });
+        if i < core.len() {
+            out.push(core[i]);
         }
-        s = e + 1;
+        s = i + 1;
+        (any, all) = (0, HEX);
     }
 }
 
@@ -193,7 +247,7 @@ fn is_key(k: &[u8]) -> bool {
     !k.is_empty() && k.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-/// Mask one raw token into `out`.
+/// Mask one raw token that holds a [`SPECIAL`] byte into `out`.
 fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
     let mut s = 0;
     while s < tok.len() && lead(tok[s]) && !(tok[s] == b'{' && group_end(tok, s) == Some(tok.len() - 1)) {
@@ -232,28 +286,55 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
 /// The masked tokens of `line`'s first line. Consecutive variable tokens are kept as one: a
 /// variable's own blanks (`took 10 ms`, `[a, b, c]`, a `Debug` struct printed without braces)
 /// must not make two lines of one kind differ in length.
+///
+/// One pass over the bytes for most tokens: a plain word (letters, digits and the bytes that
+/// are not [`SPECIAL`]) is judged from the classes gathered while its end is looked for; only a
+/// token with punctuation, a quote, a brace or a path in it is read again, by [`mask_token`].
 pub fn tokenize(line: &[u8], out: &mut Tokens) {
     out.clear();
-    let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+    let n = memchr::memchr(b'\n', line).unwrap_or(line.len());
+    let line = &line[..n];
+    let mut last_var = false;
     let mut i = 0;
-    while i < line.len() && out.len() < MAX_TOKENS {
-        while i < line.len() && blank(line[i]) {
+    while i < n && out.spans.len() < MAX_TOKENS {
+        while i < n && CLASS[line[i] as usize] & BLANK != 0 {
             i += 1;
         }
-        if i == line.len() {
+        if i == n {
             break;
         }
-        let e = token_end(line, i);
-        let start = out.buf.len();
-        mask_token(&line[i..e], &mut out.buf);
-        let tok = &out.buf[start..];
-        let is_var = tok == VAR;
-        if is_var && out.spans.last().is_some_and(|&(a, b)| &out.buf[a as usize..b as usize] == VAR) {
-            out.buf.truncate(start);
-        } else {
-            out.spans.push((start as u32, out.buf.len() as u32));
+        let s = i;
+        let (mut any, mut all) = (0u8, HEX);
+        while i < n {
+            let c = CLASS[line[i] as usize];
+            if c & (BLANK | SPECIAL) != 0 {
+                break;
+            }
+            any |= c;
+            all &= c;
+            i += 1;
         }
-        i = e;
+        let sep = out.buf.len();
+        if !out.spans.is_empty() {
+            out.buf.push(b' ');
+        }
+        let start = out.buf.len();
+        let is_var = if i == n || CLASS[line[i] as usize] & BLANK != 0 {
+            let var = any & DIGIT != 0 || (i - s >= 8 && all != 0);
+            out.buf.extend_from_slice(if var { VAR } else { &line[s..i] });
+            var
+        } else {
+            i = token_end(line, s);
+            mask_token(&line[s..i], &mut out.buf);
+            &out.buf[start..] == VAR
+        };
+        if is_var && last_var {
+            out.buf.truncate(sep);
+            continue;
+        }
+        out.spans.push((start as u32, out.buf.len() as u32));
+        out.vars += u32::from(is_var);
+        last_var = is_var;
     }
 }
 

@@ -87,6 +87,21 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         Levels::Warn => false,
     };
     let w = &line[..line.len().min(LEVEL_WINDOW)];
+    // RisingWave's own header, most lines of its logs: `<timestamp> <blanks><LEVEL> `. Its level
+    // is read where it stands, without looking for the level words further in (a line at INFO
+    // is not wanted whatever its message says).
+    if w.first().is_some_and(u8::is_ascii_digit)
+        && let Some(sp) = memchr::memchr(b' ', w)
+    {
+        let r = &w[sp..];
+        let r = &r[r.iter().position(|&b| b != b' ').unwrap_or(r.len())..];
+        if r.starts_with(b"INFO ") || r.starts_with(b"DEBUG ") || r.starts_with(b"TRACE ") {
+            return false;
+        }
+        if r.starts_with(b"ERROR ") || (!error_only && r.starts_with(b"WARN ")) {
+            return true;
+        }
+    }
     // A panic's first line, also behind a `kubectl --prefix` (`[pod/…] thread '…' panicked`).
     let unprefixed = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(w, |i| &w[i + 1..]) } else { w };
     if unprefixed.starts_with(b"thread '") {
@@ -222,23 +237,17 @@ pub fn id_text(id: u64) -> String {
     format!("{id:016x}")
 }
 
+/// The key of a line's group: its token count and first [`PREFIX_TOKENS`] tokens (one hash of
+/// a slice of the joined tokens, seeded with the count).
 fn group_key(t: &Tokens) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&(t.len() as u32).to_le_bytes());
-    for i in 0..t.len().min(PREFIX_TOKENS) {
-        h.update(t.get(i));
-        h.update(&[0xff]);
-    }
-    h.digest()
+    xxhash_rust::xxh3::xxh3_64_with_seed(t.prefix(PREFIX_TOKENS), t.len() as u64)
 }
 
+/// The hash of a line's (or a template's) tokens: its joined bytes. Tokens hold no blank but
+/// inside a quoted string, which is masked whole, so joined bytes tell token lists apart but
+/// for that rare case, and a hit is compared token by token anyway.
 fn tokens_hash(t: &Tokens) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for i in 0..t.len() {
-        h.update(t.get(i));
-        h.update(&[0xff]);
-    }
-    h.digest()
+    xxhash_rust::xxh3::xxh3_64(&t.buf)
 }
 
 impl Clusterer {
@@ -278,7 +287,7 @@ impl Clusterer {
     pub fn observe_if(&mut self, text: &[u8], needs_constant: bool) -> Option<Seen<'_>> {
         let mut line = std::mem::take(&mut self.line);
         mask::tokenize(text, &mut line);
-        let all_vars = (0..line.len()).all(|i| line.get(i) == VAR);
+        let all_vars = line.vars as usize == line.len();
         let r = if needs_constant && all_vars { None } else { self.observe_tokens(&line) };
         self.line = line;
         let (idx, new) = r?;
@@ -294,45 +303,52 @@ impl Clusterer {
         let whole = tokens_hash(line);
         if let Some(&m) = self.exact.get(&whole)
             && let Some(c) = self.clusters[m as usize].as_mut()
-            && c.tokens.spans.len() == line.len()
-            && (0..line.len()).all(|i| c.tokens.get(i) == line.get(i))
+            && c.tokens.spans == line.spans
+            && c.tokens.buf == line.buf
         {
             c.count += 1;
             c.last_seen = self.tick;
             return Some((m, false));
         }
         let key = group_key(line);
-        let mut best: Option<(u32, usize, usize)> = None;
+        // (cluster, equal positions, template's variables, a constant of it differs)
+        let mut best: Option<(u32, usize, usize, bool)> = None;
         if let Some(members) = self.groups.get(&key) {
             for &m in members {
                 let c = self.clusters[m as usize].as_ref().expect("group members are alive");
-                let (mut same, mut vars, mut settled) = (0, 0, false);
+                let (mut same, mut grows, mut settled) = (0, false, false);
                 let stable = c.count >= STABLE;
                 for i in 0..line.len() {
-                    let t = c.tokens.get(i);
-                    if t == line.get(i) {
+                    let (t, l) = (c.tokens.get(i), line.get(i));
+                    if t == l {
                         same += 1;
-                    } else if stable && t != VAR && line.get(i) != VAR {
-                        settled = true;
+                    } else if t != VAR {
+                        grows = true;
+                        if stable && l != VAR {
+                            settled = true;
+                            break;
+                        }
                     }
-                    vars += usize::from(t == VAR);
                 }
                 if settled {
                     continue;
                 }
-                if best.is_none_or(|(_, s, v)| same > s || (same == s && vars > v)) {
-                    best = Some((m, same, vars));
+                let vars = c.tokens.vars as usize;
+                if best.is_none_or(|(_, s, v, _)| same > s || (same == s && vars > v)) {
+                    best = Some((m, same, vars, grows));
                 }
             }
         }
-        if let Some((m, same, _)) = best
+        if let Some((m, same, _, grows)) = best
             && same as f32 >= SIMILARITY * line.len() as f32
         {
             let tick = self.tick;
             let c = self.clusters[m as usize].as_mut().expect("alive");
             c.count += 1;
             c.last_seen = tick;
-            if same < line.len() {
+            // Only a constant that differs changes the template: positions it already has as
+            // `<*>` stay so, and the template is not rebuilt for every line of a kind.
+            if grows {
                 let mut merged = Tokens::default();
                 for i in 0..line.len() {
                     let t = c.tokens.get(i);
@@ -506,6 +522,34 @@ mod tests {
         // An evicted kind seen again starts over with the same id.
         let again = c.observe(kinds[1].as_bytes()).unwrap();
         assert_eq!((again.id, again.count), (xxhash_rust::xxh3::xxh3_64(kinds[1].as_bytes()), 1));
+    }
+
+    #[test]
+    fn level_markers() {
+        let cases: &[(&str, Levels, bool)] = &[
+            ("2026-03-02T08:00:00.123456789Z  WARN risingwave_meta: slow", Levels::Warn, true),
+            ("2026-03-02T08:00:00.123456789Z  WARN risingwave_meta: slow", Levels::Error, false),
+            ("2026-03-02T08:00:00.123456789Z ERROR risingwave_meta: failed", Levels::Error, true),
+            ("2026-03-02T08:00:00.123456789Z  INFO risingwave_meta: got ERROR from peer", Levels::Warn, false),
+            ("2026-03-02T08:00:00.123456789Z DEBUG risingwave_meta: x", Levels::Warn, false),
+            // kubectl --timestamps: the runtime's time first, the level after RisingWave's own
+            ("2026-03-02T08:00:00.1Z 2026-03-02T08:00:00.123456789Z  WARN risingwave_meta: x", Levels::Warn, true),
+            ("2026-03-02T08:00:00.1Z 2026-03-02T08:00:00.123456789Z  INFO risingwave_meta: x", Levels::Warn, false),
+            ("[pod/meta-0/meta] 2026-03-02T08:00:00.123456789Z ERROR x: y", Levels::Error, true),
+            ("[pod/meta-0/meta] thread 'main' panicked at src/x.rs:1:2:", Levels::Error, true),
+            ("thread 'tokio-runtime-worker' panicked at src/x.rs:1:2:", Levels::Error, true),
+            (r#"{"timestamp":"2026-03-02T08:00:00Z","level":"WARN","fields":{"message":"x"}}"#, Levels::Warn, true),
+            (r#"{"timestamp":"2026-03-02T08:00:00Z","level":"WARN","fields":{"message":"x"}}"#, Levels::Error, false),
+            (r#"{"timestamp":"2026-03-02T08:00:00Z","level":"INFO","fields":{"message":"ERROR "}}"#, Levels::Warn, false),
+            ("081109 203615 148 WARN dfs.DataNode: x", Levels::Warn, true),
+            ("081109 203615 148 INFO dfs.DataNode: x", Levels::Warn, false),
+            ("plain text without a level", Levels::Warn, false),
+            ("plain text without a level", Levels::Any, true),
+            ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
+        ];
+        for &(line, lv, want) in cases {
+            assert_eq!(super::level_marker(line.as_bytes(), lv), want, "{lv:?} {line:?}");
+        }
     }
 
     #[test]
