@@ -304,13 +304,17 @@ impl<'m> Framer<'m> {
         let mut h = 0;
         if !dense && matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error) {
             let before = hits.len();
+            // One search for all the block's line ends (the block ends with one): a memchr call
+            // per line paid its start-up on every short line.
             let mut s = 0;
-            while s < block.len() {
-                let nl = s + memchr::memchr(b'\n', &block[s..]).unwrap_or(block.len() - s);
+            for nl in memchr::memchr_iter(b'\n', block) {
                 if crate::unknown::level_marker(&block[s..nl], self.levels) {
                     hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
                 }
                 s = nl + 1;
+            }
+            if s < block.len() && crate::unknown::level_marker(&block[s..], self.levels) {
+                hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
             }
             if hits.len() > before {
                 hits.sort_by_key(|h| h.end);
