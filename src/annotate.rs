@@ -657,8 +657,9 @@ fn unexplained(
                 best = Some((h, p, alnum));
             }
         }
-        // Nothing matched: the whole message is the unknown, not the cause in its error field.
-        if found.is_empty() && best.is_some() { break; }
+        // A message no record matched in (nothing covered it: `at` did not move) is the unknown,
+        // not the cause in its error field.
+        if at == region.start && best.is_some() { break; }
     }
     best.map(|(h, r, _)| (h, trim_links(hays[h].text, r)))
 }

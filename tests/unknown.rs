@@ -93,6 +93,10 @@ fn chain_cases_cluster_the_unexplained_part() {
         (error(7, "Failed to complete epoch 9: sink coordinator 3 stopped: barrier collection failed for actor 4"), Some("sink coordinator <*> stopped")),
         // an unknown message over a known cause in its field: the message
         (warn(8, "compactor 12 gave up error=barrier collection failed for actor 4"), Some("compactor <*> gave up")),
+        // nothing matched: the whole message, not the unknown cause in its field
+        (warn(9, "compactor 12 lost its lease error=etcd request timed out"), Some("compactor <*> lost its lease")),
+        // an unknown message over a known cause with an unknown root in its field: the message
+        (warn(10, "compactor 12 lost its lease error=barrier collection failed for actor 4: disk full"), Some("compactor <*> lost its lease")),
     ];
     let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
@@ -103,7 +107,7 @@ fn chain_cases_cluster_the_unexplained_part() {
     // Without --unknown only the known errors are written, as before.
     let plain = d.events(&["--format", "json"], &input);
     assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
-    assert_eq!(plain.len(), 7);
+    assert_eq!(plain.len(), 8);
 }
 
 #[test]

@@ -51,18 +51,27 @@ cb="$(dirname "$annotail")/examples/cluster_bench"
 c=$([[ -x $cb ]] && "$cb" "$msgs.drain3" 3 || echo '{}')
 python3 - "$work/unknown.json" "$(stat -c %s "$corpus")" "$(stat -c %s "$msgs")" "$d" "$c" <<'PY'
 import json, statistics, sys
-res = {r["command"]: statistics.median(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}
+results = json.load(open(sys.argv[1]))["results"]
+res = {r["command"]: statistics.median(r["times"]) for r in results}
+# CPU time (user + system, hyperfine's means): on a shared machine wall time also counts the
+# time other processes had the core, CPU time does not.
+cpu = {r["command"]: r["user"] + r["system"] for r in results}
 corpus, msgs, d, c = int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4]), json.loads(sys.argv[5])
-e = res["empty"]
+e, ec = res["empty"], cpu["empty"]
 rate = lambda name, size: size / 1e6 / (res[name] - e)
-print("%-28s %8s %10s" % ("run (1 thread unless said)", "total_s", "scan_MB/s"))
+crate = lambda name, size: size / 1e6 / (cpu[name] - ec)
+print("%-28s %8s %10s %8s %10s" % ("run (1 thread unless said)", "total_s", "scan_MB/s", "cpu_s", "cpu_MB/s"))
 for n, size in [("off", corpus), ("warn", corpus), ("any", corpus), ("off-2threads", corpus), ("msgs-off", msgs), ("msgs-any", msgs)]:
-    print("%-28s %8.3f %10.1f" % (n, res[n], rate(n, size)))
-print("start-up (empty file)        %8.3f" % e)
-print("--unknown warn cost: %.1f%% of the scan rate" % (100 * (1 - rate("warn", corpus) / rate("off", corpus))))
+    print("%-28s %8.3f %10.1f %8.3f %10.1f" % (n, res[n], rate(n, size), cpu[n], crate(n, size)))
+print("start-up (empty file)        %8.3f %10s %8.3f" % (e, "", ec))
+print("--unknown warn cost: %.1f%% of the scan rate (wall), %.1f%% (CPU)" % (
+    100 * (1 - rate("warn", corpus) / rate("off", corpus)), 100 * (1 - crate("warn", corpus) / crate("off", corpus))))
 dr = d["bytes"] / 1e6 / d["seconds"]
-print("drain3 on %d messages (%.1f MB): %.2f s, %.2f MB/s, %d clusters" % (d["lines"], d["bytes"] / 1e6, d["seconds"], dr, d["clusters"]))
-print("annotail --unknown any on the messages / drain3: %.1fx" % (rate("msgs-any", msgs) / dr))
+dc = d["bytes"] / 1e6 / d["cpu_seconds"]
+print("drain3 on %d messages (%.1f MB): %.2f s, %.2f MB/s; CPU %.2f s, %.2f MB/s; %d clusters" % (
+    d["lines"], d["bytes"] / 1e6, d["seconds"], dr, d["cpu_seconds"], dc, d["clusters"]))
+print("annotail --unknown any on the messages / drain3: %.1fx (wall), %.1fx (CPU)" % (rate("msgs-any", msgs) / dr, crate("msgs-any", msgs) / dc))
 if c:
-    print("clusterer alone on the same messages: %.1f MB/s, %d clusters; / drain3: %.1fx" % (c["mb_s"], c["clusters"], c["mb_s"] / dr))
+    print("clusterer alone on the same messages: %.1f MB/s wall, %.1f MB/s CPU, %d clusters; / drain3: %.1fx (wall), %.1fx (CPU)" % (
+        c["mb_s"], c["cpu_mb_s"], c["clusters"], c["mb_s"] / dr, c["cpu_mb_s"] / dc))
 PY

@@ -62,15 +62,18 @@ def main():
     # Where a record left in the catalog still matches the withheld record's text (a generic
     # pattern, a similar message from another file), nothing is unknown there: such events are
     # counted apart. The spans index the event's text, which is the line for single-line text.
+    # The text's `error=` field counts too (its spans index the line as well; the truth calls
+    # the field `error`, an event `fields.error`).
     spans_at = {}
     for e in evs:
         ms = ([e["match"]] if e["match"] else []) + e["also_matched"]
-        spans_at[e["source"]["line"]] = [m["span"] for m in ms if m["field"] == "message"]
+        spans_at[e["source"]["line"]] = [(m["field"], m["span"]) for m in ms if m["field"] in ("message", "fields.error")]
     def still_explained(t):
         p = next((m for m in t["matches"] if m["id"] == t["id"] and m["role"] == "primary"), None)
-        if p is None or p.get("field", "message") != "message" or t["lines"] != 1:
+        if p is None or p.get("field", "message") not in ("message", "error") or t["lines"] != 1:
             return False
-        return any(s <= p["col"] < e for s, e in spans_at.get(t["line"], []))
+        field = "message" if p.get("field", "message") == "message" else "fields.error"
+        return any(f == field and s <= p["col"] < e for f, (s, e) in spans_at.get(t["line"], []))
     members = collections.Counter(cluster_at.values())
     explained = {t["line"] for t in events if t["id"] in withheld and still_explained(t)}
 
