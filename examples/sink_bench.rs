@@ -5,12 +5,15 @@
 //! times; medians are printed.
 //!
 //! ```text
-//! cargo build --release && cargo run --release --example sink_bench -- target/release/annotail CORPUS [--all]
+//! cargo build --release && cargo run --release --example sink_bench -- target/release/annotail CORPUS [--all] [--only NAME] [--rounds N]
 //! ```
 //!
 //! Per variant: events delivered, wall time, events/s, bytes before and after compression (and
-//! the ratio), the annotail process's CPU time (user + system, from `/usr/bin/time`) and its CPU
-//! per MB of uncompressed payload. Each run is paired with one on an empty file (start-up: the
+//! the ratio), the annotail process's CPU time (user + system of all its threads, as the kernel
+//! counts them: `/usr/bin/time`), events per CPU-second of it and its CPU per MB of uncompressed
+//! payload, and the receiver's own CPU time (this process's user + system time during the run,
+//! from `/proc/self/stat`: the receiver is all this process does meanwhile), so that a receiver
+//! that limits the figure shows. Each run is paired with one on an empty file (start-up: the
 //! catalog's load), whose wall and CPU time are subtracted for the rates.
 
 use std::io::Read;
@@ -24,7 +27,8 @@ use http_body_util::{BodyExt, Full};
 use opentelemetry_proto::tonic::collector::logs::v1::{ExportLogsServiceRequest, ExportLogsServiceResponse};
 use prost::Message;
 
-/// Runs per variant: the machine is shared, so one run is noise.
+/// Runs per variant unless `--rounds N` says otherwise: the machine is shared, so one run is
+/// noise.
 const ROUNDS: usize = 3;
 
 #[derive(Default)]
@@ -101,6 +105,8 @@ struct Run {
     events: u64,
     wall: f64,
     cpu: f64,
+    /// The receiver's CPU time during the run.
+    receiver_cpu: f64,
     wire: u64,
     raw: u64,
     /// The same run on an empty file.
@@ -124,6 +130,12 @@ fn timed(bin: &str, cfg: &std::path::Path, all: bool, input: &str) -> (f64, f64)
     (wall, cpu)
 }
 
+/// This process's CPU time so far (user + system, all threads), in seconds.
+fn own_cpu() -> f64 {
+    let stat = procfs::process::Process::myself().unwrap().stat().unwrap();
+    (stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -135,6 +147,7 @@ fn main() {
     let all = args.iter().any(|a| a == "--all");
     // `--only WORD`: the variants whose name contains it.
     let only = args.iter().position(|a| a == "--only").map(|i| args[i + 1].clone());
+    let rounds = args.iter().position(|a| a == "--rounds").map_or(ROUNDS, |i| args[i + 1].parse().unwrap());
     let counts = Arc::new(Counts::default());
     let (port, _rt) = receiver(counts.clone());
     let variants: [(&str, &str); 12] = [
@@ -156,7 +169,7 @@ fn main() {
     let empty = dir.join("empty.log");
     std::fs::write(&empty, "").unwrap();
     let mut runs: Vec<Vec<Run>> = (0..variants.len()).map(|_| Vec::new()).collect();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         for (i, (name, sink)) in variants.iter().enumerate() {
             if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
                 continue;
@@ -175,8 +188,11 @@ fn main() {
             for c in [&counts.events, &counts.wire, &counts.raw] {
                 c.store(0, Ordering::Relaxed);
             }
+            let before = own_cpu();
             let (wall, cpu) = timed(bin, &cfg, all, corpus);
+            let receiver_cpu = own_cpu() - before;
             runs[i].push(Run {
+                receiver_cpu,
                 start_wall,
                 start_cpu,
                 events: counts.events.load(Ordering::Relaxed),
@@ -187,8 +203,10 @@ fn main() {
             });
         }
     }
-    println!("| sink | events | wall s | start-up s | events/s after start-up | payload MB | wire MB | ratio | CPU s (start-up) | CPU s per payload MB |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| sink | events | wall s | start-up s | events/s after start-up | payload MB | wire MB | ratio | annotail CPU s (start-up) | events per annotail CPU-s | CPU s per payload MB | receiver CPU s |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (i, (name, _)) in variants.iter().enumerate() {
         let r = &runs[i];
         if r.is_empty() {
@@ -200,12 +218,14 @@ fn main() {
         let cpu = median(r.iter().map(|x| x.cpu).collect());
         let start_wall = median(r.iter().map(|x| x.start_wall).collect());
         let start_cpu = median(r.iter().map(|x| x.start_cpu).collect());
+        let receiver_cpu = median(r.iter().map(|x| x.receiver_cpu).collect());
         let raw = r[0].raw as f64 / 1e6;
         let wire = median(r.iter().map(|x| x.wire as f64).collect()) / 1e6;
         println!(
-            "| {name} | {events} | {wall:.2} | {start_wall:.2} | {:.0} | {raw:.1} | {wire:.2} | {:.1}x | {cpu:.2} ({start_cpu:.2}) | {:.4} |",
+            "| {name} | {events} | {wall:.2} | {start_wall:.2} | {:.0} | {raw:.1} | {wire:.2} | {:.1}x | {cpu:.2} ({start_cpu:.2}) | {:.0} | {:.4} | {receiver_cpu:.2} |",
             events as f64 / (wall - start_wall),
             raw / wire,
+            events as f64 / (cpu - start_cpu),
             (cpu - start_cpu) / raw
         );
     }

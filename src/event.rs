@@ -367,6 +367,8 @@ pub struct OutWriter<W: Write> {
     err: Option<io::Error>,
     /// Rendered static part of each record's `match` object, by entry index.
     cache: Vec<Option<String>>,
+    /// OTLP output: the messages reused from one event to the next, and the same cache.
+    otlp: crate::sink::otlp::Encoder,
     /// With [`OutWriter::mark_lines`]: where each event's `source.line` digits start in the
     /// rendered buffer, and the line rendered there.
     pub line_marks: Option<Vec<(u64, u64)>>,
@@ -401,6 +403,7 @@ impl<W: Write> OutWriter<W> {
             width,
             err: None,
             cache: Vec::new(),
+            otlp: Default::default(),
             line_marks: None,
             keep: false,
             shape: std::sync::Arc::new(Shape::all()),
@@ -410,6 +413,7 @@ impl<W: Write> OutWriter<W> {
     /// Render with `shape` (record fields, size bound) instead of every field, unbounded.
     pub fn with_shape(mut self, shape: std::sync::Arc<Shape>) -> Self {
         self.cache.clear();
+        self.otlp.clear();
         self.shape = shape;
         self
     }
@@ -497,7 +501,7 @@ impl<W: Write> Writer for OutWriter<W> {
                 }
                 self.buf.push(b'\n');
             }
-            Format::Otlp => crate::sink::otlp::write_record(&mut self.buf, ev, &self.shape),
+            Format::Otlp => self.otlp.write_record(&mut self.buf, ev, &self.shape),
             Format::Pretty => write_pretty(&mut self.buf, ev, self.color, self.width),
         }
         self.maybe_flush();
@@ -1066,7 +1070,10 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
     let mut cut = 0u64;
     while !fits(&v, &dropped, cut) {
         let Some(longest) = longest_string(&mut v) else { break };
-        if longest.chars().count() <= CUT_MIN {
+        // A string cut to CUT_MIN and marked is CUT_MIN + 3 bytes: cutting it (or any string
+        // no longer) gives back one as long, for ever (it did: `--max-event-bytes 1024` on a
+        // line of many short fields never returned).
+        if longest.len() <= CUT_MIN + '…'.len_utf8() {
             break;
         }
         let mut at = (longest.len() / 2).max(CUT_MIN);
@@ -1393,6 +1400,24 @@ mod tests {
             let at = line_digits_at(&out, 6);
             assert_eq!(&out[at..at + 4], b"1234", "max {max}");
         }
+    }
+
+    /// An event too large whose strings were all at most CUT_MIN + 3 bytes (many short fields)
+    /// had the same string cut again and again, never shorter: the writer never returned.
+    #[test]
+    fn regression_fit_looped_on_strings_cut_to_the_minimum() {
+        use super::fit;
+        let fields: serde_json::Map<_, _> = (0..40).map(|i| (format!("f{i}"), serde_json::json!("v".repeat(49)))).collect();
+        let event = serde_json::json!({
+            "schema": "annotail/1", "message": "m".repeat(49), "source": {"line": 7},
+            "log": {"format": "risingwave", "fields": fields},
+        });
+        let text = serde_json::to_vec(&event).unwrap();
+        let mut out = text.clone();
+        fit(&mut out, 0, 1024, Format::Json);
+        assert!(out.len() <= 1024, "{} bytes", out.len());
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("valid JSON");
+        assert_eq!(v["truncated"]["dropped"], serde_json::json!(["log.fields"]));
     }
 
     #[test]

@@ -84,17 +84,27 @@ fn any(v: &Value) -> AnyValue {
 /// OTel's severity numbers for a log level word (the data model's table: TRACE 1, DEBUG 5,
 /// INFO 9, WARN 13, ERROR 17, FATAL 21; NOTICE is INFO2).
 pub fn severity_number(level: &str) -> SeverityNumber {
-    match level.to_ascii_lowercase().as_str() {
-        "trace" => SeverityNumber::Trace,
-        "debug" => SeverityNumber::Debug,
-        "info" | "informational" => SeverityNumber::Info,
-        "notice" => SeverityNumber::Info2,
-        "warn" | "warning" => SeverityNumber::Warn,
-        "error" | "err" => SeverityNumber::Error,
-        "critical" | "crit" => SeverityNumber::Fatal,
-        "fatal" | "alert" | "emergency" | "panic" => SeverityNumber::Fatal,
-        _ => SeverityNumber::Unspecified,
-    }
+    const TABLE: [(&str, SeverityNumber); 15] = [
+        ("trace", SeverityNumber::Trace),
+        ("debug", SeverityNumber::Debug),
+        ("info", SeverityNumber::Info),
+        ("informational", SeverityNumber::Info),
+        ("notice", SeverityNumber::Info2),
+        ("warn", SeverityNumber::Warn),
+        ("warning", SeverityNumber::Warn),
+        ("error", SeverityNumber::Error),
+        ("err", SeverityNumber::Error),
+        ("critical", SeverityNumber::Fatal),
+        ("crit", SeverityNumber::Fatal),
+        ("fatal", SeverityNumber::Fatal),
+        ("alert", SeverityNumber::Fatal),
+        ("emergency", SeverityNumber::Fatal),
+        ("panic", SeverityNumber::Fatal),
+    ];
+    TABLE
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(level))
+        .map_or(SeverityNumber::Unspecified, |(_, n)| *n)
 }
 
 /// Nanoseconds since the epoch of an RFC 3339 time (`T` or a space between date and time);
@@ -109,146 +119,267 @@ fn unix_nano(t: &str) -> u64 {
 
 /// `service.name`: the crate of the line's target (`risingwave_meta::barrier` →
 /// `risingwave_meta`), else the container's name, else OTel's `unknown_service:annotail`.
-fn service_name(ev: &Annotated<'_>) -> String {
+fn service_name<'e>(ev: &'e Annotated<'_>) -> &'e str {
     if let Some(t) = ev.log.target.as_deref().filter(|t| !t.is_empty()) {
-        return t.split("::").next().unwrap_or(t).to_owned();
+        return t.split("::").next().unwrap_or(t);
     }
     match ev.log.container.as_deref() {
-        Some(c) if !c.is_empty() => c.to_owned(),
-        _ => "unknown_service:annotail".to_owned(),
+        Some(c) if !c.is_empty() => c,
+        _ => "unknown_service:annotail",
     }
 }
 
-/// The event as a `ResourceLogs` with one log record.
-pub fn resource_logs(ev: &Annotated<'_>, shape: &Shape) -> ResourceLogs {
-    let h = host();
-    let mut resource = vec![string("service.name", &service_name(ev)), string("host.name", &h.name)];
-    if let Some(n) = &h.node {
-        resource.push(string("k8s.node.name", n));
+/// Renders events as OTLP records, reusing one event's messages for the next: the
+/// `ResourceLogs` (its resource and scope, which change little from one event to the next) and
+/// the log record, whose strings and attributes are overwritten in place, so that once they
+/// have grown to size an event allocates nothing; and, per catalog entry, the attributes that
+/// are the record's own (made once: `solutions` and the passed-through fields are JSON to
+/// parse). Building each event's messages afresh (about 25 allocations) and parsing a
+/// record's JSON per event took half of the CPU of an OTLP sink's events (BENCHMARKS.md).
+#[derive(Debug, Default)]
+pub struct Encoder {
+    rl: ResourceLogs,
+    /// Attributes an event had no use for, kept with their strings for the next.
+    spare: Vec<KeyValue>,
+    /// Per catalog entry: its record's attributes before the captures, and after them.
+    records: Vec<Option<(Vec<KeyValue>, Vec<KeyValue>)>>,
+    /// The last `observed` time read and its value: events read together share it.
+    observed: (String, u64),
+}
+
+/// Set `v` to the string `s`, reusing its allocation.
+fn set_string(v: &mut Option<AnyValue>, s: &str) {
+    match v {
+        Some(AnyValue { value: Some(any_value::Value::StringValue(old)) }) => {
+            old.clear();
+            old.push_str(s);
+        }
+        _ => *v = Some(AnyValue { value: Some(any_value::Value::StringValue(s.to_owned())) }),
     }
-    let mut rec = LogRecord {
-        observed_time_unix_nano: unix_nano(ev.observed),
+}
+
+/// The attributes of a record being filled: slots are reused in order, and those past the end
+/// go back to the spares when done.
+struct Attrs<'a> {
+    list: &'a mut Vec<KeyValue>,
+    spare: &'a mut Vec<KeyValue>,
+    n: usize,
+}
+
+impl Attrs<'_> {
+    /// The next slot, its key set to `key` (and its value left as it was).
+    fn slot(&mut self, key: &str) -> &mut KeyValue {
+        if self.n == self.list.len() {
+            self.list.push(self.spare.pop().unwrap_or_default());
+        }
+        self.n += 1;
+        let kv = &mut self.list[self.n - 1];
+        kv.key.clear();
+        kv.key.push_str(key);
+        kv
+    }
+
+    fn string(&mut self, key: &str, v: &str) {
+        set_string(&mut self.slot(key).value, v);
+    }
+
+    /// A string attribute whose key is `prefix` followed by `name`.
+    fn prefixed(&mut self, prefix: &str, name: &str, v: &str) {
+        let kv = self.slot(prefix);
+        kv.key.push_str(name);
+        set_string(&mut kv.value, v);
+    }
+
+    fn int(&mut self, key: &str, v: i64) {
+        self.slot(key).value = Some(AnyValue { value: Some(any_value::Value::IntValue(v)) });
+    }
+
+    fn copy(&mut self, from: &[KeyValue]) {
+        for a in from {
+            let kv = self.slot(&a.key);
+            kv.value.clone_from(&a.value);
+        }
+    }
+
+    fn done(self) {
+        self.spare.extend(self.list.drain(self.n..));
+    }
+}
+
+/// The attributes of `r`'s record that are the same in every event it matches, in the order
+/// events carry them: those before the captures and those after.
+fn record_attributes(ev: &Annotated<'_>, entry: usize, shape: &Shape) -> (Vec<KeyValue>, Vec<KeyValue>) {
+    let e = &ev.matcher.entries[entry];
+    let r = &e.rec;
+    let fields = &shape.fields;
+    let w = |k: &str| fields.wants(k);
+    let mut head = vec![string("rule.id", &r.id)];
+    if let Some(x) = r.slug() {
+        head.push(string("rule.name", x));
+    }
+    head.push(string("annotail.severity", r.severity.name()));
+    if let Some(x) = r.str_field("githubUrl").filter(|_| w("reference")) {
+        head.push(string("rule.reference", x));
+    }
+    if let Some(x) = r.str_field("errorClass").filter(|_| w("error_class")) {
+        head.push(string("rule.category", x));
+    }
+    if let Some(x) = r.str_field("documentation").filter(|_| w("documentation")) {
+        head.push(string("rule.description", x));
+    }
+    let mut tail = Vec::new();
+    for k in ["solutions", "tags"] {
+        if let Some(Ok(v)) = r.list(k).filter(|_| w(k)).map(|x| serde_json::from_str::<Value>(x.get())) {
+            tail.push(KeyValue { key: format!("annotail.{k}"), value: Some(any(&v)), ..Default::default() });
+        }
+    }
+    if let Some(x) = r.template.as_deref().filter(|_| w("template")) {
+        tail.push(string("annotail.template", x));
+    }
+    if w("pattern") {
+        tail.push(string("annotail.pattern", r.pattern.as_deref().unwrap_or(&e.forms.regex)));
+    }
+    if let Some(x) = r.str_field("filePath").filter(|_| w("source_file")) {
+        tail.push(string("code.file.path", x));
+    }
+    if let Some(n) = r.source_line.filter(|_| w("source_line")) {
+        tail.push(int("code.line.number", n as i64));
+    }
+    if let Some(others) = r.other_fields()
+        && let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(others)
+    {
+        if !w("record") {
+            let keys: &[String] = match fields {
+                RecordFields::Only(l) => l,
+                _ => &[],
+            };
+            o.retain(|k, _| keys.contains(k));
+        }
+        if !o.is_empty() {
+            tail.push(KeyValue { key: "annotail.record".into(), value: Some(any(&Value::Object(o))), ..Default::default() });
+        }
+    }
+    (head, tail)
+}
+
+impl Encoder {
+    /// Forget what was made for one catalog and shape (the next events may be another's).
+    pub fn clear(&mut self) {
+        self.records.clear();
+    }
+
+    /// Fill the reused messages with `ev`.
+    fn fill(&mut self, ev: &Annotated<'_>, shape: &Shape) {
+        let rl = &mut self.rl;
+        let resource = rl.resource.get_or_insert_with(|| {
+            let h = host();
+            let mut attributes = vec![string("service.name", ""), string("host.name", &h.name)];
+            if let Some(n) = &h.node {
+                attributes.push(string("k8s.node.name", n));
+            }
+            Resource { attributes, ..Default::default() }
+        });
+        set_string(&mut resource.attributes[0].value, service_name(ev));
+        if rl.scope_logs.is_empty() {
+            rl.scope_logs.push(ScopeLogs {
+                scope: Some(InstrumentationScope {
+                    name: "annotail".into(),
+                    version: env!("CARGO_PKG_VERSION").into(),
+                    ..Default::default()
+                }),
+                log_records: vec![LogRecord::default()],
+                schema_url: String::new(),
+            });
+        }
+        let rec = &mut rl.scope_logs[0].log_records[0];
+        if self.observed.0 != ev.observed {
+            self.observed.0.clear();
+            self.observed.0.push_str(ev.observed);
+            self.observed.1 = unix_nano(ev.observed);
+        }
+        rec.observed_time_unix_nano = self.observed.1;
         // A line without a time of its own has the time it was read as its timestamp: OTLP says
         // "unknown" with 0 and receivers fall back to the observed time.
-        time_unix_nano: if ev.timestamp == ev.observed { 0 } else { unix_nano(ev.timestamp) },
-        body: Some(AnyValue { value: Some(any_value::Value::StringValue(text(ev.message).into_owned())) }),
-        ..Default::default()
-    };
-    let record = ev.found.first().map(|f| &ev.matcher.entries[f.entry as usize].rec);
-    let (number, word) = match (ev.log.level.as_deref(), record) {
-        (Some(l), _) if severity_number(l) != SeverityNumber::Unspecified => (severity_number(l), l.to_owned()),
-        (_, Some(r)) => (severity_number(r.severity.name()), r.severity.name().to_ascii_uppercase()),
-        (l, None) => (SeverityNumber::Unspecified, l.unwrap_or_default().to_owned()),
-    };
-    rec.severity_number = number as i32;
-    rec.severity_text = word;
-    let a = &mut rec.attributes;
-    if let Some(id) = ev.event_id {
-        a.push(string("log.record.uid", &format!("{id:016x}")));
-    }
-    if let Some(p) = ev.source.path {
-        a.push(string("log.file.path", p));
-    }
-    a.push(string("annotail.source.kind", ev.source.kind));
-    a.push(int("annotail.source.line", ev.source.line as i64));
-    let l = ev.log;
-    for (k, v) in [
-        ("k8s.pod.name", &l.pod),
-        ("k8s.namespace.name", &l.namespace),
-        ("k8s.container.name", &l.container),
-        ("log.iostream", &l.stream),
-        ("code.namespace", &l.target),
-        ("thread.name", &l.thread),
-    ] {
-        if let Some(v) = v {
-            a.push(string(k, v));
+        rec.time_unix_nano = if ev.timestamp == ev.observed { 0 } else { unix_nano(ev.timestamp) };
+        set_string(&mut rec.body, &text(ev.message));
+        rec.dropped_attributes_count = 0;
+        let entry = ev.found.first().map(|f| f.entry as usize);
+        let record = entry.map(|e| &ev.matcher.entries[e].rec);
+        let level = ev.log.level.as_deref();
+        let (number, word, upper) = match (level.map(|l| (l, severity_number(l))), record) {
+            (Some((l, n)), _) if n != SeverityNumber::Unspecified => (n, l, false),
+            // The record's word, in capitals as levels are written.
+            (_, Some(r)) => (severity_number(r.severity.name()), r.severity.name(), true),
+            (_, None) => (SeverityNumber::Unspecified, level.unwrap_or_default(), false),
+        };
+        rec.severity_number = number as i32;
+        rec.severity_text.clear();
+        rec.severity_text.push_str(word);
+        if upper {
+            rec.severity_text.make_ascii_uppercase();
         }
-    }
-    a.push(string("annotail.log.format", l.format));
-    for (k, v) in &l.fields {
-        a.push(string(&format!("annotail.log.fields.{k}"), v));
-    }
-    if let (Some(f), Some(r)) = (ev.found.first(), record) {
-        let fields = &shape.fields;
-        let w = |k: &str| fields.wants(k);
-        a.push(string("rule.id", &r.id));
-        if let Some(x) = r.slug() {
-            a.push(string("rule.name", x));
+        let mut a = Attrs { list: &mut rec.attributes, spare: &mut self.spare, n: 0 };
+        if let Some(id) = ev.event_id {
+            let kv = a.slot("log.record.uid");
+            let mut hex = [0u8; 16];
+            for (i, d) in hex.iter_mut().enumerate() {
+                *d = b"0123456789abcdef"[(id >> (60 - 4 * i) & 0xf) as usize];
+            }
+            set_string(&mut kv.value, std::str::from_utf8(&hex).unwrap_or_default());
         }
-        a.push(string("annotail.severity", r.severity.name()));
-        if let Some(x) = r.str_field("githubUrl").filter(|_| w("reference")) {
-            a.push(string("rule.reference", x));
+        if let Some(p) = ev.source.path {
+            a.string("log.file.path", p);
         }
-        if let Some(x) = r.str_field("errorClass").filter(|_| w("error_class")) {
-            a.push(string("rule.category", x));
-        }
-        if let Some(x) = r.str_field("documentation").filter(|_| w("documentation")) {
-            a.push(string("rule.description", x));
-        }
-        for (k, v) in ev.captures(f) {
-            a.push(string(&format!("annotail.captures.{k}"), &v));
-        }
-        for k in ["solutions", "tags"] {
-            if let Some(Ok(v)) = r.list(k).filter(|_| w(k)).map(|x| serde_json::from_str::<Value>(x.get())) {
-                a.push(KeyValue { key: format!("annotail.{k}"), value: Some(any(&v)), ..Default::default() });
+        a.string("annotail.source.kind", ev.source.kind);
+        a.int("annotail.source.line", ev.source.line as i64);
+        let l = ev.log;
+        for (k, v) in [
+            ("k8s.pod.name", &l.pod),
+            ("k8s.namespace.name", &l.namespace),
+            ("k8s.container.name", &l.container),
+            ("log.iostream", &l.stream),
+            ("code.namespace", &l.target),
+            ("thread.name", &l.thread),
+        ] {
+            if let Some(v) = v {
+                a.string(k, v);
             }
         }
-        if let Some(x) = r.template.as_deref().filter(|_| w("template")) {
-            a.push(string("annotail.template", x));
+        a.string("annotail.log.format", l.format);
+        for (k, v) in &l.fields {
+            a.prefixed("annotail.log.fields.", k, v);
         }
-        if w("pattern") {
-            let e = &ev.matcher.entries[f.entry as usize];
-            a.push(string("annotail.pattern", r.pattern.as_deref().unwrap_or(&e.forms.regex)));
-        }
-        if let Some(x) = r.str_field("filePath").filter(|_| w("source_file")) {
-            a.push(string("code.file.path", x));
-        }
-        if let Some(n) = r.source_line.filter(|_| w("source_line")) {
-            a.push(int("code.line.number", n as i64));
-        }
-        if let Some(others) = r.other_fields()
-            && let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(others)
-        {
-            if !w("record") {
-                let keys: Vec<String> = match fields {
-                    RecordFields::Only(l) => l.clone(),
-                    _ => Vec::new(),
-                };
-                o.retain(|k, _| keys.contains(k));
+        if let (Some(f), Some(e)) = (ev.found.first(), entry) {
+            if self.records.len() < ev.matcher.entries.len() {
+                self.records.resize(ev.matcher.entries.len(), None);
             }
-            if !o.is_empty() {
-                a.push(KeyValue {
-                    key: "annotail.record".into(),
-                    value: Some(any(&Value::Object(o))),
-                    ..Default::default()
-                });
+            let (head, tail) = self.records[e].get_or_insert_with(|| record_attributes(ev, e, shape));
+            a.copy(head);
+            for (k, v) in ev.captures(f) {
+                a.prefixed("annotail.captures.", k, &v);
+            }
+            a.copy(tail);
+            if ev.found.len() > 1 {
+                let ids = ev.found[1..]
+                    .iter()
+                    .map(|f| AnyValue {
+                        value: Some(any_value::Value::StringValue(ev.matcher.entries[f.entry as usize].rec.id.clone())),
+                    })
+                    .collect();
+                a.slot("annotail.also_matched").value =
+                    Some(AnyValue { value: Some(any_value::Value::ArrayValue(ArrayValue { values: ids })) });
             }
         }
-        if ev.found.len() > 1 {
-            let ids = ev.found[1..]
-                .iter()
-                .map(|f| AnyValue {
-                    value: Some(any_value::Value::StringValue(ev.matcher.entries[f.entry as usize].rec.id.clone())),
-                })
-                .collect();
-            a.push(kv("annotail.also_matched", any_value::Value::ArrayValue(ArrayValue { values: ids })));
+        a.done();
+        if let Some(max) = shape.max_event_bytes {
+            fit(rec, max);
         }
     }
-    if let Some(max) = shape.max_event_bytes {
-        fit(&mut rec, max);
-    }
-    ResourceLogs {
-        resource: Some(Resource { attributes: resource, ..Default::default() }),
-        scope_logs: vec![ScopeLogs {
-            scope: Some(InstrumentationScope {
-                name: "annotail".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-                ..Default::default()
-            }),
-            log_records: vec![rec],
-            schema_url: String::new(),
-        }],
-        schema_url: String::new(),
+
+    /// Render `ev`: its `ResourceLogs` as one element of a request's `resource_logs` (field 1).
+    pub fn write_record(&mut self, out: &mut Vec<u8>, ev: &Annotated<'_>, shape: &Shape) {
+        self.fill(ev, shape);
+        prost::encoding::message::encode(1, &self.rl, out);
     }
 }
 
@@ -267,7 +398,9 @@ const CUT_MIN: usize = 48;
 
 /// Make `rec` encode in `max` bytes: the attributes of [`DROPPABLE`] go first (counted in
 /// `dropped_attributes_count`), then the longest strings (body or attribute values) are halved
-/// and marked with `…`; `annotail.truncated.original_bytes` says it happened.
+/// and marked with `…`; when no string can be cut shorter and the record is still too large (an
+/// event with hundreds of fields), attributes go from the last `annotail.log.fields.*` back, then
+/// from the end. `annotail.truncated.original_bytes` says it happened.
 fn fit(rec: &mut LogRecord, max: usize) {
     let original = rec.encoded_len();
     if original <= max {
@@ -287,27 +420,37 @@ fn fit(rec: &mut LogRecord, max: usize) {
         let mut longest: Option<&mut String> = None;
         let strings = rec.body.iter_mut().chain(rec.attributes.iter_mut().filter_map(|a| a.value.as_mut()));
         for v in strings {
+            // Only a string that cutting makes shorter: one cut to CUT_MIN and marked is
+            // CUT_MIN + 3 bytes, and cutting it again would loop for ever.
             if let Some(any_value::Value::StringValue(s)) = &mut v.value
+                && s.len() > CUT_MIN + '…'.len_utf8()
                 && longest.as_ref().is_none_or(|l| s.len() > l.len())
             {
                 longest = Some(s);
             }
         }
-        let Some(s) = longest.filter(|s| s.len() > CUT_MIN) else { break };
-        let mut at = (s.len() / 2).max(CUT_MIN);
-        while !s.is_char_boundary(at) {
-            at -= 1;
+        match longest {
+            Some(s) => {
+                let mut at = (s.len() / 2).max(CUT_MIN);
+                while !s.is_char_boundary(at) {
+                    at -= 1;
+                }
+                s.truncate(at);
+                s.push('…');
+            }
+            None => {
+                let at = rec.attributes.iter().rposition(|a| a.key.starts_with("annotail.log.fields."));
+                match at.or(rec.attributes.len().checked_sub(1)) {
+                    Some(i) => {
+                        rec.attributes.remove(i);
+                        rec.dropped_attributes_count += 1;
+                    }
+                    None => break,
+                }
+            }
         }
-        s.truncate(at);
-        s.push('…');
     }
     rec.attributes.push(int("annotail.truncated.original_bytes", original as i64));
-}
-
-/// Render `ev` for an OTLP sink: its `ResourceLogs` as one element of a request's
-/// `resource_logs` (field 1).
-pub fn write_record(out: &mut Vec<u8>, ev: &Annotated<'_>, shape: &Shape) {
-    prost::encoding::message::encode(1, &resource_logs(ev, shape), out);
 }
 
 /// Concatenated renderings as one request, with the records of equal resources merged into
@@ -485,6 +628,24 @@ mod tests {
             Some(any_value::Value::StringValue(s)) => assert!(s.ends_with('…') && s.starts_with("éé")),
             _ => unreachable!(),
         }
+    }
+
+    /// A record over the bound whose strings were all cut to the minimum already (many short
+    /// fields) was cut again and again, each cut giving back the same length: the sink's task
+    /// spun and delivered nothing more.
+    #[test]
+    fn regression_fit_looped_on_strings_cut_to_the_minimum() {
+        let mut rec = LogRecord {
+            body: Some(AnyValue { value: Some(any_value::Value::StringValue("b".repeat(50))) }),
+            attributes: (0..40).map(|i| string(&format!("annotail.log.fields.f{i}"), &"v".repeat(50))).collect(),
+            ..Default::default()
+        };
+        rec.attributes.push(string("rule.id", "r1"));
+        fit(&mut rec, 1024);
+        assert!(rec.encoded_len() <= 1024, "{}", rec.encoded_len());
+        assert!(rec.dropped_attributes_count > 0);
+        assert!(rec.attributes.iter().any(|a| a.key == "rule.id"), "log fields go before the rest");
+        assert_eq!(rec.attributes.last().unwrap().key, "annotail.truncated.original_bytes");
     }
 
     #[test]
