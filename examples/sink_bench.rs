@@ -64,22 +64,14 @@ fn receiver(counts: Arc<Counts>) -> (u16, tokio::runtime::Runtime) {
                             "zstd" => zstd::decode_all(&body[..]).unwrap(),
                             _ => body.to_vec(),
                         };
-                        let n = match ct.as_str() {
-                            "application/x-protobuf" => ExportLogsServiceRequest::decode(&raw[..])
-                                .unwrap()
-                                .resource_logs
-                                .iter()
-                                .flat_map(|r| &r.scope_logs)
-                                .map(|s| s.log_records.len())
-                                .sum::<usize>(),
-                            "application/json" => serde_json::from_slice::<ExportLogsServiceRequest>(&raw)
-                                .unwrap()
-                                .resource_logs
-                                .iter()
-                                .flat_map(|r| &r.scope_logs)
-                                .map(|s| s.log_records.len())
-                                .sum::<usize>(),
-                            _ => memchr::memchr_iter(b'\n', &raw).count(),
+                        let request = match ct.as_str() {
+                            "application/x-protobuf" => Some(ExportLogsServiceRequest::decode(&raw[..]).unwrap()),
+                            "application/json" => Some(serde_json::from_slice::<ExportLogsServiceRequest>(&raw).unwrap()),
+                            _ => None,
+                        };
+                        let n = match request {
+                            Some(r) => r.resource_logs.iter().flat_map(|r| &r.scope_logs).map(|s| s.log_records.len()).sum(),
+                            None => memchr::memchr_iter(b'\n', &raw).count(),
                         };
                         counts.events.fetch_add(n as u64, Ordering::Relaxed);
                         counts.wire.fetch_add(body.len() as u64, Ordering::Relaxed);

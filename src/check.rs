@@ -174,6 +174,11 @@ fn run_one(m: &Matcher, line: &str) -> (String, Vec<serde_json::Value>) {
     (json, events)
 }
 
+/// An `also_matched[]` or `context[]` entry's name: its slug, else its id.
+fn side_name(m: &serde_json::Value) -> &str {
+    m.get("slug").or_else(|| m.get("id")).and_then(serde_json::Value::as_str).unwrap_or("")
+}
+
 /// The part of `explain` a person reads: one event's primary record and what goes with it.
 fn describe(o: &mut String, m: &Matcher, ev: &serde_json::Value, mt: &serde_json::Value, width: usize) {
     use serde_json::Value;
@@ -246,7 +251,7 @@ fn describe(o: &mut String, m: &Matcher, ev: &serde_json::Value, mt: &serde_json
             let _ = writeln!(
                 o,
                 "    {} ({}) {}",
-                a.get("slug").or_else(|| a.get("id")).and_then(Value::as_str).unwrap_or(""),
+                side_name(a),
                 a["id"].as_str().unwrap_or(""),
                 a["captures"]
             );
@@ -258,7 +263,7 @@ fn describe(o: &mut String, m: &Matcher, ev: &serde_json::Value, mt: &serde_json
             let _ = writeln!(
                 o,
                 "    {} ({}) in {}",
-                c.get("slug").or_else(|| c.get("id")).and_then(Value::as_str).unwrap_or(""),
+                side_name(c),
                 c["id"].as_str().unwrap_or(""),
                 c["field"].as_str().unwrap_or("")
             );
