@@ -5,7 +5,7 @@
 //! times; medians are printed.
 //!
 //! ```text
-//! cargo build --release && cargo run --release --example sink_bench -- target/release/annotail CORPUS [--all] [--only NAME] [--rounds N]
+//! cargo build --release && cargo run --release --example sink_bench -- target/release/annotail CORPUS [--all] [--only NAME] [--rounds N] [--set 'KEY = VALUE']...
 //! ```
 //!
 //! Per variant: events delivered, wall time, events/s, bytes before and after compression (and
@@ -66,11 +66,15 @@ fn receiver(counts: Arc<Counts>) -> (u16, tokio::runtime::Runtime) {
                         };
                         let request = match ct.as_str() {
                             "application/x-protobuf" => Some(ExportLogsServiceRequest::decode(&raw[..]).unwrap()),
-                            "application/json" => Some(serde_json::from_slice::<ExportLogsServiceRequest>(&raw).unwrap()),
+                            "application/json" => {
+                                Some(serde_json::from_slice::<ExportLogsServiceRequest>(&raw).unwrap())
+                            }
                             _ => None,
                         };
                         let n = match request {
-                            Some(r) => r.resource_logs.iter().flat_map(|r| &r.scope_logs).map(|s| s.log_records.len()).sum(),
+                            Some(r) => {
+                                r.resource_logs.iter().flat_map(|r| &r.scope_logs).map(|s| s.log_records.len()).sum()
+                            }
                             None => memchr::memchr_iter(b'\n', &raw).count(),
                         };
                         counts.events.fetch_add(n as u64, Ordering::Relaxed);
@@ -140,6 +144,8 @@ fn main() {
     // `--only WORD`: the variants whose name contains it.
     let only = args.iter().position(|a| a == "--only").map(|i| args[i + 1].clone());
     let rounds = args.iter().position(|a| a == "--rounds").map_or(ROUNDS, |i| args[i + 1].parse().unwrap());
+    // `--set 'KEY = VALUE'`: added to every variant's sink (e.g. `concurrency = 1`).
+    let set: Vec<&str> = args.windows(2).filter(|w| w[0] == "--set").map(|w| w[1].as_str()).collect();
     let counts = Arc::new(Counts::default());
     let (port, _rt) = receiver(counts.clone());
     let variants: [(&str, &str); 12] = [
@@ -153,7 +159,10 @@ fn main() {
         ("otlp gzip 2", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 2"),
         ("otlp gzip 6", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"gzip\"\ncompression_level = 6"),
         ("otlp zstd 3", "url = \"otlp+http://127.0.0.1:PORT\"\ncompression = \"zstd\""),
-        ("otlp json gzip 1", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"gzip\"\ncompression_level = 1"),
+        (
+            "otlp json gzip 1",
+            "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"gzip\"\ncompression_level = 1",
+        ),
         ("otlp json none", "url = \"otlp+http://127.0.0.1:PORT\"\nencoding = \"json\"\ncompression = \"none\""),
     ];
     let dir = std::env::temp_dir().join(format!("sink-bench-{}", std::process::id()));
@@ -172,7 +181,7 @@ fn main() {
                 format!(
                     "[state]\ndir = \"{}\"\n[[sinks]]\n{}\n",
                     dir.join("state").display(),
-                    sink.replace("PORT", &port.to_string())
+                    sink.replace("PORT", &port.to_string()) + &set.iter().map(|k| format!("\n{k}")).collect::<String>()
                 ),
             )
             .unwrap();

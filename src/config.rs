@@ -207,6 +207,8 @@ pub struct SinkConfig {
     pub encoding: Option<crate::sink::otlp::Encoding>,
     /// syslog+tcp sinks.
     pub syslog_facility: Option<crate::sink::Facility>,
+    /// http and otlp sinks: requests in flight at once.
+    pub concurrency: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -415,7 +417,7 @@ mod tests {
         assert!(k.max_buffer_events.is_some() && k.max_buffer_bytes.is_some() && k.batch_max_bytes.is_some());
         assert!(k.timeout.is_some() && k.max_backoff.is_some() && k.tls_ca_file.is_some() && k.batch_timeout.is_some());
         assert!(k.compression.is_some() && k.record_fields.is_some() && k.max_event_bytes.is_some());
-        assert!(k.compression_level.is_some());
+        assert!(k.compression_level.is_some() && k.concurrency.is_some());
         let o = c.sinks.iter().find(|k| k.url.starts_with("otlp+")).expect("an otlp sink in the example");
         assert!(o.encoding.is_some() && o.compression.is_some());
         let s = c.sinks.iter().find(|k| k.url.starts_with("syslog+")).expect("a syslog sink in the example");

@@ -760,6 +760,7 @@ fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annota
             s.compression_level = k.compression_level.unwrap_or(s.compression.levels().1);
             s.encoding = k.encoding.unwrap_or(s.encoding);
             s.facility = k.syslog_facility.unwrap_or(s.facility);
+            s.concurrency = k.concurrency.unwrap_or(s.concurrency);
             Ok(s)
         })
         .collect()

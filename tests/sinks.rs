@@ -267,7 +267,11 @@ fn retry_after_is_honoured() {
     let port = respond(move |_, _| {
         let mut t = t.lock().unwrap();
         t.push(Instant::now());
-        if t.len() == 1 { status("503 Service Unavailable", "retry-after: 2\r\n", "busy") } else { status("200 OK", "", "") }
+        if t.len() == 1 {
+            status("503 Service Unavailable", "retry-after: 2\r\n", "busy")
+        } else {
+            status("200 OK", "", "")
+        }
     });
     let cfg_backoff = ["--shutdown-timeout", "30s"];
     let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 10, &cfg_backoff);
@@ -287,7 +291,9 @@ fn redirects_are_not_followed() {
         *e.lock().unwrap() += 1;
         status("200 OK", "", "")
     });
-    let port = respond(move |_, _| status("307 Temporary Redirect", &format!("location: http://127.0.0.1:{other}/in\r\n"), ""));
+    let port = respond(move |_, _| {
+        status("307 Temporary Redirect", &format!("location: http://127.0.0.1:{other}/in\r\n"), "")
+    });
     let (code, err) = run_to(dir.path(), &format!("http://127.0.0.1:{port}/in"), 10, &["--shutdown-timeout", "2s"]);
     assert_eq!(code, Some(1), "undelivered: {err}");
     assert_eq!(*elsewhere.lock().unwrap(), 0, "{err}");
@@ -318,7 +324,10 @@ fn regression_an_error_body_is_read_only_in_part() {
     let mut peak_kib = 0u64;
     while child.try_wait().unwrap().is_none() {
         if let Ok(st) = fs::read_to_string(format!("/proc/{}/status", child.id())) {
-            let hwm = st.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse().ok());
+            let hwm = st
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok());
             peak_kib = peak_kib.max(hwm.unwrap_or(0));
         }
         thread::sleep(Duration::from_millis(5));
@@ -362,7 +371,11 @@ fn regression_a_full_disk_leaves_no_broken_line_in_a_file_sink() {
     let _u = Unmount(mnt.clone());
     write_lines(&dir.path().join("logs/a.log"), N);
     let out = mnt.join("events.json");
-    let d = daemon(dir.path(), &format!("[[sinks]]\nurl = \"file:{}\"\nmax_backoff = \"200ms\"\n", out.display()), &["--all"]);
+    let d = daemon(
+        dir.path(),
+        &format!("[[sinks]]\nurl = \"file:{}\"\nmax_backoff = \"200ms\"\n", out.display()),
+        &["--all"],
+    );
     let log = || fs::read_to_string(dir.path().join("stderr.log")).unwrap_or_default();
     let t = Instant::now();
     while !log().contains("No space left on device") && t.elapsed() < PATIENCE {
@@ -517,7 +530,8 @@ fn http_headers_and_client_errors() {
         err.contains("parked in the dead-letter file") && err.contains("400") && err.contains("no such index: x1"),
         "{err}"
     );
-    let parked = fs::read_dir(dir.path().join("state/dead-letter")).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
+    let parked =
+        fs::read_dir(dir.path().join("state/dead-letter")).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
     assert_eq!(parked.len(), 1, "one file, for the refusing sink");
     assert_eq!(common::events(&fs::read(&parked[0]).unwrap()).len(), 100);
 }
@@ -1140,4 +1154,87 @@ fn regression_rsyslog_recipe_cut_events_at_8k() {
     assert!(cut["truncated"]["original_bytes"].as_u64().unwrap() > 40_000, "{cut}");
     assert_eq!(cut["match"]["id"], "t-split");
     assert_eq!(cut["schema"], "annotail/1");
+}
+
+/// A receiver that holds each request for a while and records how many were in flight at
+/// once, and the events it took.
+fn slow_receiver(hold: Duration) -> (u16, Arc<std::sync::atomic::AtomicUsize>, Counts) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let counts: Counts = Arc::default();
+    let (m, c) = (most.clone(), counts.clone());
+    thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { return };
+            let (now, most, counts) = (now.clone(), m.clone(), c.clone());
+            thread::spawn(move || {
+                while let Some((_, n)) = read_head(&mut s) {
+                    let mut body = vec![0u8; n];
+                    if s.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let at_once = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(at_once, Ordering::SeqCst);
+                    thread::sleep(hold);
+                    count_events(&counts, &body);
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    if s.write_all(&status("200 OK", "", "")).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, most, counts)
+}
+
+/// `concurrency` requests are in flight at once (never more), each event is delivered once,
+/// and with `concurrency = 1` one request waits for the last.
+#[test]
+fn http_requests_in_flight_follow_concurrency() {
+    const N: u64 = 3000;
+    for (conc, want) in [(Some(3), 3), (None, 2), (Some(1), 1)] {
+        let (port, most, counts) = slow_receiver(Duration::from_millis(150));
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
+        write_lines(&dir.path().join("in.log"), N);
+        let cfg = dir.path().join("annotail.toml");
+        // Small requests: the run is many of them.
+        let mut sink = format!("[[sinks]]\nurl = \"http://127.0.0.1:{port}/\"\nbatch_max_bytes = 20000\n");
+        if let Some(c) = conc {
+            sink += &format!("concurrency = {c}\n");
+        }
+        fs::write(&cfg, sink).unwrap();
+        let mut c = cmd();
+        c.args(["--all", "-c"]).arg(dir.path().join("catalog.jsonl")).arg("--config").arg(&cfg);
+        c.arg("--state-dir").arg(dir.path().join("state")).arg(dir.path().join("in.log"));
+        let out = common::run_cmd(&mut c, b"");
+        assert_eq!(out.status.code(), Some(0), "{conc:?}: {}", common::stderr_of(&out));
+        let counts = counts.lock().unwrap();
+        assert_eq!(counts.len() as u64, N, "{conc:?}: every event");
+        assert!(counts.values().all(|&n| n == 1), "{conc:?}: each event once");
+        assert_eq!(most.load(std::sync::atomic::Ordering::SeqCst), want, "{conc:?}: requests in flight at once");
+    }
+}
+
+/// `concurrency` out of its range, or on a sink that writes a stream, is refused at start.
+#[test]
+fn concurrency_is_checked_before_start() {
+    for (sink, want) in [
+        ("url = \"http://127.0.0.1:9/\"\nconcurrency = 0", "concurrency: 0 is not between 1 and 64"),
+        ("url = \"otlp+http://127.0.0.1:9\"\nconcurrency = 65", "concurrency: 65 is not between 1 and 64"),
+        ("url = \"tcp://127.0.0.1:9\"\nconcurrency = 4", "concurrency: only http(s) and otlp sinks"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("annotail.toml");
+        fs::write(&cfg, format!("[[sinks]]\n{sink}\n")).unwrap();
+        fs::write(dir.path().join("in.log"), line(1)).unwrap();
+        let mut c = cmd();
+        c.arg("--config").arg(&cfg).arg("--state-dir").arg(dir.path().join("state")).arg(dir.path().join("in.log"));
+        let out = common::run_cmd(&mut c, b"");
+        assert_eq!(out.status.code(), Some(2), "{sink}");
+        assert!(common::stderr_of(&out).contains(want), "{sink}: {}", common::stderr_of(&out));
+    }
 }

@@ -75,8 +75,10 @@ impl Target {
                 _ => Err(TargetError::HostPort { url: owned() }),
             }
         };
-        let path = |p: &str| if p.is_empty() { Err(TargetError::NoPath { url: owned() }) } else { Ok(PathBuf::from(p)) };
-        let parsed = |u: &str| reqwest::Url::parse(u).map_err(|e| TargetError::Url { url: owned(), cause: e.to_string() });
+        let path =
+            |p: &str| if p.is_empty() { Err(TargetError::NoPath { url: owned() }) } else { Ok(PathBuf::from(p)) };
+        let parsed =
+            |u: &str| reqwest::Url::parse(u).map_err(|e| TargetError::Url { url: owned(), cause: e.to_string() });
         if url == "-" {
             Ok(Target::Stdout)
         } else if let Some(p) = url.strip_prefix("file:") {
@@ -262,6 +264,9 @@ pub struct SinkSpec {
     /// OTLP request bodies: protobuf or JSON.
     pub encoding: otlp::Encoding,
     pub facility: Facility,
+    /// Requests in flight at once (http and otlp sinks without dedupe; every other sink writes
+    /// one batch at a time, in order).
+    pub concurrency: usize,
 }
 
 impl SinkSpec {
@@ -297,6 +302,7 @@ impl SinkSpec {
             compression_level: GZIP_LEVEL,
             encoding: otlp::Encoding::Protobuf,
             facility: Facility::Local0,
+            concurrency: CONCURRENCY,
         })
     }
 
@@ -307,6 +313,13 @@ impl SinkSpec {
 
     fn is_http(&self) -> bool {
         matches!(self.target, Target::Http(_) | Target::Otlp(_))
+    }
+
+    /// How many requests this sink keeps in flight: `concurrency` for http and otlp sinks; one
+    /// for streams, files and syslog (the order of their bytes is the order of the events) and
+    /// for a sink with dedupe (its windows are summed up in delivery order).
+    pub fn in_flight(&self) -> usize {
+        if self.is_http() && self.dedupe.is_none() { self.concurrency.max(1) } else { 1 }
     }
 }
 
@@ -348,8 +361,15 @@ impl SinkSpec {
         if self.dedupe.is_some() && self.format == Format::Pretty {
             out.push("dedupe: pretty output collapses repeats itself; dedupe is for json and ecs sinks".to_owned());
         }
+        if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
+            out.push(format!("concurrency: {} is not between 1 and {MAX_CONCURRENCY}", self.concurrency));
+        } else if self.concurrency != CONCURRENCY && !self.is_http() {
+            out.push("concurrency: only http(s) and otlp sinks send requests in parallel".to_owned());
+        }
         if self.dedupe.is_some() && self.format == Format::Otlp {
-            out.push("dedupe: not for otlp sinks (their records are protobuf); dedupe is for json and ecs sinks".to_owned());
+            out.push(
+                "dedupe: not for otlp sinks (their records are protobuf); dedupe is for json and ecs sinks".to_owned(),
+            );
         }
         if let Target::File(p) = &self.target {
             let dir = match p.parent() {
@@ -364,9 +384,47 @@ impl SinkSpec {
     }
 }
 
-/// A batch as the sinks see it: shared, and released (queue permits) when dropped.
+/// A batch as the sinks see it: shared, and released (queue permits) when dropped; its
+/// buffers then go back to the [`Pool`].
 pub struct Shared {
     pub rendered: Rendered,
+    pool: Pool,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.pool.give(std::mem::take(&mut self.rendered));
+    }
+}
+
+/// Batches whose every sink is done with them, emptied, for the writer to fill again. A batch
+/// freed on a sink's thread and a new one grown on the reader's cost a tenth of an OTLP sink's
+/// CPU (the allocator hands fresh huge pages to the reader, each zeroed on its first touch);
+/// reusing them keeps the same few buffers warm.
+#[derive(Clone, Default)]
+pub struct Pool(Arc<std::sync::Mutex<Vec<Rendered>>>);
+
+/// Batches kept for reuse: the queue between writer and sinks holds four, and one is being
+/// filled while the sinks deliver others; more would only hold memory.
+const POOL_BATCHES: usize = 8;
+
+impl Pool {
+    fn give(&self, mut r: Rendered) {
+        let mut v = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if v.len() < POOL_BATCHES {
+            r.clear();
+            v.push(r);
+        }
+    }
+
+    /// An empty batch for `formats`: a reused one when there is one.
+    pub fn take(&self, formats: &[Style]) -> Rendered {
+        let reused = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
+        match reused {
+            Some(r) if r.formats == formats => r,
+            _ => Rendered::new(formats),
+        }
+    }
 }
 
 /// The longest `Retry-After` obeyed: a receiver asking for an hour is more likely wrong than
@@ -378,6 +436,13 @@ const ERROR_BODY_MAX: usize = 4096;
 /// At most this much of an OTLP receiver's success answer is read: it holds a count and a
 /// message.
 const OTLP_ANSWER_MAX: usize = 64 << 10;
+/// Requests an http or otlp sink keeps in flight by default. One request at a time leaves the
+/// sink idle while the receiver decodes and annotail idle while it compresses the next body;
+/// with two the two overlap (OTLP with gzip to a local receiver: 81k events/s with one, see
+/// BENCHMARKS.md for two and four). Each request in flight has its own connection.
+const CONCURRENCY: usize = 2;
+/// More requests in flight than this only add connections a receiver must hold open.
+const MAX_CONCURRENCY: usize = 64;
 /// First retry delay; doubled per failure up to `max_backoff`, with jitter.
 const BACKOFF_START: Duration = Duration::from_millis(100);
 
@@ -392,6 +457,8 @@ pub struct Sinks {
     tasks: Vec<tokio::task::JoinHandle<()>>,
     pub dropped: Arc<std::sync::atomic::AtomicU64>,
     closed: bool,
+    /// Where delivered batches go back to, for the writer to reuse.
+    pub pool: Pool,
 }
 
 /// Sequence number a sink acknowledges with when standard output is closed.
@@ -436,7 +503,16 @@ impl Sinks {
             tasks.push(tokio::spawn(run_sink(i, spec, rx, ack_tx.clone(), reopen.clone(), m)));
             queues.push(q);
         }
-        Sinks { queues, acks, pending: VecDeque::new(), next_seq: 0, tasks, dropped: Arc::default(), closed: false }
+        Sinks {
+            queues,
+            acks,
+            pending: VecDeque::new(),
+            next_seq: 0,
+            tasks,
+            dropped: Arc::default(),
+            closed: false,
+            pool: Pool::default(),
+        }
     }
 
     /// The renderings the sinks need, each once.
@@ -458,7 +534,7 @@ impl Sinks {
         self.next_seq += 1;
         let events = rendered.events().max(1);
         let bytes = rendered.bytes();
-        let batch = Arc::new(Shared { rendered });
+        let batch = Arc::new(Shared { rendered, pool: self.pool.clone() });
         let mut waiting = 0;
         for (i, q) in self.queues.iter().enumerate() {
             let ev_n = events.min(q.spec.max_events.max(1)) as u32;
@@ -579,6 +655,7 @@ pub struct SinkWriter {
     formats: Vec<Style>,
     tx: Option<mpsc::Sender<Rendered>>,
     err: Option<std::io::Error>,
+    pool: Pool,
 }
 
 impl crate::event::Writer for SinkWriter {
@@ -600,7 +677,7 @@ impl crate::event::Writer for SinkWriter {
         if self.multi.out.is_empty() {
             return;
         }
-        let batch = std::mem::replace(&mut self.multi.out, Rendered::new(&self.formats));
+        let batch = std::mem::replace(&mut self.multi.out, self.pool.take(&self.formats));
         if self.tx.as_ref().is_none_or(|tx| tx.blocking_send(batch).is_err()) && self.err.is_none() {
             self.err = Some(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the outputs are gone"));
         }
@@ -624,20 +701,25 @@ pub fn with_sinks<R>(
     let specs_dedupe = specs.iter().any(|s| s.dedupe.is_some());
     let (tx, mut rx) = mpsc::channel::<Rendered>(4);
     let (_reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
-    let task = rt.spawn(async move {
-        let mut sinks = Sinks::start(specs, reopen_rx, &metrics);
-        while let Some(r) = rx.recv().await {
-            sinks.send(r).await;
-            sinks.poll_acks();
-        }
-        sinks.close();
-        while sinks.pending() > 0 && !sinks.output_closed() {
-            sinks.acked(true).await;
+    let pool = Pool::default();
+    let task = rt.spawn({
+        let pool = pool.clone();
+        async move {
+            let mut sinks = Sinks::start(specs, reopen_rx, &metrics);
+            sinks.pool = pool;
+            while let Some(r) = rx.recv().await {
+                sinks.send(r).await;
+                sinks.poll_acks();
+            }
+            sinks.close();
+            while sinks.pending() > 0 && !sinks.output_closed() {
+                sinks.acked(true).await;
+            }
         }
     });
     let mut multi = MultiWriter::new(&formats, all, false, 100);
     multi.keep_meta = specs_dedupe;
-    let mut w = SinkWriter { multi, formats, tx: Some(tx), err: None };
+    let mut w = SinkWriter { multi, formats, tx: Some(tx), err: None, pool };
     let r = f(&mut w);
     crate::event::Writer::flush(&mut w);
     w.tx = None;
@@ -706,7 +788,8 @@ fn resume_at(target: &Target, payload: &[u8], written: usize) -> usize {
             let mut at = 0;
             while at < payload.len() {
                 let Some(sp) = memchr::memchr(b' ', &payload[at..]) else { return 0 };
-                let Some(len) = std::str::from_utf8(&payload[at..at + sp]).ok().and_then(|l| l.parse::<usize>().ok()) else {
+                let Some(len) = std::str::from_utf8(&payload[at..at + sp]).ok().and_then(|l| l.parse::<usize>().ok())
+                else {
                     return 0;
                 };
                 let end = at + sp + 1 + len;
@@ -778,6 +861,26 @@ async fn run_sink(
     mut reopen: tokio::sync::watch::Receiver<u64>,
     metrics: SinkMetrics,
 ) {
+    let spec = Arc::new(spec);
+    let in_flight = spec.in_flight();
+    // Requests in flight (with `in_flight` > 1), each returning its connection and the items
+    // it delivered; and the connections free for the next.
+    let mut flying: tokio::task::JoinSet<(Conn, Vec<Item>)> = tokio::task::JoinSet::new();
+    let mut idle: Vec<Conn> = Vec::new();
+    let landed = |r: Result<(Conn, Vec<Item>), tokio::task::JoinError>, idle: &mut Vec<Conn>| match r {
+        Ok((conn, items)) => {
+            idle.push(conn);
+            for it in items {
+                metrics.queued.dec_by(it.batch.rendered.events() as i64);
+                let _ = acks.send((idx, it.seq));
+            }
+            true
+        }
+        Err(e) => {
+            tracing::error!(sink = %spec.url, cause = %e, "a delivery task failed; the sink stops");
+            false
+        }
+    };
     let slot = 0usize;
     let mut conn = Conn::None;
     let mut items: Vec<Item> = Vec::new();
@@ -805,9 +908,25 @@ async fn run_sink(
                 it = rx.recv() => it,
                 () = tokio::time::sleep_until(at) => continue,
             },
-            None => rx.recv().await,
+            None if flying.is_empty() => rx.recv().await,
+            // Acknowledge what lands while waiting for more, and never more in flight than
+            // allowed.
+            None => tokio::select! {
+                it = rx.recv(), if flying.len() < in_flight => it,
+                Some(r) = flying.join_next() => {
+                    if !landed(r, &mut idle) {
+                        return;
+                    }
+                    continue;
+                }
+            },
         };
         let Some(first) = next else {
+            while let Some(r) = flying.join_next().await {
+                if !landed(r, &mut idle) {
+                    return;
+                }
+            }
             // The input ended: what is held is summed up now.
             if let Some(d) = &mut dedupe {
                 let (sums, closed) = d.due(tokio::time::Instant::now(), true, spec.style());
@@ -849,9 +968,11 @@ async fn run_sink(
             if let Some(d) = &mut dedupe {
                 let now = tokio::time::Instant::now();
                 keep.clear();
-                keep.extend((0..r.events()).map(|i| {
-                    spec.min_severity.is_some_and(|m| r.severity[i] < m) || d.admit(r, slot, i, now, &mut w)
-                }));
+                keep.extend(
+                    (0..r.events()).map(|i| {
+                        spec.min_severity.is_some_and(|m| r.severity[i] < m) || d.admit(r, slot, i, now, &mut w)
+                    }),
+                );
             }
             if !w.is_empty() {
                 metrics.dedupe_held.inc_by(keep.iter().filter(|k| !**k).count() as u64);
@@ -865,6 +986,18 @@ async fn run_sink(
                 tracing::info!(sink = %spec.url, "reopening");
                 conn = Conn::None;
             }
+        }
+        if in_flight > 1 {
+            let mut conn = idle.pop().unwrap_or(Conn::None);
+            let (spec, metrics, acks, body) =
+                (spec.clone(), metrics.clone(), acks.clone(), std::mem::take(&mut payload));
+            let items = std::mem::take(&mut items);
+            waits.clear();
+            flying.spawn(async move {
+                deliver_all(&spec, &mut conn, body, &metrics, &acks, idx).await;
+                (conn, items)
+            });
+            continue;
         }
         if !deliver_all(&spec, &mut conn, std::mem::take(&mut payload), &metrics, &acks, idx).await {
             return;
@@ -915,92 +1048,93 @@ async fn deliver_all(
     acks: &mpsc::UnboundedSender<(usize, u64)>,
     idx: usize,
 ) -> bool {
-        // Pieces still to deliver, in order: the payload, or the halves of one the receiver
-        // refused whole (a 413, or a 400 for some event in it), down to single events.
-        let mut pieces: VecDeque<Vec<u8>> = VecDeque::from([payload]);
-        let mut attempt = 0u32;
-        while let Some(piece) = pieces.pop_front() {
-            if piece.is_empty() {
-                continue;
+    // Pieces still to deliver, in order: the payload, or the halves of one the receiver
+    // refused whole (a 413, or a 400 for some event in it), down to single events.
+    let mut pieces: VecDeque<Vec<u8>> = VecDeque::from([payload]);
+    let mut attempt = 0u32;
+    while let Some(piece) = pieces.pop_front() {
+        if piece.is_empty() {
+            continue;
+        }
+        match deliver(spec, conn, &piece).await {
+            Ok(partial) => {
+                metrics.sent.inc();
+                match partial {
+                    // OTLP: the receiver took the request but not all of it, and says that a
+                    // retry would not help (the specification forbids one): counted, logged,
+                    // and the run's exit status says so.
+                    Some((rejected, why)) if rejected > 0 => {
+                        metrics.rejected.inc_by(rejected as u64);
+                        metrics.rejected_all.fetch_add(rejected as u64, std::sync::atomic::Ordering::Relaxed);
+                        tracing::error!(sink = %spec.url, rejected, cause = %why, "the receiver rejected some records of a request (partial success)");
+                    }
+                    Some((_, why)) => {
+                        tracing::warn!(sink = %spec.url, message = %why, "the receiver took every record, with a warning (partial success)")
+                    }
+                    None => {}
+                }
+                if attempt > 0 {
+                    tracing::info!(sink = %spec.url, attempts = attempt + 1, "delivered after retrying");
+                }
+                attempt = 0;
             }
-            match deliver(spec, conn, &piece).await {
-                Ok(partial) => {
-                    metrics.sent.inc();
-                    match partial {
-                        // OTLP: the receiver took the request but not all of it, and says that a
-                        // retry would not help (the specification forbids one): counted, logged,
-                        // and the run's exit status says so.
-                        Some((rejected, why)) if rejected > 0 => {
-                            metrics.rejected.inc_by(rejected as u64);
-                            metrics.rejected_all.fetch_add(rejected as u64, std::sync::atomic::Ordering::Relaxed);
-                            tracing::error!(sink = %spec.url, rejected, cause = %why, "the receiver rejected some records of a request (partial success)");
-                        }
-                        Some((_, why)) => {
-                            tracing::warn!(sink = %spec.url, message = %why, "the receiver took every record, with a warning (partial success)")
-                        }
-                        None => {}
+            Err(f) if f.broken_pipe && spec.target == Target::Stdout => {
+                let _ = acks.send((idx, OUTPUT_CLOSED));
+                return false;
+            }
+            Err(f) if f.refused => {
+                metrics.failed.inc();
+                let halves =
+                    if matches!(spec.target, Target::Otlp(_)) { otlp::split(&piece) } else { split_events(&piece) };
+                match halves {
+                    Some((a, b)) => {
+                        metrics.split.inc();
+                        tracing::warn!(sink = %spec.url, cause = %f.message, bytes = piece.len(), "refused whole; sending it again in halves");
+                        pieces.push_front(b);
+                        pieces.push_front(a);
                     }
-                    if attempt > 0 {
-                        tracing::info!(sink = %spec.url, attempts = attempt + 1, "delivered after retrying");
-                    }
-                    attempt = 0;
-                }
-                Err(f) if f.broken_pipe && spec.target == Target::Stdout => {
-                    let _ = acks.send((idx, OUTPUT_CLOSED));
-                    return false;
-                }
-                Err(f) if f.refused => {
-                    metrics.failed.inc();
-                    let halves =
-                        if matches!(spec.target, Target::Otlp(_)) { otlp::split(&piece) } else { split_events(&piece) };
-                    match halves {
-                        Some((a, b)) => {
-                            metrics.split.inc();
-                            tracing::warn!(sink = %spec.url, cause = %f.message, bytes = piece.len(), "refused whole; sending it again in halves");
-                            pieces.push_front(b);
-                            pieces.push_front(a);
-                        }
-                        None => {
-                            // One event the receiver will not take, however often it is sent:
-                            // parked, not acknowledged as delivered, not retried forever.
-                            loop {
-                                match dead_letter(spec, &piece).await {
-                                    Ok(path) => {
-                                        metrics.dead_letter.inc();
-                                        metrics.dead_letter_all.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                        tracing::error!(sink = %spec.url, cause = %f.message, file = %path.display(), "an event refused by the receiver; parked in the dead-letter file");
-                                        break;
-                                    }
-                                    Err(e) => {
-                                        tracing::error!(sink = %spec.url, cause = %e, "cannot write the dead-letter file; retrying");
-                                        tokio::time::sleep(spec.max_backoff).await;
-                                    }
+                    None => {
+                        // One event the receiver will not take, however often it is sent:
+                        // parked, not acknowledged as delivered, not retried forever.
+                        loop {
+                            match dead_letter(spec, &piece).await {
+                                Ok(path) => {
+                                    metrics.dead_letter.inc();
+                                    metrics.dead_letter_all.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                    tracing::error!(sink = %spec.url, cause = %f.message, file = %path.display(), "an event refused by the receiver; parked in the dead-letter file");
+                                    break;
+                                }
+                                Err(e) => {
+                                    tracing::error!(sink = %spec.url, cause = %e, "cannot write the dead-letter file; retrying");
+                                    tokio::time::sleep(spec.max_backoff).await;
                                 }
                             }
                         }
                     }
                 }
-                Err(f) => {
-                    *conn = Conn::None;
-                    attempt += 1;
-                    metrics.failed.inc();
-                    let piece = if f.written > 0 { piece[resume_at(&spec.target, &piece, f.written)..].to_vec() } else { piece };
-                    if attempt == 1 || attempt.is_power_of_two() {
-                        tracing::warn!(sink = %spec.url, attempt, cause = %f.message, "delivery failed; retrying");
-                    }
-                    let exp = BACKOFF_START.saturating_mul(1 << attempt.min(16)).min(spec.max_backoff);
-                    // Full jitter in [exp/2, exp]: receivers coming back are not stampeded.
-                    let mut wait = exp.mul_f64(0.5 + fastrand::f64() / 2.0);
-                    // A receiver that says when to come back (429, 503) is believed, within reason.
-                    if let Some(after) = f.retry_after {
-                        wait = wait.max(after.min(MAX_RETRY_AFTER));
-                    }
-                    tokio::time::sleep(wait).await;
-                    metrics.retries.inc();
-                    pieces.push_front(piece);
+            }
+            Err(f) => {
+                *conn = Conn::None;
+                attempt += 1;
+                metrics.failed.inc();
+                let piece =
+                    if f.written > 0 { piece[resume_at(&spec.target, &piece, f.written)..].to_vec() } else { piece };
+                if attempt == 1 || attempt.is_power_of_two() {
+                    tracing::warn!(sink = %spec.url, attempt, cause = %f.message, "delivery failed; retrying");
                 }
+                let exp = BACKOFF_START.saturating_mul(1 << attempt.min(16)).min(spec.max_backoff);
+                // Full jitter in [exp/2, exp]: receivers coming back are not stampeded.
+                let mut wait = exp.mul_f64(0.5 + fastrand::f64() / 2.0);
+                // A receiver that says when to come back (429, 503) is believed, within reason.
+                if let Some(after) = f.retry_after {
+                    wait = wait.max(after.min(MAX_RETRY_AFTER));
+                }
+                tokio::time::sleep(wait).await;
+                metrics.retries.inc();
+                pieces.push_front(piece);
             }
         }
+    }
     true
 }
 
@@ -1198,7 +1332,8 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<Opt
                     .get(reqwest::header::RETRY_AFTER)
                     .and_then(|v| v.to_str().ok())
                     .and_then(parse_retry_after);
-                let location = resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                let location =
+                    resp.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
                 let mut body = Vec::new();
                 while body.len() < ERROR_BODY_MAX {
                     match resp.chunk().await {
@@ -1209,7 +1344,10 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<Opt
                 let body = String::from_utf8_lossy(&body);
                 let mut message = format!("HTTP {status}: {}", body.trim_end());
                 if status.is_redirection() {
-                    message = format!("HTTP {status}: a redirect (to {}), not followed: set the sink's url to where it points", location.as_deref().unwrap_or("?"));
+                    message = format!(
+                        "HTTP {status}: a redirect (to {}), not followed: set the sink's url to where it points",
+                        location.as_deref().unwrap_or("?")
+                    );
                 }
                 Err(Failure {
                     broken_pipe: false,
@@ -1242,8 +1380,12 @@ mod tests {
         assert_eq!(Target::parse("https://h:8080/in"), Ok(Target::Http("https://h:8080/in".into())));
         assert_eq!(Target::parse("otlp+http://h:4318"), Ok(Target::Otlp("http://h:4318/v1/logs".into())));
         assert_eq!(Target::parse("otlp+https://h/"), Ok(Target::Otlp("https://h/v1/logs".into())));
-        assert_eq!(Target::parse("otlp+http://loki:3100/otlp/v1/logs"), Ok(Target::Otlp("http://loki:3100/otlp/v1/logs".into())));
-        for bad in ["tcp://nohost", "tcp://h:notaport", "ftp://x", "file:", "http://", "otlp+tcp://h:1", "otlp+http://"] {
+        assert_eq!(
+            Target::parse("otlp+http://loki:3100/otlp/v1/logs"),
+            Ok(Target::Otlp("http://loki:3100/otlp/v1/logs".into()))
+        );
+        for bad in ["tcp://nohost", "tcp://h:notaport", "ftp://x", "file:", "http://", "otlp+tcp://h:1", "otlp+http://"]
+        {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
     }

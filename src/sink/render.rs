@@ -54,6 +54,15 @@ impl Rendered {
         self.plain.push(0);
     }
 
+    /// No events, the buffers' capacity kept.
+    pub fn clear(&mut self) {
+        self.bufs.iter_mut().for_each(Vec::clear);
+        self.ends.iter_mut().for_each(Vec::clear);
+        self.severity.clear();
+        self.plain.clear();
+        self.meta.clear();
+    }
+
     pub fn events(&self) -> usize {
         self.severity.len()
     }
