@@ -76,7 +76,11 @@ def main():
         if p is None or p.get("field", "message") not in ("message", "error") or t["lines"] != 1:
             return False
         field = "message" if p.get("field", "message") == "message" else "fields.error"
-        return any(f == field and s <= p["col"] < e for f, (s, e) in spans_at.get(t["line"], []))
+        # A record that matches from the withheld text on explains it (a generic pattern starts
+        # at it; one quote before it is a `{:?}` string's). One that starts further out and
+        # covers it is a host, wrapper or context whose trailing capture holds the withheld
+        # text: that does not explain it.
+        return any(f == field and p["col"] - 1 <= s <= p["col"] < e for f, (s, e) in spans_at.get(t["line"], []))
     members = collections.Counter(cluster_at.values())
     explained = {t["line"] for t in events if t["id"] in hidden and still_explained(t)}
 
