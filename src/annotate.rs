@@ -102,6 +102,8 @@ pub struct Annotator<'m, W> {
     /// Where unknown events are counted per level; none when nobody asks.
     pub unknown_metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
     unknown_template: String,
+    /// [`unexplained`]'s buffer.
+    unknown_covered: Vec<Range<usize>>,
     /// The writer said [`Flow::Stop`]: later events are not annotated.
     stopped: bool,
 }
@@ -132,6 +134,7 @@ impl<'m, W: Writer> Annotator<'m, W> {
             unknown: None,
             unknown_metrics: None,
             unknown_template: String::new(),
+            unknown_covered: Vec::new(),
             stopped: false,
         }
     }
@@ -456,6 +459,7 @@ impl<W: Writer> Annotator<'_, W> {
                 template: &mut self.unknown_template,
                 matcher: self.matcher,
                 found: &self.scratch.found,
+                covered: &mut self.unknown_covered,
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
         } else {
@@ -544,6 +548,7 @@ struct Clustering<'a> {
     template: &'a mut String,
     matcher: &'a Matcher,
     found: &'a [Found],
+    covered: &'a mut Vec<Range<usize>>,
 }
 
 impl Clustering<'_> {
@@ -564,7 +569,7 @@ impl Clustering<'_> {
         if !shared.levels.wants(level, panic) {
             return None;
         }
-        let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text)?;
+        let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, self.covered)?;
         let range = unquoted(hays[hay].text, range);
         let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
         let seen = c.observe_if(&hays[hay].text[range.clone()], !self.found.is_empty())?;
@@ -601,15 +606,32 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     r
 }
 
-/// The part of an event no record explains: `(haystack, range)`. The text looked in is the
-/// message, then the `error` field (for JSON lines, `fields.message` or `message`, then
-/// `fields.error`); what the matches explain is taken out of it: a record's match, except that
-/// a wrapper's (its trailing placeholder holds an error) trailing capture is left in, since the
-/// error it holds may be one no record knows. The last piece left with at least
-/// [`MIN_UNEXPLAINED`] letters or digits (the innermost link of the chain, the root cause) is the
-/// unknown: the whole message when nothing matched, a host's error field, a wrapper's trailing
-/// capture, or a link in the middle of a chain between a known wrapper and a known cause.
-/// `None`: the matches explain the event.
+/// The part of an event no record explains. The text looked in is the message, then the `error`
+/// field (for JSON lines, `fields.message` or `message`, then `fields.error`); what the matches
+/// explain is taken out of it: a record's match, except that a wrapper's (its trailing
+/// placeholder holds an error) trailing capture is left in, since the error it holds may be one
+/// no record knows.
+///
+/// - Nothing matched in either: the message, whole (or, with fewer than [`MIN_UNEXPLAINED`]
+///   letters and digits, the error field).
+/// - Else the first piece left after the innermost known error (a match that is neither a log
+///   message, a host, nor a wrapper that only passes its source on; none: from the start) with
+///   at least [`MIN_UNEXPLAINED`] letters or digits: a known host's error field, a known
+///   wrapper's trailing capture, what follows a known error in its chain. This is the issue's
+///   rule read the way [`Matcher::rank`] reads a chain: the innermost error is the event's
+///   error, so an unknown link *outside* a known error is its context (the event is explained,
+///   as its primary match says), while one *inside* it is its unknown cause, which a known host
+///   or wrapper must not hide. Outermost of those, not innermost: a chain reads from the error
+///   raised to the one that caused it, and the first link no record knows is the error the
+///   catalog lacks; the links inside it are its causes, and the innermost is most often a
+///   third-party root (`Connection refused (os error 111)`) that ends the chains of many
+///   different errors, so clustering by it would put them all in one cluster.
+///
+/// Of that piece, only its first link is clustered ([`first_link`]): the causes chained after it
+/// vary from one event of the same error to the next. The message of a line without a parsed
+/// header (`structured` false: plain text, not a tracing event) is kept whole, since outside a
+/// Rust error report `: ` is no link separator. `None`: the matches explain the event.
+/// `covered` is a buffer reused from event to event: nothing here allocates once it has grown.
 fn unexplained(
     m: &Matcher,
     found: &[Found],
@@ -617,51 +639,85 @@ fn unexplained(
     names: Option<&[(Vec<u8>, String)]>,
     tl: Option<&parse::TextLine>,
     text: &[u8],
+    covered: &mut Vec<Range<usize>>,
 ) -> Option<(usize, Range<usize>)> {
-    let mut regions: Vec<(usize, Range<usize>)> = Vec::with_capacity(2);
+    let mut regions: [Option<(usize, Range<usize>)>; 2] = [None, None];
+    let structured = names.is_some() || tl.is_some();
     match (names, tl) {
         (Some(n), _) => {
-            regions.extend(n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len())));
-            regions.extend(n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len())));
+            regions[0] = n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len()));
+            regions[1] = n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len()));
         }
         (None, Some(t)) => {
-            regions.push((0, t.message.clone()));
-            regions.extend(t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone())));
+            regions[0] = Some((0, t.message.clone()));
+            regions[1] = t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone()));
         }
-        _ => regions.extend(hays.first().map(|h| (0, 0..h.text.len()))),
+        _ => regions[0] = hays.first().map(|h| (0, 0..h.text.len())),
     }
     let own = |f: &Found| {
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
         f.start..if wrapper { f.tail } else { f.end }
     };
-    let mut best: Option<(usize, Range<usize>, usize)> = None;
-    for (h, region) in regions {
-        let mut covered: Vec<Range<usize>> =
-            found.iter().filter(|f| f.hay as usize == h).map(own).filter(|r| r.start < region.end && r.end > region.start).collect();
-        covered.sort_by_key(|r| r.start);
-        let mut at = region.start;
-        let mut pieces = Vec::new();
-        for c in covered {
-            if c.start > at {
-                pieces.push(at..c.start);
-            }
-            at = at.max(c.end);
-        }
-        if at < region.end {
-            pieces.push(at..region.end);
-        }
-        for p in pieces {
-            let t = &hays[h].text[p.clone()];
-            let alnum = t.iter().filter(|b| b.is_ascii_alphanumeric()).count();
-            if alnum >= MIN_UNEXPLAINED {
-                best = Some((h, p, alnum));
+    let in_region = |f: &Found, (h, r): &(usize, Range<usize>)| f.hay as usize == *h && f.start < r.end && f.end > r.start;
+    // (region, offset) where the innermost known error's own text ends.
+    let mut after: Option<(usize, usize)> = None;
+    let mut any = false;
+    for (i, region) in regions.iter().enumerate() {
+        let Some(region) = region else { continue };
+        for f in found.iter().filter(|f| in_region(f, region)) {
+            any = true;
+            if m.entries[f.entry as usize].class == crate::matcher::Class::Error {
+                after = after.max(Some((i, own(f).end)));
             }
         }
-        // A message no record matched in (nothing covered it: `at` did not move) is the unknown,
-        // not the cause in its error field.
-        if at == region.start && best.is_some() { break; }
     }
-    best.map(|(h, r, _)| (h, trim_links(hays[h].text, r)))
+    if !any {
+        for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
+            let t = hays[h].text;
+            let range = trim_links(t, region);
+            if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
+                let range = if structured || i > 0 { first_link(t, range) } else { range };
+                return Some((h, range));
+            }
+        }
+        return None;
+    }
+    for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
+        if after.is_some_and(|(ai, _)| ai > i) {
+            continue;
+        }
+        let t = hays[h].text;
+        covered.clear();
+        covered.extend(found.iter().filter(|f| in_region(f, &(h, region.clone()))).map(own));
+        covered.sort_unstable_by_key(|r| r.start);
+        let mut at = match after {
+            Some((ai, end)) if ai == i => end.max(region.start),
+            _ => region.start,
+        };
+        let mut next = covered.iter();
+        loop {
+            let c = next.next();
+            if c.is_some_and(|c| c.end <= at) {
+                continue;
+            }
+            let gap = at..c.map_or(region.end, |c| c.start.max(at));
+            if alnum(&t[gap.clone()]) >= MIN_UNEXPLAINED {
+                let range = first_link(t, trim_links(t, gap));
+                if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
+                    return Some((h, range));
+                }
+            }
+            match c {
+                Some(c) => at = at.max(c.end),
+                None => break,
+            }
+        }
+    }
+    None
+}
+
+fn alnum(t: &[u8]) -> usize {
+    t.iter().filter(|b| b.is_ascii_alphanumeric()).count()
 }
 
 /// Letters and digits a piece of text left unexplained needs to be clustered: less is the
@@ -677,7 +733,52 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     while r.end > r.start && sep(text[r.end - 1]) {
         r.end -= 1;
     }
-    unquoted(text, r)
+    let r = unquoted(text, r);
+    // The end of a `{:?}`-quoted chain whose first links a record explained: `cause"`.
+    let t = &text[r.clone()];
+    if t.len() > 1 && t[t.len() - 1] == b'"' && memchr::memchr(b'"', &t[..t.len() - 1]).is_none() {
+        return r.start..r.end - 1;
+    }
+    r
+}
+
+/// The first link of the error chain in `r`: up to the first `: ` outside brackets and quotes
+/// (how an error report joins an error to its source, and where the matcher ends a trailing
+/// value that is not an error), or the end of its line. A multi-line report's header
+/// (`Caused by:`, `Caused by these errors (recent errors listed first):`) and a cause's number
+/// (`0: `) are skipped first: the link is the cause under them.
+fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
+    loop {
+        let t = &text[r.clone()];
+        let line = &t[..memchr::memchr(b'\n', t).unwrap_or(t.len())];
+        let header = line.starts_with(b"Caused by") && line.trim_ascii_end().ends_with(b":");
+        let number = line.iter().position(|b| !b.is_ascii_digit()).is_some_and(|d| d > 0 && line[d..].starts_with(b": "));
+        if header && line.len() < t.len() {
+            r.start += line.len();
+        } else if number {
+            r.start += line.iter().position(|&b| b == b':').expect("found") + 2;
+        } else {
+            break;
+        }
+        while r.start < r.end && text[r.start].is_ascii_whitespace() {
+            r.start += 1;
+        }
+    }
+    let t = &text[r.clone()];
+    let (mut depth, mut quote) = (0i32, None::<u8>);
+    for (i, &b) in t.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'`') => quote = Some(b),
+            (None, b'(' | b'[' | b'{') => depth += 1,
+            (None, b')' | b']' | b'}') => depth -= 1,
+            (None, b'\n') => return trim_links(text, r.start..r.start + i),
+            (None, b':') if depth <= 0 && t.get(i + 1) == Some(&b' ') && i > 0 => return trim_links(text, r.start..r.start + i),
+            _ => {}
+        }
+    }
+    r
 }
 
 /// Where a panic happened: the range of the `<file>:<line>:<col>` it names on its first line
@@ -888,5 +989,36 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
                 )
             })
             .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{first_link, trim_links};
+
+    #[test]
+    fn first_links() {
+        // (text, the first link of the chain in it)
+        let cases: &[(&str, &str)] = &[
+            ("sink writer 7 failed: broken pipe: os error 32", "sink writer 7 failed"),
+            ("no chain here", "no chain here"),
+            // `: ` inside brackets, braces and quotes is no link separator
+            ("got Status { code: Internal }: reset", "got Status { code: Internal }"),
+            ("expected [a: b], got c: d", "expected [a: b], got c"),
+            ("column \"a: b\" missing: x", "column \"a: b\" missing"),
+            // `:` not followed by a blank is part of a word
+            ("connect to compute-0:5688 refused: timeout", "connect to compute-0:5688 refused"),
+            // a multi-line report: its header and a cause's number are skipped
+            ("Caused by:\n    disk quota exceeded: os error 122\n", "disk quota exceeded"),
+            ("Caused by these errors (recent errors listed first):\n 1: lease lost\n 2: timeout\n", "lease lost"),
+            ("object store timeout\n\nCaused by:\n    x", "object store timeout"),
+            // the end of a `{:?}` string whose first links a record explained
+            ("disk full\"", "disk full"),
+        ];
+        for (text, want) in cases {
+            let t = text.as_bytes();
+            let r = first_link(t, trim_links(t, 0..t.len()));
+            assert_eq!(std::str::from_utf8(&t[r]).unwrap(), *want, "{text:?}");
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! Owns the `--unknown` levels, the clusterer and its bound. It sits after confirmation: the
 //! annotate stage hands it the unexplained part of an event (the whole message when nothing
 //! matched, else the host's `error` field or a wrapper's trailing capture that no record matched
-//! inside), and writes the cluster's id, template and count into the event.
+//! inside: the first unknown link inside the innermost known error, up to the next `: `), and
+//! writes the cluster's id, template and count into the event.
 //!
 //! The algorithm is Drain's (He et al., ICWS 2017; the one behind drain3 and Loki's patterns),
 //! with stronger masking ([`mask`]): a line's masked tokens are grouped by their count and first
