@@ -43,14 +43,17 @@ pub struct Tokens {
 }
 
 impl Tokens {
+    #[inline]
     pub fn len(&self) -> usize {
         self.spans.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }
 
+    #[inline]
     pub fn get(&self, i: usize) -> &[u8] {
         let (s, e) = self.spans[i];
         &self.buf[s as usize..e as usize]
