@@ -700,7 +700,10 @@ fn unexplained(
             if c.is_some_and(|c| c.end <= at) {
                 continue;
             }
-            let gap = at..c.map_or(region.end, |c| c.start.max(at));
+            // A match may run past the region (into the fields after the message, over lines):
+            // the gap stays inside it.
+            let lo = at.min(region.end);
+            let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
             if alnum(&t[gap.clone()]) >= MIN_UNEXPLAINED {
                 let range = first_link(t, trim_links(t, gap));
                 if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {

@@ -416,3 +416,20 @@ fn drafts_pass_check_and_match_the_lines_they_came_from() {
     let e = at(&before, 1);
     assert!(draft_ids.contains(&unknown(e).unwrap().0));
 }
+
+/// A match may run past the region it starts in (from the message into the fields after it, or
+/// over lines): the unexplained part of the region was then sliced with its start past its end,
+/// and `--unknown` panicked on the example log with the embedded catalog.
+#[test]
+fn regression_a_match_running_past_the_message_leaves_a_valid_unknown_part() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in ["examples/meta.log", "tests/data/real-shapes.log"] {
+        let path = path_str(&root.join(file));
+        for levels in ["warn", "any"] {
+            let out = run(&["--unknown", levels, "--format", "json", &path], b"");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success() && !err.contains("panicked"), "{file} --unknown {levels}: {err}");
+            assert!(events(&out.stdout).iter().any(|e| e.get("unknown").is_some()), "{file}: nothing unknown");
+        }
+    }
+}
