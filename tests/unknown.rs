@@ -300,7 +300,7 @@ fn scrape(addr: &str) -> String {
 }
 
 #[test]
-fn ids_survive_a_follow_mode_restart() {
+fn ids_and_counts_survive_a_follow_mode_restart() {
     let d = Dir::new();
     let log = d.dir.path().join("meta.log");
     let state = d.dir.path().join("state");
@@ -350,6 +350,16 @@ fn ids_survive_a_follow_mode_restart() {
     };
     assert_eq!(ids(&first).len(), 2);
     assert_eq!(ids(&first), ids(&second));
+    // The clusters were kept in the state directory with the checkpoint: the counts go on
+    // from where the first daemon left them (5 events of each kind), not from 1.
+    let counts = |evs: &[Value], t: &str| -> Vec<u64> {
+        evs.iter().filter(|e| e["unknown"]["template"] == t).map(|e| e["unknown"]["count"].as_u64().unwrap()).collect()
+    };
+    for t in ["sink writer <*> crashed", "actor <*> is slow, lag <*>"] {
+        assert_eq!(counts(&first, t), [1, 2, 3, 4, 5], "{t}: {first:?}");
+        assert_eq!(counts(&second, t), [6, 7, 8, 9, 10], "{t}: {second:?}");
+    }
+    assert!(state.join("unknown-clusters.json").is_file());
 }
 
 #[test]

@@ -204,6 +204,21 @@ pub struct Cluster {
     key: u64,
 }
 
+/// A cluster as kept across a restart (in follow mode's state directory): what
+/// [`Clusterer::restore`] needs to take it up again with its id, its group and its count. The
+/// tokens are kept as a list (a template's text does not always split back into its tokens: a
+/// quoted piece of a token may hold a blank).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedCluster {
+    /// 16 hex digits, as in events.
+    pub id: String,
+    /// The group it was created in (16 hex digits): its first line's key, which a template that
+    /// has since turned a leading word into `<*>` would not give again.
+    pub group: String,
+    pub tokens: Vec<String>,
+    pub count: u64,
+}
+
 /// What an observed line got: its cluster.
 #[derive(Debug, Clone, Copy)]
 pub struct Seen<'a> {
@@ -278,6 +293,61 @@ impl Clusterer {
 
     pub fn clusters(&self) -> impl Iterator<Item = &Cluster> {
         self.clusters.iter().flatten()
+    }
+
+    /// The clusters alive, least recently seen first (the order [`Clusterer::restore`] takes
+    /// them in keeps which are dropped first at the cap).
+    pub fn export(&self) -> Vec<SavedCluster> {
+        let mut all: Vec<&Cluster> = self.clusters().collect();
+        all.sort_by_key(|c| c.last_seen);
+        all.into_iter()
+            .map(|c| SavedCluster {
+                id: id_text(c.id),
+                group: id_text(c.key),
+                tokens: (0..c.tokens.len()).map(|i| String::from_utf8_lossy(c.tokens.get(i)).into_owned()).collect(),
+                count: c.count,
+            })
+            .collect()
+    }
+
+    /// Take up saved clusters again (a daemon restarted on the rest of its files): their ids
+    /// and counts continue. Clusters already alive (by id) and entries that do not parse are
+    /// skipped; at most the cap are taken, the most recently seen kept. Returns how many were
+    /// taken.
+    pub fn restore(&mut self, saved: &[SavedCluster]) -> usize {
+        let hex = |s: &str| u64::from_str_radix(s, 16).ok();
+        let skip = saved.len().saturating_sub(self.cap.saturating_sub(self.alive));
+        let mut taken = 0;
+        for s in &saved[skip..] {
+            let (Some(id), Some(key)) = (hex(&s.id), hex(&s.group)) else { continue };
+            if s.tokens.is_empty() || s.count == 0 || self.clusters().any(|c| c.id == id) {
+                continue;
+            }
+            let mut tokens = Tokens::default();
+            for t in &s.tokens {
+                tokens.push(t.as_bytes());
+            }
+            self.tick += 1;
+            let mut template = String::new();
+            tokens.render(&mut template);
+            let whole = tokens_hash(&tokens);
+            let c = Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key };
+            let idx = match self.free.pop() {
+                Some(i) => {
+                    self.clusters[i as usize] = Some(c);
+                    i
+                }
+                None => {
+                    self.clusters.push(Some(c));
+                    (self.clusters.len() - 1) as u32
+                }
+            };
+            self.groups.entry(key).or_default().push(idx);
+            self.exact.insert(whole, idx);
+            self.alive += 1;
+            taken += 1;
+        }
+        taken
     }
 
     /// Cluster one line of unexplained text. `None` when it has no token (blank).
@@ -527,6 +597,30 @@ mod tests {
         // An evicted kind seen again starts over with the same id.
         let again = c.observe(kinds[1].as_bytes()).unwrap();
         assert_eq!((again.id, again.count), (xxhash_rust::xxh3::xxh3_64(kinds[1].as_bytes()), 1));
+    }
+
+    #[test]
+    fn restored_clusters_keep_their_ids_groups_and_counts() {
+        let lines = ["table t1 dropped by alice", "table t2 dropped by bob", "actor 7 is slow", "actor 8 is slow"];
+        let mut one = Clusterer::new(10);
+        for l in &lines {
+            one.observe(l.as_bytes());
+        }
+        let saved = one.export();
+        assert_eq!(saved.len(), 2);
+        let mut two = Clusterer::new(10);
+        assert_eq!(two.restore(&saved), 2);
+        assert_eq!(two.restore(&saved), 0, "clusters alive are not taken twice");
+        for (l, count) in [("table t3 dropped by carol", 3), ("actor 9 is slow", 3), ("table t4 dropped by dave", 4)] {
+            let a = one.observe(l.as_bytes()).map(|s| (s.id, s.count, s.template.to_owned()));
+            let b = two.observe(l.as_bytes()).map(|s| (s.id, s.count, s.template.to_owned()));
+            assert_eq!(a, b, "{l}");
+            assert_eq!(b.unwrap().1, count);
+        }
+        // Past the cap, the most recently seen are taken.
+        let mut small = Clusterer::new(1);
+        assert_eq!(small.restore(&two.export()), 1);
+        assert_eq!(small.clusters().next().unwrap().template, "table <*> dropped by <*>");
     }
 
     #[test]

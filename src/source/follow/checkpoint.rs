@@ -5,6 +5,11 @@
 //! every event has been accepted by the sink, plus what identifies the file again (device,
 //! inode, head) and its last path (to find it if it was renamed while the daemon was down).
 //!
+//! With `--unknown`, `unknown-clusters.json` beside it keeps the clusters (id, group, tokens,
+//! count) as of the last checkpoint, so that a restarted daemon's counts continue; it is written
+//! the same way, after the checkpoints. After a kill -9 the events delivered again are counted
+//! again (the clusters were saved with them).
+//!
 //! Contract: the file on disk is always a complete earlier state: it is written to a temporary
 //! file, fsynced, renamed over the old one, and the directory fsynced. Positions only come from
 //! marks the sink has acknowledged, so a checkpoint never runs ahead of delivery.
@@ -189,6 +194,55 @@ impl Store {
         self.dirty = true;
         let snap = self.snapshot().expect("dirty");
         snap.write().inspect_err(|_| self.dirty = true)
+    }
+}
+
+const CLUSTERS: &str = "unknown-clusters.json";
+const CLUSTERS_VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct ClustersOnDisk {
+    version: u32,
+    clusters: Vec<crate::unknown::SavedCluster>,
+}
+
+/// Write the unknown clusters into the state directory (temp file, fsync, rename, fsync the
+/// directory, as the checkpoints).
+pub fn write_clusters(dir: &Path, clusters: Vec<crate::unknown::SavedCluster>) -> io::Result<()> {
+    let mut bytes = serde_json::to_vec(&ClustersOnDisk { version: CLUSTERS_VERSION, clusters }).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    let tmp = dir.join(format!("{CLUSTERS}.tmp"));
+    let mut f = File::create(&tmp)?;
+    f.write_all(&bytes)?;
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, dir.join(CLUSTERS))?;
+    File::open(dir)?.sync_all()
+}
+
+/// The unknown clusters saved in the state directory; none when there is no file. A file that
+/// cannot be read or is of another version is reported and left alone: the clusters start over
+/// (their ids are the same anyway, only the counts restart).
+pub fn read_clusters(dir: &Path) -> Vec<crate::unknown::SavedCluster> {
+    let path = dir.join(CLUSTERS);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), cause = %e, "unknown clusters not read; their counts start over");
+            return Vec::new();
+        }
+    };
+    match serde_json::from_slice::<ClustersOnDisk>(&bytes) {
+        Ok(d) if d.version == CLUSTERS_VERSION => d.clusters,
+        Ok(d) => {
+            tracing::warn!(path = %path.display(), version = d.version, "unknown clusters of another format version; their counts start over");
+            Vec::new()
+        }
+        Err(e) => {
+            tracing::warn!(path = %path.display(), cause = %e, "unknown clusters file unreadable; their counts start over");
+            Vec::new()
+        }
     }
 }
 

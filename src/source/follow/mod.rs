@@ -267,6 +267,13 @@ pub fn run(
         files = loaded.len(),
         "state directory opened"
     );
+    if let Some(u) = &settings.unknown {
+        let saved = checkpoint::read_clusters(&settings.state_dir);
+        if !saved.is_empty() {
+            let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
+            tracing::info!(clusters = taken, "unknown clusters taken up from the state directory");
+        }
+    }
     let store = Arc::new(Mutex::new(store));
     metrics.checkpoint_current();
     metrics.set_refresh(Box::new({
@@ -296,7 +303,7 @@ pub fn run(
         lock_lost.clone(),
     ))?;
     let mut s = store.lock().expect("store lock");
-    match s.save() {
+    match s.save().and_then(|()| save_clusters(settings.unknown.as_ref(), &settings.state_dir)) {
         Ok(()) => metrics.checkpoint_current(),
         Err(e) if checkpoint::is_lock_lost(&e) => lock_lost.store(true, std::sync::atomic::Ordering::SeqCst),
         Err(e) => {
@@ -333,6 +340,7 @@ async fn supervise(
     let saved = Arc::new(tokio::sync::Notify::new());
     let saver = tokio::spawn(save_every(
         store.clone(),
+        settings.unknown.clone(),
         settings.checkpoint_interval,
         metrics.clone(),
         saved.clone(),
@@ -433,6 +441,7 @@ async fn supervise(
 /// pool so that delivery never waits for a disk. A lost lock stops the daemon.
 async fn save_every(
     store: Arc<Mutex<Store>>,
+    unknown: Option<crate::unknown::Shared>,
     every: Duration,
     metrics: Arc<Metrics>,
     acked: Arc<tokio::sync::Notify>,
@@ -448,7 +457,8 @@ async fn save_every(
         // What is acknowledged in the meantime goes into the same write.
         tokio::time::sleep(every).await;
         let Some(snap) = store.lock().expect("store lock").snapshot() else { continue };
-        match tokio::task::spawn_blocking(move || snap.write()).await {
+        let (unknown, dir) = (unknown.clone(), store.lock().expect("store lock").dir().to_owned());
+        match tokio::task::spawn_blocking(move || snap.write().and_then(|()| save_clusters(unknown.as_ref(), &dir))).await {
             Ok(Ok(())) => metrics.checkpoint_current(),
             Ok(Err(e)) if checkpoint::is_lock_lost(&e) => {
                 tracing::error!(dir = %store.lock().expect("store lock").dir().display(), "the state directory's lock file is gone or replaced (the directory was deleted?): stopping, so that two daemons never share one directory");
@@ -465,6 +475,13 @@ async fn save_every(
             Err(_) => return,
         }
     }
+}
+
+/// With `--unknown`, write the clusters beside the checkpoints (see [`checkpoint`]).
+fn save_clusters(unknown: Option<&crate::unknown::Shared>, dir: &std::path::Path) -> std::io::Result<()> {
+    let Some(u) = unknown else { return Ok(()) };
+    let saved = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).export();
+    checkpoint::write_clusters(dir, saved)
 }
 
 /// A followed file.
