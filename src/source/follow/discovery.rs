@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checkpoint::{Mark, Saved};
+use super::clock::Clock;
 use super::fingerprint::{self, Head};
 use super::watch;
 use super::watcher::{FileWatcher, Files, Truncated, Waiting};
@@ -61,10 +62,11 @@ pub(super) struct Discovery {
     first_expansion: bool,
     pub watcher: watch::Watcher,
     metrics: Arc<Metrics>,
+    clock: Clock,
 }
 
 impl Discovery {
-    pub fn new(loaded: HashMap<u64, Saved>, watcher: watch::Watcher, metrics: Arc<Metrics>) -> Discovery {
+    pub fn new(loaded: HashMap<u64, Saved>, watcher: watch::Watcher, metrics: Arc<Metrics>, clock: Clock) -> Discovery {
         Discovery {
             loaded,
             stale: Vec::new(),
@@ -78,6 +80,7 @@ impl Discovery {
             first_expansion: true,
             watcher,
             metrics,
+            clock,
         }
     }
 
@@ -105,7 +108,7 @@ impl Discovery {
         for s in skipped {
             self.report(&s.path, &s.why);
         }
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut present = HashSet::new();
         for t in files.values() {
             if unlisted.iter().any(|d| t.path.starts_with(d)) {
@@ -119,46 +122,7 @@ impl Discovery {
         }
         for f in found {
             present.insert((f.dev, f.ino));
-            if self.ignored.contains(&(f.dev, f.ino)) {
-                continue;
-            }
-            if let Some(key) = files.key_of((f.dev, f.ino)) {
-                let t = files.get_mut(key).expect("indexed");
-                if t.path != f.path {
-                    tracing::info!(from = %t.path.display(), to = %f.path.display(), "file renamed");
-                    t.path = f.path;
-                }
-                t.orphan_since = None;
-                continue;
-            }
-            if let Some(w) = self.waiting.get_mut(&(f.dev, f.ino)) {
-                w.path = f.path;
-                continue;
-            }
-            match File::open(&f.path) {
-                Ok(file) => {
-                    if let Some(dir) = std::fs::canonicalize(&f.path).ok().and_then(|c| c.parent().map(Path::to_owned))
-                    {
-                        self.watcher.watch_dir(&dir, notify::RecursiveMode::NonRecursive);
-                    }
-                    let start_at = settings.sources[f.source].start_at;
-                    self.waiting.insert(
-                        (f.dev, f.ino),
-                        Waiting {
-                            file,
-                            path: f.path,
-                            dev: f.dev,
-                            ino: f.ino,
-                            start_at,
-                            first_seen: now,
-                            initial: self.first_expansion,
-                            gone_since: None,
-                            mtime: f.mtime,
-                        },
-                    );
-                }
-                Err(e) => self.report(&f.path, &format!("cannot open: {e}")),
-            }
+            self.see(f, settings, files, now);
         }
         for t in files.values_mut() {
             if !present.contains(&(t.dev, t.ino)) && t.orphan_since.is_none() {
@@ -181,14 +145,77 @@ impl Discovery {
             }
             keep
         });
-        // A file renamed from a followed path to one outside the globs, before an expansion saw
-        // it: follow it from its start (it is read to its end, then dropped as an orphan).
+        self.renamed_away(settings, files, &present, now);
+        self.ignored.retain(|id| present.contains(id));
+        let waiting = &self.waiting;
+        self.copying.retain(|id, _| waiting.contains_key(id));
+        if self.first_expansion {
+            self.first_expansion = false;
+            self.resume_renamed(&present, marks);
+            tracing::info!(files = present.len(), "initial scan done; following");
+            self.metrics.set_ready(true);
+        }
+        self.metrics.files.set(files.len() as i64);
+        self.metrics.files_unreadable.set(self.reported.len() as i64);
+    }
+
+    /// A file a glob names now: a followed file's path is updated (and it is findable again), a
+    /// waiting one's too, a new one waits for its fingerprint.
+    fn see(&mut self, f: watch::Found, settings: &Settings, files: &mut Files<'_>, now: Instant) {
+        if self.ignored.contains(&(f.dev, f.ino)) {
+            return;
+        }
+        if let Some(key) = files.key_of((f.dev, f.ino)) {
+            let t = files.get_mut(key).expect("indexed");
+            if t.path != f.path {
+                tracing::info!(from = %t.path.display(), to = %f.path.display(), "file renamed");
+                t.path = f.path;
+            }
+            t.orphan_since = None;
+            return;
+        }
+        if let Some(w) = self.waiting.get_mut(&(f.dev, f.ino)) {
+            w.path = f.path;
+            return;
+        }
+        match File::open(&f.path) {
+            Ok(file) => {
+                if let Some(dir) = std::fs::canonicalize(&f.path).ok().and_then(|c| c.parent().map(Path::to_owned)) {
+                    self.watcher.watch_dir(&dir, notify::RecursiveMode::NonRecursive);
+                }
+                let start_at = settings.sources[f.source].start_at;
+                self.waiting.insert(
+                    (f.dev, f.ino),
+                    Waiting {
+                        file,
+                        path: f.path,
+                        dev: f.dev,
+                        ino: f.ino,
+                        start_at,
+                        first_seen: now,
+                        initial: self.first_expansion,
+                        gone_since: None,
+                        mtime: f.mtime,
+                    },
+                );
+            }
+            Err(e) => self.report(&f.path, &format!("cannot open: {e}")),
+        }
+    }
+
+    /// A file renamed from a followed path to one outside the globs, before an expansion saw it:
+    /// follow it from its start (it is read to its end, then dropped as an orphan).
+    fn renamed_away(&mut self, settings: &Settings, files: &Files<'_>, present: &HashSet<(u64, u64)>, now: Instant) {
         for (from, to) in std::mem::take(&mut self.renamed) {
             let followed =
                 settings.sources.iter().any(|s| glob::Pattern::new(&s.pattern).is_ok_and(|p| p.matches_path(&from)));
             let Ok(m) = std::fs::metadata(&to) else { continue };
             let id = (m.dev(), m.ino());
-            if !followed || !m.is_file() || present.contains(&id) || files.has_inode(id) || self.waiting.contains_key(&id)
+            if !followed
+                || !m.is_file()
+                || present.contains(&id)
+                || files.has_inode(id)
+                || self.waiting.contains_key(&id)
             {
                 continue;
             }
@@ -210,24 +237,13 @@ impl Discovery {
                 );
             }
         }
-        self.ignored.retain(|id| present.contains(id));
-        let waiting = &self.waiting;
-        self.copying.retain(|id, _| waiting.contains_key(id));
-        if self.first_expansion {
-            self.first_expansion = false;
-            self.resume_renamed(&present, marks);
-            tracing::info!(files = present.len(), "initial scan done; following");
-            self.metrics.set_ready(true);
-        }
-        self.metrics.files.set(files.len() as i64);
-        self.metrics.files_unreadable.set(self.reported.len() as i64);
     }
 
     /// Warn about sources that match no file: at start, after [`EMPTY_WARN_AFTER`] for one that
     /// had files, and every [`EMPTY_WARN_REPEAT`] while it stays empty; count them in
     /// `annotail_sources_empty`. A glob with a typo otherwise waits forever without a word.
     fn warn_empty(&mut self, sources: &[(String, Vec<glob::Pattern>)], counts: &[usize]) {
-        let now = Instant::now();
+        let now = self.clock.now();
         self.empty.retain(|p, _| sources.iter().any(|(q, _)| q == p));
         let mut empty = 0;
         for ((pattern, _), &n) in sources.iter().zip(counts) {
@@ -298,7 +314,7 @@ impl Discovery {
                                 dev: s.dev,
                                 ino: s.ino,
                                 start_at: StartAt::Beginning,
-                                first_seen: Instant::now(),
+                                first_seen: self.clock.now(),
                                 initial: true,
                                 gone_since: None,
                                 mtime,
@@ -329,7 +345,7 @@ impl Discovery {
     /// Fingerprint waiting files whose first line is complete (or has waited `line_timeout`),
     /// decide where each starts, and follow it.
     pub fn promote(&mut self, settings: &Settings, files: &mut Files<'_>, marks: &mut Vec<Mark>) {
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut ids: Vec<(u64, u64)> = self.waiting.keys().copied().collect();
         // Tracked in age order, so that checkpoints and logs list them as they are read.
         ids.sort_by(|a, b| {
@@ -386,13 +402,19 @@ impl Discovery {
     /// for a new file then, it was read from its start: every line twice, with new event ids.
     /// Once it is as long, [`Self::copy_of`] starts it where the original had got to; a file
     /// that stops growing shorter is a new file after all.
-    fn copy_in_progress(&mut self, id: (u64, u64), head: &Head, settings: &Settings, files: &Files<'_>, now: Instant) -> bool {
+    fn copy_in_progress(
+        &mut self,
+        id: (u64, u64),
+        head: &Head,
+        settings: &Settings,
+        files: &Files<'_>,
+        now: Instant,
+    ) -> bool {
         let w = &self.waiting[&id];
         let Ok(size) = w.file.metadata().map(|m| m.len()) else { return false };
-        let shorter_copy = files
-            .values()
-            .any(|t| (t.dev, t.ino) != id && same_head(&t.head, head) && size < t.pending().0)
-            || self.truncated.iter().any(|(old, _)| same_head(&old.head, head) && size < old.pos.0);
+        let shorter_copy =
+            files.values().any(|t| (t.dev, t.ino) != id && same_head(&t.head, head) && size < t.pending().0)
+                || self.truncated.iter().any(|(old, _)| same_head(&old.head, head) && size < old.pos.0);
         if !shorter_copy {
             return false;
         }
@@ -453,7 +475,7 @@ impl Discovery {
         // Event ids: a copy's are its original's (see [`Self::copy_of`]).
         meta.fingerprint = Some(lineage.unwrap_or(key));
         let source = self.metrics.source(&source_of(settings, &w.path));
-        let now = Instant::now();
+        let now = self.clock.now();
         if self.reported.remove(&w.path).is_some() {
             tracing::info!(path = %w.path.display(), "file can be read now");
             self.metrics.files_unreadable.set(self.reported.len() as i64);
@@ -530,7 +552,7 @@ impl Discovery {
     /// A followed file found truncated or rewritten ([`FileWatcher::restart`]): its old content
     /// is remembered for copies of it, its new content waits to be fingerprinted.
     pub fn restarted(&mut self, old: Truncated, w: Waiting, why: &str) {
-        let now = Instant::now();
+        let now = self.clock.now();
         self.truncated.retain(|(_, at)| now.duration_since(*at) < TRUNCATED_MEMORY);
         self.truncated.push((old, now));
         tracing::info!(path = %w.path.display(), "{why}: reading it again from its start");

@@ -8,7 +8,8 @@
 //! bounded channel: when the sink is slow the reader blocks, and the files are the buffer. The
 //! sink task (tokio, here) writes a batch, then applies its marks to the checkpoint store; a
 //! saver task writes the store every `checkpoint_interval`. Signals are handled on the tokio
-//! side and reach the reader as [`Wake`]s.
+//! side and reach the reader as [`Wake`]s. Every timer reads its time from a [`clock::Clock`]:
+//! the system's, or a test's.
 //!
 //! Files are known by fingerprint ([`fingerprint`]), not by path. Rotation:
 //! - rename + create: the renamed file is still the same fingerprint (read to its end through
@@ -26,6 +27,7 @@
 //! pending position, so nothing is lost or repeated.
 
 pub mod checkpoint;
+pub mod clock;
 mod discovery;
 pub mod fingerprint;
 mod server;
@@ -151,6 +153,7 @@ impl Batch {
 pub struct Runtime {
     rt: tokio::runtime::Runtime,
     signals: Option<Signals>,
+    clock: clock::Clock,
 }
 
 /// What stops a followed run and asks it to reload: the process's signals
@@ -193,7 +196,13 @@ impl Runtime {
             .enable_all()
             .build()
             .map_err(FollowError::Start)?;
-        Ok(Runtime { rt, signals: None })
+        Ok(Runtime { rt, signals: None, clock: clock::Clock::system() })
+    }
+
+    /// Follow mode's timers on `clock` instead of the system's (a test's [`clock::TestClock`]).
+    pub fn with_clock(mut self, clock: clock::Clock) -> Runtime {
+        self.clock = clock;
+        self
     }
 
     /// The process's signals as a [`Control`]: SIGTERM or SIGINT stops, SIGHUP reloads. `None`
@@ -229,7 +238,7 @@ pub fn run(
     reload: Reloader,
     metrics: Arc<Metrics>,
 ) -> Result<Outcome, FollowError> {
-    let rt = runtime.rt;
+    let Runtime { rt, clock, .. } = runtime;
     let store = Store::open(&settings.state_dir)?;
     let loaded = store.entries.clone();
     let mut settings = settings;
@@ -263,12 +272,12 @@ pub fn run(
     let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
     let (batch_tx, batch_rx) = tokio::sync::mpsc::channel::<Batch>(QUEUE);
     let reader = {
-        let (settings, wake_tx) = (settings.clone(), wake_tx.clone());
+        let (settings, wake_tx, clock) = (settings.clone(), wake_tx.clone(), clock.clone());
         std::thread::Builder::new()
             .name("annotail-reader".into())
             .spawn({
                 let metrics = metrics.clone();
-                move || server::FileServer::new(settings, loaded, wake_rx, wake_tx, batch_tx, metrics).run(matcher, reload)
+                move || server::FileServer::new(settings, loaded, wake_rx, wake_tx, batch_tx, metrics, clock).run(matcher, reload)
             })
             .map_err(FollowError::Start)?
     };
@@ -281,6 +290,7 @@ pub fn run(
         wake_tx,
         metrics.clone(),
         lock_lost.clone(),
+        clock,
     ))?;
     let mut s = store.lock().expect("store lock");
     match s.save().and_then(|()| save_clusters(settings.unknown.as_ref(), &settings.state_dir)) {
@@ -314,6 +324,7 @@ async fn supervise(
     wake: Sender<Wake>,
     metrics: Arc<Metrics>,
     lock_lost: Arc<std::sync::atomic::AtomicBool>,
+    clock: clock::Clock,
 ) -> Result<Outcome, FollowError> {
     let (reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
     let mut sinks = Sinks::start(settings.sinks(), reopen_rx, &metrics);
@@ -326,6 +337,7 @@ async fn supervise(
         saved.clone(),
         lock_lost,
         wake.clone(),
+        clock,
     ));
     // Per batch in flight: its sequence number, checkpoint marks and event count.
     type InFlight = std::collections::VecDeque<(u64, Vec<Mark>, usize)>;
@@ -427,6 +439,7 @@ async fn save_every(
     acked: Arc<tokio::sync::Notify>,
     lock_lost: Arc<std::sync::atomic::AtomicBool>,
     wake: Sender<Wake>,
+    clock: clock::Clock,
 ) {
     loop {
         let dirty = store.lock().expect("store lock").dirty();
@@ -435,7 +448,7 @@ async fn save_every(
             acked.notified().await;
         }
         // What is acknowledged in the meantime goes into the same write.
-        tokio::time::sleep(every).await;
+        clock.sleep(every).await;
         let Some(snap) = store.lock().expect("store lock").snapshot() else { continue };
         let (unknown, dir) = (unknown.clone(), store.lock().expect("store lock").dir().to_owned());
         match tokio::task::spawn_blocking(move || snap.write().and_then(|()| save_clusters(unknown.as_ref(), &dir))).await {
@@ -450,7 +463,7 @@ async fn save_every(
                 tracing::error!(cause = %e, "checkpoint not written; retrying");
                 store.lock().expect("store lock").mark_dirty();
                 // A full or failing disk is retried, not hammered (nor the log flooded).
-                tokio::time::sleep(WRITE_RETRY.saturating_sub(every)).await;
+                clock.sleep(WRITE_RETRY.saturating_sub(every)).await;
             }
             Err(_) => return,
         }

@@ -17,6 +17,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use super::checkpoint::Saved;
+use super::clock::Clock;
 use super::discovery::Discovery;
 use super::watch::{self, Wake};
 use super::watcher::{BATCH_BYTES, Files, Read, StageSetup};
@@ -63,6 +64,8 @@ pub(super) struct FileServer {
     metrics: Arc<Metrics>,
     /// Matches per record of the current generation.
     tally: Arc<Tally>,
+    /// Every timer's time (the system's, or a test's).
+    clock: Clock,
     /// Kept alive: the watcher of the catalog and config.
     _config_watcher: Option<notify::RecommendedWatcher>,
 }
@@ -75,7 +78,9 @@ impl FileServer {
         wake_tx: Sender<Wake>,
         tx: tokio::sync::mpsc::Sender<Batch>,
         metrics: Arc<Metrics>,
+        clock: Clock,
     ) -> FileServer {
+        clock.subscribe(wake_tx.clone());
         let watcher = watch::Watcher::new(settings.watch != WatchMode::Poll, wake_tx.clone());
         if settings.watch == WatchMode::Notify && !watcher.active() {
             tracing::warn!("watch = notify but notification is unavailable: polling every {:?}", SAFETY_POLL);
@@ -84,7 +89,7 @@ impl FileServer {
         let config_watcher = watch::watch_config(&settings.watch_config, wake_tx.clone());
         FileServer {
             settings,
-            found: Discovery::new(loaded, watcher, metrics.clone()),
+            found: Discovery::new(loaded, watcher, metrics.clone(), clock.clone()),
             wake_rx,
             pending: Pending { names: true, ..Pending::default() },
             tx,
@@ -94,6 +99,7 @@ impl FileServer {
             _config_watcher: config_watcher,
             tally: Arc::new(Tally::new(0)),
             metrics,
+            clock,
         }
     }
 
@@ -121,16 +127,11 @@ impl FileServer {
     }
 
     /// Follow with one matcher until stopped or reloaded; the files come back detached from it.
-    fn generation<'m>(
-        &mut self,
-        matcher: &'m Matcher,
-        files: Files<'static>,
-        reload: &mut Reloader,
-    ) -> Exit {
+    fn generation<'m>(&mut self, matcher: &'m Matcher, files: Files<'static>, reload: &mut Reloader) -> Exit {
         let mut files: Files<'m> = files.detach(&self.metrics);
-        let mut next_poll = Instant::now();
+        let mut next_poll = self.clock.now();
         loop {
-            let now = Instant::now();
+            let now = self.clock.now();
             if self.pending.names || now >= next_poll {
                 if now >= next_poll {
                     let every = match (self.settings.watch, self.found.watcher.active()) {
@@ -155,8 +156,7 @@ impl FileServer {
             if let Some(t) = self.pending.reload_due {
                 deadline = deadline.min(t);
             }
-            let timeout = deadline.saturating_duration_since(Instant::now());
-            let first = match self.wake_rx.recv_timeout(timeout) {
+            let first = match self.clock.wait(&self.wake_rx, deadline) {
                 Ok(w) => Some(w),
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => Some(Wake::Stop),
@@ -167,7 +167,7 @@ impl FileServer {
             while let Ok(w) = self.wake_rx.try_recv() {
                 self.absorb(w);
             }
-            if self.pending.reload_due.is_some_and(|t| Instant::now() >= t) {
+            if self.pending.reload_due.is_some_and(|t| self.clock.now() >= t) {
                 self.pending.reload_due = None;
                 tracing::info!("the catalog or config changed on disk: reloading");
                 self.pending.reload = true;
@@ -272,6 +272,7 @@ impl FileServer {
             formats: &self.formats,
             tally: &self.tally,
             metrics: &self.metrics,
+            clock: &self.clock,
         };
         let w = files.get_mut(key).expect("tracked");
         match w.read(&s, &mut self.buf, &mut self.batch) {
@@ -279,7 +280,7 @@ impl FileServer {
             Read::More => true,
             Read::Rewritten => {
                 let w = files.remove(key).expect("tracked");
-                let (old, waiting) = w.restart(&mut self.batch, Instant::now());
+                let (old, waiting) = w.restart(&mut self.batch, self.clock.now());
                 self.found.restarted(old, waiting, "truncated or rewritten");
                 true
             }
@@ -296,13 +297,13 @@ impl FileServer {
             }
             Wake::Stop => self.pending.stop = true,
             Wake::Reload => self.pending.reload = true,
-            Wake::ConfigChanged => self.pending.reload_due = Some(Instant::now() + RELOAD_DEBOUNCE),
+            Wake::ConfigChanged => self.pending.reload_due = Some(self.clock.now() + RELOAD_DEBOUNCE),
         }
     }
 
     /// Idle timeouts (open events, partial lines) and orphans that are done.
     fn timers(&mut self, files: &mut Files<'_>) {
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut done = Vec::new();
         for w in files.values_mut() {
             if w.timers(now, &self.settings, &self.metrics, &mut self.batch.rendered) {
@@ -322,7 +323,7 @@ impl FileServer {
 
     /// When the reader must wake without any event: the earliest idle, line or rotate timer.
     fn deadline(&self, files: &Files<'_>) -> Instant {
-        let mut d = Instant::now() + Duration::from_secs(3600);
+        let mut d = self.clock.now() + Duration::from_secs(3600);
         for w in files.values() {
             if let Some(t) = w.deadline(&self.settings) {
                 d = d.min(t);
@@ -331,7 +332,7 @@ impl FileServer {
         // A waiting file ripens by itself only when its first line's timeout is still ahead: past
         // it, an empty file waits for data (a watch event or the poll), and a deadline already in
         // the past would be a zero timeout, a busy loop re-reading its empty head.
-        let now = Instant::now();
+        let now = self.clock.now();
         for w in self.found.waiting.values() {
             let ripe_at = w.first_seen + self.settings.line_timeout;
             if ripe_at > now {

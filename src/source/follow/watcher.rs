@@ -114,6 +114,7 @@ pub(super) struct StageSetup<'a, 'm> {
     pub formats: &'a [crate::event::Style],
     pub tally: &'a Arc<Tally>,
     pub metrics: &'a Arc<Metrics>,
+    pub clock: &'a super::clock::Clock,
 }
 
 /// The outcome of one round of reading.
@@ -201,7 +202,8 @@ impl<'m> FileWatcher<'m> {
         // Truncated, or rewritten in place (copytruncate), is caught here too, also at the
         // same size: a rewrite changes the modification time, and the head is read again.
         if self.at_eof {
-            let stat = self.file.metadata().ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
+            let stat =
+                self.file.metadata().ok().map(|m| (m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()));
             if stat.is_some() && stat == self.checked {
                 // Nothing changed since the last look: one `fstat`, no read.
                 return Read::Done;
@@ -240,7 +242,7 @@ impl<'m> FileWatcher<'m> {
                 return Read::Rewritten;
             }
             self.at_eof = false;
-            self.last_data = Instant::now();
+            self.last_data = s.clock.now();
             let l = self.live.as_mut().expect("built above");
             l.stage.feed(&buf[..n], SystemTime::now());
             self.read_pos += n as u64;
@@ -457,4 +459,3 @@ impl<'m> Files<'m> {
         Files { map: self.map.into_iter().map(|(k, w)| (k, w.detach(metrics))).collect(), by_inode: self.by_inode }
     }
 }
-
