@@ -541,29 +541,6 @@ fn truncation_deletion_and_new_files() {
     env.verdict("truncate, delete, new files", 350, 0);
 }
 
-/// A last line without its line break is held until it is complete, or until line_timeout.
-#[test]
-fn partial_last_line_is_held_until_complete() {
-    let env = Env::new();
-    let d = env.start("*.log", &["--line-timeout", "1500ms", "--idle-timeout", "0"]);
-    let mut f = OpenOptions::new().create(true).append(true).open(env.log("a.log")).unwrap();
-    let full = line(0);
-    let (a, b) = full.split_at(40);
-    f.write_all(a.as_bytes()).unwrap();
-    thread::sleep(Duration::from_millis(600));
-    assert!(env.seen.lock().unwrap().events.is_empty(), "nothing before the line is complete");
-    f.write_all(b.as_bytes()).unwrap();
-    assert!(env.wait_all(1, PATIENCE));
-    // A partial line that never completes comes out after line_timeout, as a line of its own.
-    let l1 = line(1);
-    f.write_all(l1.trim_end().as_bytes()).unwrap();
-    thread::sleep(Duration::from_millis(700));
-    assert!(!env.has(1), "held within line_timeout");
-    assert!(env.wait_all(2, PATIENCE));
-    d.term();
-    env.verdict("partial line", 2, 0);
-}
-
 /// A partial line is never checkpointed as read: killed while it is held, the restarted daemon
 /// emits it once complete.
 #[test]
@@ -619,8 +596,8 @@ fn sigterm_drains_checkpoints_and_exits_zero() {
     let mut w = Writer::new(env.log("a.log"));
     w.write(5000);
     let d = env.start("*.log", &["--checkpoint-interval", "1h"]);
+    // Line 4999 out means its idle timeout passed: its mark is in the batch that carried it.
     assert!(env.wait_all(5000, PATIENCE));
-    thread::sleep(Duration::from_millis(300)); // the last event's idle timeout
     let (st, took) = d.term();
     assert!(st.success(), "{st}");
     assert!(took < Duration::from_secs(10), "exits within the shutdown timeout: {took:?}");
@@ -758,8 +735,8 @@ fn unusable_state_directory_is_a_clear_error() {
         "{err}"
     );
     // Two daemons on one state directory: the second is refused.
+    // Started means its state directory is locked (the lock is taken before the first scan).
     let d = env.start("*.log", &[]);
-    thread::sleep(Duration::from_millis(300));
     let out = cmd()
         .arg("--follow")
         .arg(format!("{}/*.log", env.logs().display()))
@@ -769,61 +746,6 @@ fn unusable_state_directory_is_a_clear_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("in use by another annotail"));
-    d.term();
-}
-
-/// start_at = end: existing lines are skipped, new ones read; a file created later is read
-/// from its start.
-#[test]
-fn start_at_end_reads_only_new_lines() {
-    let env = Env::new();
-    let mut w = Writer::new(env.log("a.log"));
-    w.write(100);
-    let d = env.start("*.log", &["--start-at", "end"]);
-    thread::sleep(Duration::from_millis(300));
-    w.write(10);
-    let mut b = Writer::new(env.log("b.log"));
-    b.seq = 1000;
-    b.write(10);
-    let t = Instant::now();
-    while !(100..110).chain(1000..1010).all(|i| env.has(i)) && t.elapsed() < PATIENCE {
-        thread::sleep(Duration::from_millis(20));
-    }
-    let s = env.seen.lock().unwrap();
-    assert!((100..110).chain(1000..1010).all(|i| s.counts.contains_key(&i)));
-    assert!((0..100).all(|i| !s.counts.contains_key(&i)), "old lines skipped");
-    let ev = s.events.iter().find(|e| parse_seq(e["message"].as_str().unwrap()) == Some(100)).unwrap();
-    assert_eq!(ev["source"]["line"], 101, "line numbers count the skipped lines");
-    drop(s);
-    d.term();
-}
-
-/// `start_at = "end"` after the checkpoint file was lost (unreadable, set aside): the files are
-/// read from their start, as the log promises. They were read from their end: the lines written
-/// while the daemon was stopped were silently skipped.
-#[test]
-fn regression_start_at_end_with_a_lost_checkpoint_leaves_no_gap() {
-    let env = Env::new();
-    let mut w = Writer::new(env.log("a.log"));
-    w.write(10);
-    let d = env.start("*.log", &["--start-at", "end"]);
-    thread::sleep(Duration::from_millis(300));
-    w.write(10);
-    let t = Instant::now();
-    while !(10..20).all(|i| env.has(i)) && t.elapsed() < PATIENCE {
-        thread::sleep(Duration::from_millis(20));
-    }
-    d.term();
-    w.write(5_000);
-    fs::write(env.dir.path().join("state/checkpoints.json"), b"{\"version\": 1, \"files\": [tru").unwrap();
-    let d = env.start("*.log", &["--start-at", "end"]);
-    let t = Instant::now();
-    while !(20..5_020).all(|i| env.has(i)) && t.elapsed() < PATIENCE {
-        thread::sleep(Duration::from_millis(20));
-    }
-    let missing = (20..5_020).filter(|&i| !env.has(i)).count();
-    assert_eq!(missing, 0, "lines written while stopped\n{}", tail(&env.stderr()));
-    assert!(env.stderr().contains("checkpoints were lost"), "{}", tail(&env.stderr()));
     d.term();
 }
 
