@@ -177,3 +177,53 @@ impl Default for TestClock {
         TestClock::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_times_out_only_once_the_test_clock_passes_its_deadline() {
+        let t = TestClock::new();
+        let c = t.clock();
+        let (tx, rx) = std::sync::mpsc::channel();
+        c.subscribe(tx);
+        let deadline = t.now() + Duration::from_secs(5);
+        let reader = std::thread::spawn(move || {
+            let mut wakes = 0;
+            loop {
+                match c.wait(&rx, deadline) {
+                    Ok(_) => wakes += 1,
+                    Err(RecvTimeoutError::Timeout) => return Some(wakes),
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                }
+            }
+        });
+        assert!(t.settle(Duration::from_secs(20)), "the reader sleeps");
+        t.advance(Duration::from_secs(4));
+        assert!(t.settle(Duration::from_secs(20)), "woken, it sleeps again");
+        assert!(!reader.is_finished(), "4 s of 5: still waiting");
+        t.advance(Duration::from_secs(1));
+        assert_eq!(reader.join().unwrap(), Some(2), "woken by each advance, then the deadline");
+    }
+
+    #[test]
+    fn a_sleep_ends_when_the_test_clock_has_moved_that_far() {
+        let t = TestClock::new();
+        let c = t.clock();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let sleep = tokio::spawn(async move { c.sleep(Duration::from_secs(10)).await });
+            while t.sleeping() == 0 {
+                tokio::task::yield_now().await;
+            }
+            t.advance(Duration::from_secs(9));
+            tokio::task::yield_now().await;
+            assert!(!sleep.is_finished(), "9 s of 10");
+            assert_eq!(t.sleeping(), 1);
+            t.advance(Duration::from_secs(1));
+            sleep.await.unwrap();
+            assert_eq!(t.sleeping(), 0);
+        });
+    }
+}
