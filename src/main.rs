@@ -1,26 +1,29 @@
-//! The `annotail` command: parse arguments, set up diagnostics, run, map the result to an exit
-//! status (0 ok, 1 runtime error, 2 usage or catalog error).
+//! The `annotail` command: parse arguments, resolve them with the config file into one checked
+//! run ([`Config::resolve`]: nothing starts before it), start what that run needs, and map the
+//! result to an exit status (0 ok, 1 runtime error, 2 usage or catalog error).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use annotail::annotate::Emit;
 use annotail::catalog::{self, Level};
-use annotail::config::{Config, LogFormat, StartAt, WatchMode};
-use annotail::event::{Format, OutWriter};
+use annotail::config::cli::{CatalogArgs, Cli};
+use annotail::config::resolve::{Log, Mode, Read, ResolveError, Resolved};
+use annotail::config::{Config, LogFormat};
+use annotail::event::OutWriter;
 use annotail::matcher::{Limits, Matcher};
 use annotail::metrics::Metrics;
-use annotail::summary::{self, Summary};
 use annotail::source::follow;
 use annotail::status::Status;
+use annotail::summary::{self, Summary};
 use annotail::{check, framing, source};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Annotate known RisingWave errors in log streams.
 ///
@@ -33,197 +36,8 @@ struct Opts {
     #[command(subcommand)]
     command: Option<Command>,
 
-    /// Log files to read; '-' is standard input (the default). With --follow: files or globs
-    /// to follow.
-    paths: Vec<PathBuf>,
-
-    /// Follow PATHs (files or quoted globs) as a daemon: across rotation, with checkpoints.
-    /// Implied by a config file with [[sources]] when no PATH is given.
-    #[arg(long)]
-    follow: bool,
-
-    /// Config file (TOML; see config/annotail.toml). Command-line options override it.
-    #[arg(long, value_name = "FILE", global = true)]
-    config: Option<PathBuf>,
-
     #[command(flatten)]
-    follow_opts: FollowArgs,
-
-    #[command(flatten)]
-    catalog: CatalogArgs,
-
-    /// Output format [default: pretty when standard output is a terminal, json otherwise].
-    #[arg(long, value_enum)]
-    format: Option<Format>,
-
-    /// Write every event, not only known errors (`match` is null when nothing matched).
-    #[arg(long)]
-    all: bool,
-
-    /// Complete a pending multi-line event after this many milliseconds without input
-    /// (standard input, followed files). 0: an event is complete whenever the input pauses
-    /// [default: 100].
-    #[arg(long, value_name = "MS")]
-    idle_timeout: Option<u64>,
-
-    /// Cut lines longer than this many bytes; the event is marked truncated [default: 1048576].
-    #[arg(long, value_name = "BYTES")]
-    max_line_bytes: Option<usize>,
-
-    /// Close a multi-line event after this many physical lines [default: 1000].
-    #[arg(long, value_name = "N")]
-    max_event_lines: Option<u32>,
-
-    /// Threads for file input [default: the cores available]. Output stays in input order.
-    /// Standard input is always read by one thread.
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
-
-    /// Which fields of a matched record events carry: default (all but the record's
-    /// pass-through fields: source code, validation code, examples), all, none (id, slug and
-    /// severity), or a comma-separated list of names [default: the config's
-    /// output.record_fields, else default].
-    #[arg(long, value_name = "FIELDS", value_parser = parse_record_fields)]
-    record_fields: Option<annotail::event::RecordFields>,
-
-    /// Largest event in bytes (at least 1024); a larger one is cut to fit and stays valid JSON
-    /// (README: event shaping) [default: the config's output.max_event_bytes, else no bound].
-    #[arg(long, value_name = "BYTES", value_parser = parse_max_event_bytes)]
-    max_event_bytes: Option<usize>,
-
-    /// Colours in pretty output [default: auto: on a terminal, unless NO_COLOR is set].
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
-
-    /// At exit (end of input, Ctrl-C, SIGTERM), write a table of matches per severity and per
-    /// record (and the top unknown clusters) to standard error.
-    #[arg(long)]
-    summary: bool,
-
-    /// Pretty output annotates every occurrence in full: no collapse of repeats (incidents are
-    /// still counted).
-    #[arg(long)]
-    no_collapse: bool,
-
-    /// How long an incident lasts: repeats of a known error within this time of its first
-    /// occurrence are collapsed and counted as one incident [default: 60s].
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    collapse_window: Option<Duration>,
-
-    /// What makes two occurrences the same incident: a comma-separated list of record, captures,
-    /// message, file, pod, namespace, container (the record is always part of it)
-    /// [default: record,captures].
-    #[arg(long, value_name = "PARTS", value_parser = annotail::repeat::KeySpec::parse_list)]
-    collapse_key: Option<annotail::repeat::KeySpec>,
-    #[command(flatten)]
-    unknown: UnknownArgs,
-
-    /// Serve Prometheus metrics at /metrics, liveness at /health and readiness at /ready on
-    /// this address (e.g. 127.0.0.1:9464) [default: off, or the config's metrics.addr].
-    #[arg(long, value_name = "ADDR")]
-    metrics_addr: Option<std::net::SocketAddr>,
-
-    /// Records with their own per-record metric series (the most matched); 0: none [default: 20].
-    #[arg(long, value_name = "N")]
-    metrics_top_records: Option<usize>,
-
-    #[command(flatten)]
-    diag: DiagArgs,
-}
-
-#[derive(Args, Debug, Clone)]
-struct CatalogArgs {
-    /// A catalog file or directory; repeatable; later paths override earlier ones by record id.
-    /// Default: the catalog embedded in the binary.
-    #[arg(short = 'c', long = "catalog", value_name = "PATH")]
-    catalog: Vec<PathBuf>,
-}
-
-#[derive(Args, Debug, Clone)]
-struct UnknownArgs {
-    /// Cluster the events no record explains, at these levels, into templates, and write them
-    /// with an `unknown` field {cluster, template, count}: warn (WARN and ERROR), error, any
-    /// (every event, with a level or not), off. Files are then read by one thread
-    /// [default: off, or the config's unknown.levels].
-    #[arg(long, value_enum, value_name = "LEVELS")]
-    unknown: Option<annotail::unknown::Levels>,
-
-    /// Clusters of unknown events kept at most; at the cap the least recently seen sixteenth is
-    /// dropped [default: 10000, or the config's unknown.max_clusters].
-    #[arg(long, value_name = "N")]
-    unknown_max_clusters: Option<usize>,
-}
-
-#[derive(Args, Debug, Clone)]
-struct DiagArgs {
-    /// Level of annotail's own diagnostics on standard error (overrides RUST_LOG and the config)
-    /// [default: info with --follow, warn otherwise].
-    #[arg(long, value_name = "LEVEL", global = true)]
-    log_level: Option<String>,
-
-    /// Format of annotail's own diagnostics on standard error [default: text].
-    #[arg(long, value_enum, value_name = "FORMAT", global = true)]
-    log_format: Option<LogFormat>,
-}
-
-/// Follow mode options; each overrides the config file's key of the same name.
-#[derive(Args, Debug, Clone, Default)]
-struct FollowArgs {
-    /// Directory for checkpoints [default: $STATE_DIRECTORY (systemd), else /var/lib/annotail].
-    #[arg(long, value_name = "DIR")]
-    state_dir: Option<PathBuf>,
-
-    /// Where a file found at start without a checkpoint is read from; files that appear later
-    /// are always read from their beginning [default: beginning].
-    #[arg(long, value_enum, value_name = "WHERE")]
-    start_at: Option<StartAt>,
-
-    /// How changes are noticed [default: auto].
-    #[arg(long, value_enum, value_name = "MODE")]
-    watch: Option<WatchMode>,
-
-    /// Poll interval: how often globs are expanded and files checked without events
-    /// [default: 1s].
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    poll_interval: Option<Duration>,
-
-    /// A last line without its line break is held this long for the rest [default: 1s].
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    line_timeout: Option<Duration>,
-
-    /// A rotated or deleted file is read until it has been quiet this long [default: 5s].
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    rotate_wait: Option<Duration>,
-
-    /// Files the followed globs match that are not followed: a glob without '/' is matched
-    /// against the file name ('*.old'), one with '/' against the whole path; repeatable
-    /// [default: none, or each source's exclude]. Compressed files are never followed.
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
-
-    /// Where events go: -, file:PATH, tcp://HOST:PORT, unix:PATH, syslog+tcp://HOST:PORT,
-    /// http(s)://URL, otlp+http(s)://HOST:PORT[/v1/logs]; repeatable [default: -, or the
-    /// config's [[sinks]]].
-    #[arg(long = "output", value_name = "URL")]
-    outputs: Vec<String>,
-
-    /// Only events whose record's severity is at least this, for the --output sinks.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    min_severity: Option<annotail::sink::Severity>,
-
-    /// When a sink's queue is full: block (reading pauses) or drop (counted and logged)
-    /// [default: block].
-    #[arg(long, value_enum, value_name = "WHAT")]
-    when_full: Option<annotail::sink::WhenFull>,
-
-    /// Checkpoints are written when an acknowledgement changes them, at most this often; bounds
-    /// the events repeated after a crash [default: 100ms].
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    checkpoint_interval: Option<Duration>,
-
-    /// On SIGTERM/SIGINT, how long to wait for the output to take what was read [default: 10s].
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    shutdown_timeout: Option<Duration>,
+    cli: Cli,
 }
 
 #[derive(Subcommand, Debug)]
@@ -269,31 +83,6 @@ enum CheckFormat {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Color {
-    Auto,
-    Always,
-    Never,
-}
-
-/// `--record-fields`: a word or a comma-separated list.
-fn parse_record_fields(s: &str) -> Result<annotail::event::RecordFields, String> {
-    let words: Vec<String> = s.split(',').map(|w| w.trim().to_owned()).collect();
-    let single = words.len() == 1 && ["all", "none", "default"].contains(&words[0].as_str());
-    annotail::event::RecordFields::parse(&words, single)
-}
-
-fn parse_max_event_bytes(s: &str) -> Result<usize, String> {
-    let n: usize = s.parse().map_err(|e| format!("{s:?}: {e}"))?;
-    if n < annotail::event::MIN_EVENT_BYTES {
-        return Err(format!(
-            "{n} is too small; at least {} (room for the event's envelope)",
-            annotail::event::MIN_EVENT_BYTES
-        ));
-    }
-    Ok(n)
-}
-
 /// mimalloc rather than glibc's malloc: see Cargo.toml for the figures.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -304,23 +93,30 @@ fn main() -> ExitCode {
 
 /// The command's status, decided here and nowhere else turned into an exit code.
 fn run_main() -> Status {
-    let opts = Opts::parse();
+    let Opts { command, cli } = Opts::parse();
     // A daemon with many followed files, sink connections and scrapers needs descriptors: the
     // soft limit (often 1,024) is raised to the hard one the system allows.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
-    let config = match &opts.config {
-        None => Config::default(),
-        Some(path) => match Config::load(path) {
-            Ok(c) => c,
+    let config = match Config::load_or_default(cli.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            return Status::Refused;
+        }
+    };
+    let following = command.is_none() && config.follows(&cli);
+    init_tracing(&config.log(&cli, following));
+    let result = match command {
+        Some(command) => tool(command, &cli, &config),
+        None => match Config::resolve(&cli, &config) {
+            Ok(resolved) => run(resolved, cli),
             Err(e) => {
-                eprintln!("annotail: {e}");
+                refuse(&e);
                 return Status::Refused;
             }
         },
     };
-    let following = opts.command.is_none() && is_follow(&opts, &config);
-    init_tracing(&opts.diag, &config, following);
-    match real_main(opts, config) {
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("annotail: {e:#}");
@@ -329,19 +125,21 @@ fn run_main() -> Status {
     }
 }
 
-fn is_follow(opts: &Opts, config: &Config) -> bool {
-    opts.follow || (opts.paths.is_empty() && !config.sources.is_empty())
+/// A run refused before it started: each line of the reason on standard error.
+fn refuse(e: &ResolveError) {
+    for line in e.to_string().lines() {
+        eprintln!("annotail: {line}");
+    }
 }
 
-fn init_tracing(d: &DiagArgs, config: &Config, following: bool) {
-    let default = if following { "info" } else { "warn" };
-    let filter = match (&d.log_level, &config.log.level) {
-        (Some(l), _) => tracing_subscriber::EnvFilter::new(l),
-        (None, cfg) => tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(cfg.as_deref().unwrap_or(default))),
+fn init_tracing(log: &Log) {
+    let filter = match &log.level {
+        Some(l) => tracing_subscriber::EnvFilter::new(l),
+        None => tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&log.fallback)),
     };
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false);
-    match d.log_format.or(config.log.format).unwrap_or(LogFormat::Text) {
+    match log.format {
         LogFormat::Json => builder.json().with_current_span(false).init(),
         LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
     }
@@ -363,11 +161,6 @@ fn load_naming_left_out(paths: &[PathBuf]) -> (Matcher, Vec<catalog::Problem>, u
     let (m, problems) = Matcher::new(cat, Limits::default());
     tracing::debug!(records = m.entries.len(), "catalog compiled");
     (m, problems, read, left_out)
-}
-
-/// The catalog paths: the command line's, else the config file's (else the embedded one).
-fn catalog_paths(cli: &[PathBuf], config: &Config) -> Vec<PathBuf> {
-    if cli.is_empty() { config.catalog.clone() } else { cli.to_vec() }
 }
 
 /// The end of the first file a followed glob names now: what the daemon reads next will look
@@ -405,136 +198,16 @@ fn load_for_run(paths: &[PathBuf]) -> Result<Matcher, String> {
     Ok(m)
 }
 
-/// Output and framing choices shared by both modes.
-struct Common {
-    format: Format,
-    color: bool,
-    width: usize,
-    emit: Emit,
-    every_event: bool,
-    idle: Duration,
-    framing: framing::Limits,
-    incidents: Arc<annotail::repeat::Incidents>,
-    /// Standard output's shaping, and every sink's unless it has its own.
-    shape: Arc<annotail::event::Shape>,
-    unknown: Option<annotail::unknown::Shared>,
-}
-
-/// The `--unknown` clusterer of a run, none when off.
-fn unknown_of(opts: &Opts, config: &Config) -> Option<annotail::unknown::Shared> {
-    let levels = opts.unknown.unknown.or(config.unknown.levels).unwrap_or_default();
-    let cap = opts
-        .unknown
-        .unknown_max_clusters
-        .or(config.unknown.max_clusters)
-        .unwrap_or(annotail::unknown::DEFAULT_CAP);
-    levels.is_on().then(|| annotail::unknown::Shared::new(levels, cap))
-}
-
-fn common(opts: &Opts, config: &Config) -> Common {
-    let tty = std::io::stdout().is_terminal();
-    let format = opts.format.or(config.output.format).unwrap_or(if tty { Format::Pretty } else { Format::Json });
-    let color = match opts.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-    };
-    let all = opts.all || config.output.all.unwrap_or(false);
-    let input = &config.input;
-    let unknown = unknown_of(opts, config);
-    let every_unknown = unknown.as_ref().is_some_and(|u| u.levels == annotail::unknown::Levels::Any);
-    Common {
-        unknown,
-        format,
-        color,
-        width: width(),
-        emit: if all { Emit::All } else { Emit::Matches },
-        every_event: all || format == Format::Pretty || every_unknown,
-        idle: opts
-            .idle_timeout
-            .map(Duration::from_millis)
-            .or(input.idle_timeout.map(|d| d.0))
-            .unwrap_or(Duration::from_millis(100)),
-        framing: framing_limits(opts.max_line_bytes, opts.max_event_lines, input),
-        incidents: Arc::new(annotail::repeat::Incidents::new(
-            opts.collapse_key.clone().unwrap_or_else(|| {
-                // Checked when the config was loaded.
-                config.output.collapse_key.as_deref().map_or_else(Default::default, |k| {
-                    annotail::repeat::KeySpec::parse_all(k).unwrap_or_default()
-                })
-            }),
-            opts.collapse_window.or(config.output.collapse_window.map(|d| d.0)).unwrap_or(annotail::repeat::DEFAULT_WINDOW),
-            !opts.no_collapse && config.output.collapse.unwrap_or(true),
-        )),
-        shape: Arc::new(annotail::event::Shape {
-            fields: opts.record_fields.clone().or(config.output.record_fields.clone().map(|f| f.0)).unwrap_or_default(),
-            max_event_bytes: opts.max_event_bytes.or(config.output.max_event_bytes),
-        }),
-    }
-}
-
-/// Framing limits: the command line's, else the config's `[input]`, else the defaults.
-fn framing_limits(
-    max_line_bytes: Option<usize>,
-    max_event_lines: Option<u32>,
-    input: &annotail::config::InputConfig,
-) -> framing::Limits {
-    let d = framing::Limits::default();
-    framing::Limits {
-        max_line_bytes: max_line_bytes.or(input.max_line_bytes).unwrap_or(d.max_line_bytes).max(1),
-        max_event_lines: max_event_lines.or(input.max_event_lines).unwrap_or(d.max_event_lines).max(1),
-        ..d
-    }
-}
-
-/// The pipeline's configuration for a run to the end of its inputs.
-fn run_config(
-    c: &Common,
-    paths: Vec<PathBuf>,
-    threads: usize,
-    metrics: &Arc<Metrics>,
-    tally: Arc<annotail::metrics::Tally>,
-) -> source::RunConfig {
-    source::RunConfig {
-        threads,
-        color: c.color,
-        width: c.width,
-        paths,
-        stage: annotail::stage::Setup {
-            emit: c.emit,
-            every_event: c.every_event,
-            framing: c.framing,
-            metrics: Some(metrics.clone()),
-            tally: Some(tally),
-            incidents: Some(c.incidents.clone()),
-            unknown: c.unknown.clone(),
-        },
-        idle: c.idle,
-        shape: c.shape.clone(),
-    }
-}
-
-/// Columns for wrapping: $COLUMNS when set; else the terminal's width, read again at each
-/// annotation ([`annotail::event::TERMINAL_WIDTH`]).
-fn width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .filter(|&w: &usize| w > 0)
-        .unwrap_or(annotail::event::TERMINAL_WIDTH)
-}
-
 /// After Ctrl-C (or SIGTERM) in a pipe, how long the input has to end by itself: the writer
 /// upstream (`kubectl logs -f`) got the same Ctrl-C, and when its pipe closes in time the run
 /// ends normally, with every line it wrote counted in the summary.
 const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
 
-/// The metrics, and their endpoint when one is asked for. `Err` is the message for a bad or
-/// busy address.
-fn start_metrics(opts: &Opts, config: &Config) -> Result<Arc<Metrics>, String> {
-    let top = opts.metrics_top_records.or(config.metrics.top_records).unwrap_or(annotail::metrics::DEFAULT_TOP_RECORDS);
-    let metrics = Arc::new(Metrics::new(top));
-    if let Some(addr) = opts.metrics_addr.or(config.metrics.addr) {
+/// The metrics, and their endpoint when one is asked for. `Err` is the message for a busy
+/// address.
+fn start_metrics(r: &Resolved) -> Result<Arc<Metrics>, String> {
+    let metrics = Arc::new(Metrics::new(r.metrics.top_records));
+    if let Some(addr) = r.metrics.addr {
         let local = annotail::metrics::serve::spawn(addr, metrics.clone())
             .map_err(|e| format!("annotail: cannot serve metrics on {addr}: {e}"))?;
         tracing::info!(addr = %local, "metrics endpoint: /metrics, /health, /ready");
@@ -552,7 +225,11 @@ fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static
         let c = u.clusters.lock().unwrap_or_else(|e| e.into_inner());
         let mut top: Vec<summary::UnknownRow> = c
             .clusters()
-            .map(|k| summary::UnknownRow { cluster: annotail::unknown::id_text(k.id), template: k.template.clone(), count: k.count })
+            .map(|k| summary::UnknownRow {
+                cluster: annotail::unknown::id_text(k.id),
+                template: k.template.clone(),
+                count: k.count,
+            })
             .collect();
         top.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
         top
@@ -560,7 +237,7 @@ fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static
     let sum = Summary { lines, events, matched_events, records: metrics.record_counts(), ended, unknown };
     let tty = std::io::stderr().is_terminal();
     let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let w = match width() {
+    let w = match annotail::config::resolve::width() {
         annotail::event::TERMINAL_WIDTH => annotail::event::terminal_width(),
         w => w,
     };
@@ -593,311 +270,17 @@ fn summary_on_interrupt(
     Ok(())
 }
 
-/// How often globs are expanded and files checked without an event. A poll costs a directory
-/// listing and one `stat` and one `fstat` per followed file (about 20 µs for 1,000 files,
-/// measured): at 250 ms, 1,000 quiet files took 2-3% of a core; at 1 s, under 1%. inotify
-/// wakes annotail at once anyway; the poll is for what events miss (NFS, some mounts), where
-/// a second is what Vector's file source waits between globs too.
-const DEFAULT_POLL: Duration = Duration::from_secs(1);
-
-/// Checkpoints are written when an acknowledgement changes them, at most this often: what a
-/// kill -9 repeats (at 20,000 lines/s, about 2,000 lines, not the 20,000 of a second). See
-/// BENCHMARKS.md, "Faults", for what the writes cost.
-const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
-
-fn follow_settings(opts: &Opts, config: &Config) -> follow::Settings {
-    let c = common(opts, config);
-    let (f, input, state) = (&opts.follow_opts, &config.input, &config.state);
-    let start_at = f.start_at.or(input.start_at).unwrap_or(StartAt::Beginning);
-    let sources = if opts.follow && !opts.paths.is_empty() {
-        let exclude: Vec<String> =
-            f.exclude.iter().map(|e| if e.contains('/') { absolute(std::path::Path::new(e)) } else { e.clone() }).collect();
-        opts.paths
-            .iter()
-            .map(|p| follow::SourceSpec { pattern: absolute(p), start_at, exclude: exclude.clone() })
-            .collect()
-    } else {
-        config
-            .sources
-            .iter()
-            .flat_map(|s| {
-                let start_at = f.start_at.or(s.start_at).unwrap_or(start_at);
-                let exclude = if f.exclude.is_empty() { s.exclude.clone() } else { f.exclude.clone() };
-                s.paths.iter().map(move |p| follow::SourceSpec { pattern: p.clone(), start_at, exclude: exclude.clone() })
-            })
-            .collect()
-    };
-    let state_dir = state_dir_of(opts, config);
-    let dur = |cli: Option<Duration>, cfg: Option<annotail::config::Dur>, default: Duration| {
-        cli.or(cfg.map(|d| d.0)).unwrap_or(default)
-    };
-    follow::Settings {
-        sources,
-        watch: f.watch.or(input.watch).unwrap_or(WatchMode::Auto),
-        poll_interval: dur(f.poll_interval, input.poll_interval, DEFAULT_POLL)
-            .max(Duration::from_millis(1)),
-        idle: c.idle,
-        line_timeout: dur(f.line_timeout, input.line_timeout, Duration::from_secs(1)),
-        rotate_wait: dur(f.rotate_wait, input.rotate_wait, Duration::from_secs(5)),
-        checkpoint_interval: dur(f.checkpoint_interval, state.checkpoint_interval, DEFAULT_CHECKPOINT_INTERVAL)
-            .max(Duration::from_millis(1)),
-        shutdown_timeout: dur(f.shutdown_timeout, state.shutdown_timeout, Duration::from_secs(10)),
-        state_dir: state_dir.0,
-        state_dir_origin: state_dir.1,
-        framing: c.framing,
-        emit: c.emit,
-        every_event: c.every_event,
-        format: c.format,
-        color: c.color,
-        width: c.width,
-        incidents: c.incidents.clone(),
-        sinks: Vec::new(),
-        unknown: c.unknown.clone(),
-        shape: c.shape.clone(),
-        watch_config: catalog_paths(&opts.catalog.catalog, config).into_iter().chain(opts.config.clone()).collect(),
-    }
-}
-
-/// The state directory (checkpoints, dead-letter files) and what chose it.
-fn state_dir_of(opts: &Opts, config: &Config) -> (PathBuf, &'static str) {
-    match (&opts.follow_opts.state_dir, &config.state.dir) {
-        (Some(d), _) => (d.clone(), "--state-dir"),
-        (None, Some(d)) => (d.clone(), "state.dir"),
-        (None, None) => default_state_dir(),
-    }
-}
-
-/// Where checkpoints go when neither `--state-dir` nor `state.dir` says, and why there:
-/// systemd's `$STATE_DIRECTORY`; `/var/lib/annotail` for root; else the user's state directory
-/// (`$XDG_STATE_HOME/annotail`, `~/.local/state/annotail`), so that a first try without root
-/// works.
-fn default_state_dir() -> (PathBuf, &'static str) {
-    use std::os::unix::fs::MetadataExt;
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(d) = env("STATE_DIRECTORY") {
-        // systemd may list several, separated by ':'; annotail's unit sets one.
-        let first = d.to_string_lossy().split(':').next().unwrap_or_default().to_owned();
-        return (PathBuf::from(first), "$STATE_DIRECTORY");
-    }
-    // `/proc/self` belongs to the effective user: no libc call for one number.
-    let root = std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false);
-    if root {
-        return (PathBuf::from("/var/lib/annotail"), "the default for root");
-    }
-    if let Some(d) = env("XDG_STATE_HOME").filter(|d| d.is_absolute()) {
-        return (d.join("annotail"), "$XDG_STATE_HOME (not root)");
-    }
-    match env("HOME") {
-        Some(h) => (h.join(".local/state/annotail"), "~/.local/state (not root)"),
-        None => (PathBuf::from("/var/lib/annotail"), "the default (not root, and no $HOME)"),
-    }
-}
-
-/// The sinks from --output (which replace the config's) or the config's [[sinks]].
-fn sink_specs(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
-    use annotail::sink::SinkSpec;
-    let shape = common(opts, config).shape;
-    let stream_format = if format == Format::Pretty { Format::Json } else { format };
-    let f = &opts.follow_opts;
-    if f.outputs.is_empty() && config.sinks.is_empty() {
-        // Standard output is the output: a filter applies to it as to any sink.
-        return match f.min_severity {
-            Some(min) => {
-                let mut s = SinkSpec::new("-", format).map_err(|e| e.to_string())?;
-                s.shape = shape.clone();
-                s.min_severity = Some(min);
-                Ok(vec![s])
-            }
-            None => Ok(Vec::new()),
-        };
-    }
-    if !f.outputs.is_empty() {
-        return f
-            .outputs
-            .iter()
-            .map(|u| {
-                let fmt = if u == "-" { format } else { stream_format };
-                let mut s = SinkSpec::new(u, fmt).map_err(|e| format!("--output {e}"))?;
-                s.shape = shape.clone();
-                s.min_severity = f.min_severity;
-                s.when_full = f.when_full.unwrap_or(s.when_full);
-                Ok(s)
-            })
-            .collect();
-    }
-    config
-        .sinks
-        .iter()
-        .map(|k| {
-            let fmt = k.format.unwrap_or(if k.url == "-" { format } else { stream_format });
-            let mut s = SinkSpec::new(&k.url, fmt).map_err(|e| e.to_string())?;
-            s.min_severity = f.min_severity.or(k.min_severity);
-            s.headers = k.headers.iter().map(|(a, b)| (a.clone(), b.clone())).collect();
-            s.when_full = f.when_full.or(k.when_full).unwrap_or(s.when_full);
-            s.max_events = k.max_buffer_events.unwrap_or(s.max_events);
-            s.max_bytes = k.max_buffer_bytes.unwrap_or(s.max_bytes);
-            s.batch_bytes = k.batch_max_bytes.unwrap_or(s.batch_bytes);
-            s.batch_timeout = k.batch_timeout.map_or(s.batch_timeout, |d| d.0);
-            s.timeout = k.timeout.map_or(s.timeout, |d| d.0);
-            s.max_backoff = k.max_backoff.map_or(s.max_backoff, |d| d.0);
-            s.tls_ca_file = k.tls_ca_file.clone();
-            s.dedupe = k.dedupe.as_ref().map(|d| annotail::sink::dedupe::DedupeSpec {
-                window: d.window.map_or(annotail::repeat::DEFAULT_WINDOW, |w| w.0),
-                // Checked when the config was loaded.
-                key: d.key.as_deref().map_or_else(Default::default, |k| {
-                    annotail::repeat::KeySpec::parse_all(k).unwrap_or_default()
-                }),
-            });
-            s.shape = if k.record_fields.is_none() && k.max_event_bytes.is_none() {
-                shape.clone()
-            } else {
-                Arc::new(annotail::event::Shape {
-                    fields: k.record_fields.clone().map_or_else(|| shape.fields.clone(), |f| f.0),
-                    max_event_bytes: k.max_event_bytes.or(shape.max_event_bytes),
-                })
-            };
-            s.compression = k.compression.unwrap_or(s.compression);
-            s.compression_level = k.compression_level.unwrap_or(s.compression.levels().1);
-            s.encoding = k.encoding.unwrap_or(s.encoding);
-            s.facility = k.syslog_facility.unwrap_or(s.facility);
-            s.concurrency = k.concurrency.unwrap_or(s.concurrency);
-            Ok(s)
-        })
-        .collect()
-}
-
-/// Every sink's problems that retrying cannot fix ([`annotail::sink::SinkSpec::problems`]),
-/// each named by where the sink was configured.
-fn sink_problems(opts: &Opts, specs: &[annotail::sink::SinkSpec]) -> Vec<String> {
-    let from_cli = !opts.follow_opts.outputs.is_empty();
-    specs
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| {
-            let at = if from_cli { format!("--output {}", s.url) } else { format!("sinks[{i}] ({})", s.url) };
-            s.problems().into_iter().map(move |p| format!("{at}: {p}"))
-        })
-        .collect()
-}
-
-/// The sinks of a run, checked: `Err` is the message for standard error (exit status 2).
-fn checked_sinks(opts: &Opts, config: &Config, format: Format) -> Result<Vec<annotail::sink::SinkSpec>, String> {
-    let mut specs = sink_specs(opts, config, format).map_err(|e| format!("annotail: {e}"))?;
-    let dead_letter = state_dir_of(opts, config).0.join("dead-letter");
-    for s in &mut specs {
-        s.dead_letter_dir = Some(dead_letter.clone());
-    }
-    let problems = sink_problems(opts, &specs);
-    if problems.is_empty() {
-        Ok(specs)
-    } else {
-        Err(problems.iter().map(|p| format!("annotail: {p}")).collect::<Vec<_>>().join("\n"))
-    }
-}
-
-/// Globs are matched as absolute paths (a daemon's working directory is not the user's).
-fn absolute(p: &std::path::Path) -> String {
-    let abs = if p.is_absolute() { p.to_owned() } else { std::env::current_dir().unwrap_or_default().join(p) };
-    abs.to_string_lossy().into_owned()
-}
-
-/// The follow-mode settings from the command line and the config, with everything that cannot
-/// work refused (sinks, their TLS files and directories, sources, globs) before anything starts.
-fn resolve_follow(opts: &Opts, config: &Config) -> Result<follow::Settings, String> {
-    let mut settings = follow_settings(opts, config);
-    settings.sinks = checked_sinks(opts, config, settings.format)?;
-    if settings.sources.is_empty() {
-        return Err("annotail: --follow needs at least one PATH (or [[sources]] in the config file)".into());
-    }
-    for s in &settings.sources {
-        for p in std::iter::once(&s.pattern).chain(&s.exclude) {
-            if let Err(e) = glob::Pattern::new(p) {
-                return Err(format!("annotail: {p:?} is not a valid glob: {e}"));
-            }
+/// A subcommand: only the catalog and the config's `[input]` limits matter to it (and to
+/// `check --config`, the file's sinks and sources).
+fn tool(command: Command, cli: &Cli, config: &Config) -> anyhow::Result<Status> {
+    match command {
+        Command::Check { catalog, format } => {
+            let paths = config.catalog_paths(&catalog.catalog);
+            let config_problems = cli.config.as_deref().map(|f| config.problems(cli, f)).unwrap_or_default();
+            Ok(run_check(&paths, format, config_problems))
         }
-    }
-    Ok(settings)
-}
-
-fn run_follow(opts: Opts, config: Config) -> anyhow::Result<Status> {
-    let want_summary = opts.summary;
-    // What cannot work is refused before the runtime, the metrics endpoint or a sink starts.
-    let settings = match resolve_follow(&opts, &config) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(Status::Refused);
-        }
-    };
-    let mut runtime = follow::Runtime::start()?;
-    let control = runtime.signals().expect("a runtime started with its signal handlers");
-    let metrics = match start_metrics(&opts, &config) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(Status::Refused);
-        }
-    };
-    if let Some(tail) = followed_tail(&settings.sources) {
-        annotail::matcher::skim::Rarity::learn_from(tail);
-    }
-    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
-        Ok(m) => std::sync::Arc::new(m),
-        Err(report) => {
-            eprintln!("{report}");
-            return Ok(Status::Refused);
-        }
-    };
-    *metrics.unknown.lock().expect("unknown lock") = settings.unknown.clone();
-    tracing::info!(records = m.entries.len(), sources = settings.sources.len(), "following");
-    let reload: follow::Reloader = Box::new(move || {
-        let config = match &opts.config {
-            Some(path) => Config::load(path).map_err(|e| e.to_string())?,
-            None => Config::default(),
-        };
-        let mut settings = follow_settings(&opts, &config);
-        // Outputs are kept across a reload (their queues hold undelivered events).
-        settings.sinks = sink_specs(&opts, &config, settings.format)?;
-        // A reload is stricter than a start: the running catalog works, so a new one with any
-        // error (a record that would be left out, a pattern too big) is refused, not applied.
-        let (m, problems, _) = load(&catalog_paths(&opts.catalog.catalog, &config));
-        let errors: Vec<String> = problems.iter().filter(|p| p.level == Level::Error).map(|p| p.to_string()).collect();
-        if !errors.is_empty() || m.entries.is_empty() {
-            let shown = errors.iter().take(5).cloned().collect::<Vec<_>>().join("; ");
-            return Err(format!("{} catalog error(s) ({shown}); run `annotail check`", errors.len()));
-        }
-        Ok((std::sync::Arc::new(m), settings))
-    });
-    let result = follow::run(runtime, control, m, settings, reload, metrics.clone());
-    if want_summary {
-        print_summary(&metrics, &AtomicBool::new(false), None);
-    }
-    match result {
-        Ok(outcome) => {
-            tracing::info!(?outcome, "stopped");
-            Ok(dead_letter_status(&metrics, Status::Success))
-        }
-        Err(follow::FollowError::State(e)) => {
-            eprintln!("annotail: {e}");
-            Ok(Status::Refused)
-        }
-        Err(e) => {
-            eprintln!("annotail: {e}");
-            Ok(Status::Failed)
-        }
-    }
-}
-
-fn real_main(opts: Opts, config: Config) -> anyhow::Result<Status> {
-    match &opts.command {
-        Some(Command::Check { catalog, format }) => {
-            let format = *format;
-            let paths = catalog_paths(&catalog.catalog, &config);
-            let config_problems = opts.config.as_deref().map(|f| config_problems(&opts, &config, f)).unwrap_or_default();
-            return Ok(run_check(&paths, format, config_problems));
-        }
-        Some(Command::Explain { catalog, line, trace }) => {
-            let (m, problems, _) = load(&catalog_paths(&catalog.catalog, &config));
+        Command::Explain { catalog, line, trace } => {
+            let (m, problems, _) = load(&config.catalog_paths(&catalog.catalog));
             if m.entries.is_empty() {
                 for p in &problems {
                     eprintln!("{p}");
@@ -911,46 +294,41 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<Status> {
                     .context("reading the line from standard input")?;
                 s.trim_end_matches('\n').to_owned()
             } else {
-                line.clone()
+                line
             };
-            print!("{}", check::explain(&m, &line, *trace));
-            return Ok(Status::Success);
+            print!("{}", check::explain(&m, &line, trace));
+            Ok(Status::Success)
         }
-        Some(Command::Stats(args)) => {
-            // `--against` files are framed as a run would frame them: the config's [input] limits.
-            let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
-            return Ok(annotail::stats::command(args, &catalog_paths(&args.catalog, &config), limits));
+        // `--against` files are framed as a run would frame them: the config's [input] limits.
+        Command::Stats(args) => {
+            Ok(annotail::stats::command(&args, &config.catalog_paths(&args.catalog), config.framing(cli)))
         }
-        Some(Command::Report(args)) => {
-            let limits = framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input);
-            return Ok(annotail::report::command(args, &catalog_paths(&args.catalog, &config), limits));
+        Command::Report(args) => {
+            Ok(annotail::report::command(&args, &config.catalog_paths(&args.catalog), config.framing(cli)))
         }
-        Some(Command::Discover(args)) => {
-            return Ok(run_discover(args, &catalog_paths(&args.catalog, &config), framing_limits(opts.max_line_bytes, opts.max_event_lines, &config.input)));
-        }
-        None => {}
+        Command::Discover(args) => Ok(run_discover(&args, &config.catalog_paths(&args.catalog), config.framing(cli))),
     }
-    if is_follow(&opts, &config) {
-        return run_follow(opts, config);
+}
+
+/// The resolved run: its metrics (and endpoint), its catalog, then its inputs.
+fn run(r: Resolved, cli: Cli) -> anyhow::Result<Status> {
+    if let Mode::Follow(_) = r.mode {
+        return run_follow(r, cli);
     }
-    let sinks = match checked_sinks(&opts, &config, common(&opts, &config).format) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(Status::Refused);
-        }
-    };
-    let metrics = match start_metrics(&opts, &config) {
+    let metrics = match start_metrics(&r) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{e}");
             return Ok(Status::Refused);
         }
     };
-    if let Some(head) = source::input_head(&opts.paths) {
+    let Resolved { catalog, summary: want_summary, mode: Mode::Read(read), .. } = r else {
+        unreachable!("follow mode returned above")
+    };
+    if let Some(head) = source::input_head(&read.run.paths) {
         annotail::matcher::skim::Rarity::learn_from(head);
     }
-    let m = match load_for_run(&catalog_paths(&opts.catalog.catalog, &config)) {
+    let m = match load_for_run(&catalog) {
         Ok(m) => Arc::new(m),
         Err(report) => {
             eprintln!("{report}");
@@ -960,10 +338,9 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<Status> {
     let tally = metrics.generation(&m);
     metrics.set_ready(true);
     let (printed, interrupted) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-    if opts.summary {
+    if want_summary {
         summary_on_interrupt(metrics.clone(), printed.clone(), interrupted.clone())?;
     }
-    let want_summary = opts.summary;
     let finish = |code: Status| {
         if want_summary {
             let int = interrupted.load(Ordering::SeqCst);
@@ -974,20 +351,16 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<Status> {
         }
         code
     };
+    let Read { mut run, format, sinks, shutdown_timeout } = read;
+    *metrics.unknown.lock().expect("unknown lock") = run.stage.unknown.clone();
+    run.stage.metrics = Some(metrics.clone());
+    run.stage.tally = Some(tally);
     if !sinks.is_empty() {
-        return run_to_sinks(opts, config, m, sinks, metrics.clone(), tally).map(finish);
+        return run_to_sinks(&run, m, sinks, shutdown_timeout, metrics.clone()).map(finish);
     }
-    let c = common(&opts, &config);
-    *metrics.unknown.lock().expect("unknown lock") = c.unknown.clone();
-    let mut writer = OutWriter::new(std::io::stdout().lock(), c.format, c.color, c.width).with_shape(c.shape.clone());
-    let mut threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    if (c.format == Format::Pretty && c.incidents.collapse) || c.unknown.is_some() {
-        // Collapsing decides each repeat in input order, as it is written; clusters depend on
-        // the order lines arrive in: one reader keeps it the input's.
-        threads = 1;
-    }
-    let cfg = run_config(&c, opts.paths, threads, &metrics, tally);
-    let result = source::run(&m, &cfg, &mut writer);
+    let mut writer =
+        OutWriter::new(std::io::stdout().lock(), format, run.color, run.width).with_shape(run.shape.clone());
+    let result = source::run(&m, &run, &mut writer);
     drop(writer);
     // Freeing the compiled catalog takes longer than the OS needs to reclaim it.
     std::mem::forget(m);
@@ -1009,6 +382,93 @@ fn real_main(opts: Opts, config: Config) -> anyhow::Result<Status> {
         Err(e) => {
             eprintln!("annotail: {e}");
             Ok(finish(Status::Failed))
+        }
+    }
+}
+
+/// Standard input or files read to their end, delivered to `--output` sinks.
+fn run_to_sinks(
+    run: &source::RunConfig,
+    m: Arc<Matcher>,
+    sinks: Vec<annotail::sink::SinkSpec>,
+    deadline: Duration,
+    metrics: Arc<Metrics>,
+) -> anyhow::Result<Status> {
+    let all = run.stage.emit == Emit::All;
+    let (result, delivered) =
+        annotail::sink::with_sinks(sinks, all, deadline, metrics.clone(), |w| source::run(&m, run, w))?;
+    std::mem::forget(m);
+    match result {
+        Ok(_) if delivered => Ok(dead_letter_status(&metrics, Status::Success)),
+        Ok(_) => {
+            eprintln!("annotail: some events could not be delivered before the deadline");
+            Ok(Status::Failed)
+        }
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            Ok(Status::Failed)
+        }
+    }
+}
+
+/// Files followed as a daemon until a signal stops it; SIGHUP (or a changed catalog or config)
+/// reloads the catalog and the config.
+fn run_follow(r: Resolved, cli: Cli) -> anyhow::Result<Status> {
+    let mut runtime = follow::Runtime::start()?;
+    let control = runtime.signals().expect("a runtime started with its signal handlers");
+    let metrics = match start_metrics(&r) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(Status::Refused);
+        }
+    };
+    let Resolved { catalog, summary: want_summary, mode: Mode::Follow(settings), .. } = r else {
+        unreachable!("run_follow is given follow mode")
+    };
+    if let Some(tail) = followed_tail(&settings.sources) {
+        annotail::matcher::skim::Rarity::learn_from(tail);
+    }
+    let m = match load_for_run(&catalog) {
+        Ok(m) => Arc::new(m),
+        Err(report) => {
+            eprintln!("{report}");
+            return Ok(Status::Refused);
+        }
+    };
+    *metrics.unknown.lock().expect("unknown lock") = settings.stage.unknown.clone();
+    tracing::info!(records = m.entries.len(), sources = settings.sources.len(), "following");
+    let reload: follow::Reloader = Box::new(move || {
+        let config = Config::load_or_default(cli.config.as_deref()).map_err(|e| e.to_string())?;
+        // Outputs are kept across a reload (their queues hold undelivered events), and so is
+        // the state directory: the merge is not checked again.
+        let settings = config.follow_settings(&cli).map_err(|e| e.to_string())?;
+        // A reload is stricter than a start: the running catalog works, so a new one with any
+        // error (a record that would be left out, a pattern too big) is refused, not applied.
+        let (m, problems, _) = load(&config.catalog_paths(&cli.catalog.catalog));
+        let errors: Vec<String> = problems.iter().filter(|p| p.level == Level::Error).map(|p| p.to_string()).collect();
+        if !errors.is_empty() || m.entries.is_empty() {
+            let shown = errors.iter().take(5).cloned().collect::<Vec<_>>().join("; ");
+            return Err(format!("{} catalog error(s) ({shown}); run `annotail check`", errors.len()));
+        }
+        Ok((Arc::new(m), settings))
+    });
+    let result = follow::run(runtime, control, m, settings, reload, metrics.clone());
+    if want_summary {
+        print_summary(&metrics, &AtomicBool::new(false), None);
+    }
+    match result {
+        Ok(outcome) => {
+            tracing::info!(?outcome, "stopped");
+            Ok(dead_letter_status(&metrics, Status::Success))
+        }
+        Err(follow::FollowError::State(e)) => {
+            eprintln!("annotail: {e}");
+            Ok(Status::Refused)
+        }
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            Ok(Status::Failed)
         }
     }
 }
@@ -1090,65 +550,6 @@ fn dead_letter_status(metrics: &Metrics, ok: Status) -> Status {
 }
 
 /// Standard input or files read to their end, delivered to `--output` sinks.
-fn run_to_sinks(
-    opts: Opts,
-    config: Config,
-    m: Arc<Matcher>,
-    sinks: Vec<annotail::sink::SinkSpec>,
-    metrics: Arc<Metrics>,
-    tally: Arc<annotail::metrics::Tally>,
-) -> anyhow::Result<Status> {
-    let c = common(&opts, &config);
-    *metrics.unknown.lock().expect("unknown lock") = c.unknown.clone();
-    let deadline = opts
-        .follow_opts
-        .shutdown_timeout
-        .or(config.state.shutdown_timeout.map(|d| d.0))
-        .unwrap_or(Duration::from_secs(10));
-    let cfg = run_config(&c, opts.paths, 1, &metrics, tally);
-    let (result, delivered) =
-        annotail::sink::with_sinks(sinks, c.emit == Emit::All, deadline, metrics.clone(), |w| source::run(&m, &cfg, w))?;
-    std::mem::forget(m);
-    match result {
-        Ok(_) if delivered => Ok(dead_letter_status(&metrics, Status::Success)),
-        Ok(_) => {
-            eprintln!("annotail: some events could not be delivered before the deadline");
-            Ok(Status::Failed)
-        }
-        Err(e) => {
-            eprintln!("annotail: {e}");
-            Ok(Status::Failed)
-        }
-    }
-}
-
-/// What `check --config FILE` finds wrong in the config beyond its syntax (which loading it
-/// checked): sinks that cannot work (errors), sources that name no file now (warnings: the
-/// files may appear later).
-fn config_problems(opts: &Opts, config: &Config, file: &std::path::Path) -> Vec<catalog::Problem> {
-    use catalog::{Origin, Problem, ProblemKind};
-    let origin = Origin { file: file.display().to_string(), line: 0 };
-    let mut out = Vec::new();
-    let format = common(opts, config).format;
-    match sink_specs(opts, config, format) {
-        Ok(specs) => {
-            for p in sink_problems(opts, &specs) {
-                out.push(Problem::new(Level::Error, &origin, None, ProblemKind::Config, p));
-            }
-        }
-        Err(e) => out.push(Problem::new(Level::Error, &origin, None, ProblemKind::Config, e)),
-    }
-    for (i, s) in config.sources.iter().enumerate() {
-        for p in &s.paths {
-            if follow::watch::matches_nothing(p, &s.exclude) {
-                let msg = format!("sources[{i}].paths: {p:?} matches no file now");
-                out.push(Problem::new(Level::Warning, &origin, None, ProblemKind::Config, msg));
-            }
-        }
-    }
-    out
-}
-
 fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalog::Problem>) -> Status {
     let (m, mut problems, read, left_out) = load_naming_left_out(paths);
     problems.extend(check::compile_all(&m));
@@ -1172,7 +573,11 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
                 pn.kept,
                 pn.kept_in.len()
             );
-            let left = if left_out.is_empty() { String::new() } else { format!(" ({} left out, named above)", left_out.len()) };
+            let left = if left_out.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} left out, named above)", left_out.len())
+            };
             println!(
                 "{read} record(s) read, {} usable{left}, {} in the prefilter, {} without a literal; {errors} error(s), {warnings} warning(s)",
                 m.entries.len(),

@@ -21,6 +21,7 @@ use annotail::metrics::Metrics;
 use annotail::sink::SinkSpec;
 use annotail::source::follow::clock::TestClock;
 use annotail::source::follow::{self, Control, Outcome, Runtime, Settings, SourceSpec};
+use annotail::stage::Setup;
 use common::{TEST_CATALOG, info_line, lines, split_line};
 
 fn matcher(catalog: &str) -> Arc<Matcher> {
@@ -47,21 +48,25 @@ fn settings(dir: &Path, out: &Path) -> Settings {
         shutdown_timeout: Duration::from_secs(5),
         state_dir: dir.join("state"),
         state_dir_origin: "test",
-        framing: Default::default(),
-        emit: Emit::Matches,
-        every_event: false,
+        stage: Setup {
+            emit: Emit::Matches,
+            every_event: false,
+            framing: Default::default(),
+            tally: None,
+            incidents: Some(Arc::new(annotail::repeat::Incidents::new(
+                Default::default(),
+                annotail::repeat::DEFAULT_WINDOW,
+                false,
+            ))),
+            unknown: None,
+            metrics: None,
+        },
         format: Format::Json,
         color: false,
         width: 80,
-        incidents: Arc::new(annotail::repeat::Incidents::new(
-            Default::default(),
-            annotail::repeat::DEFAULT_WINDOW,
-            false,
-        )),
         sinks: vec![sink],
         shape: Default::default(),
         watch_config: Vec::new(),
-        unknown: None,
     }
 }
 
@@ -221,8 +226,8 @@ const SETTLE: Duration = Duration::from_secs(20);
 fn clocked(dir: &Path, out: &Path) -> Settings {
     let mut s = settings(dir, out);
     s.watch = WatchMode::Poll;
-    s.emit = Emit::All;
-    s.every_event = true;
+    s.stage.emit = Emit::All;
+    s.stage.every_event = true;
     s
 }
 
@@ -417,8 +422,8 @@ fn rotated_files_are_read_oldest_first_without_compressed_or_excluded_ones() {
         f.set_modified(now - Duration::from_secs(age)).unwrap();
     }
     let mut s = clocked(dir.path(), &out);
-    s.emit = Emit::Matches;
-    s.every_event = false;
+    s.stage.emit = Emit::Matches;
+    s.stage.every_event = false;
     s.sources[0].pattern = logs.join("meta.log*").display().to_string();
     s.sources[0].exclude = vec!["*.bak".into()];
     let clock = TestClock::new();

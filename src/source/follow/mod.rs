@@ -40,10 +40,9 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::annotate::Emit;
+use crate::stage::Setup;
 use crate::config::{StartAt, WatchMode};
 use crate::event::Format;
-use crate::framing;
 use crate::matcher::Matcher;
 use crate::metrics::{Metrics, PathLabel};
 use crate::sink::{Rendered, SinkSpec, Sinks};
@@ -51,7 +50,8 @@ use checkpoint::{Mark, Saved, StateError, Store};
 use fingerprint::Head;
 use watch::Wake;
 
-/// What to follow and how; built by `main` from the command line and the config file.
+/// What to follow and how; resolved from the command line and the config file
+/// ([`crate::config::Config::follow_settings`]).
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub sources: Vec<SourceSpec>,
@@ -65,22 +65,19 @@ pub struct Settings {
     pub state_dir: PathBuf,
     /// What chose `state_dir` (an option, the config, the environment, a default), logged.
     pub state_dir_origin: &'static str,
-    pub framing: framing::Limits,
-    pub emit: Emit,
-    pub every_event: bool,
+    /// What each followed file's core stage is built from: its framing, the events wanted, the
+    /// incidents (repeats across every followed file) and the `--unknown` clusterer (kept
+    /// across reloads). Its `tally` and `metrics` are the run's, set for each generation.
+    pub stage: Setup,
     pub format: Format,
     pub color: bool,
     pub width: usize,
-    /// Repeats and incidents, across every followed file.
-    pub incidents: std::sync::Arc<crate::repeat::Incidents>,
     /// Where events go (standard output when empty).
     pub sinks: Vec<SinkSpec>,
     /// Standard output's shaping when it is the output.
     pub shape: Arc<crate::event::Shape>,
     /// The catalog paths and the config file: a change reloads them (as SIGHUP does).
     pub watch_config: Vec<PathBuf>,
-    /// `--unknown`: the clusterer every followed file's events go through (kept across reloads).
-    pub unknown: Option<crate::unknown::Shared>,
 }
 
 impl Settings {
@@ -256,7 +253,7 @@ pub fn run(
         files = loaded.len(),
         "state directory opened"
     );
-    if let Some(u) = &settings.unknown {
+    if let Some(u) = &settings.stage.unknown {
         let saved = checkpoint::read_clusters(&settings.state_dir);
         if !saved.is_empty() {
             let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
@@ -293,7 +290,7 @@ pub fn run(
         clock,
     ))?;
     let mut s = store.lock().expect("store lock");
-    match s.save().and_then(|()| save_clusters(settings.unknown.as_ref(), &settings.state_dir)) {
+    match s.save().and_then(|()| save_clusters(settings.stage.unknown.as_ref(), &settings.state_dir)) {
         Ok(()) => metrics.checkpoint_current(),
         Err(e) if checkpoint::is_lock_lost(&e) => lock_lost.store(true, std::sync::atomic::Ordering::SeqCst),
         Err(e) => {
@@ -331,7 +328,7 @@ async fn supervise(
     let saved = Arc::new(tokio::sync::Notify::new());
     let saver = tokio::spawn(save_every(
         store.clone(),
-        settings.unknown.clone(),
+        settings.stage.unknown.clone(),
         settings.checkpoint_interval,
         metrics.clone(),
         saved.clone(),

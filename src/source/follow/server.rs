@@ -113,10 +113,10 @@ impl FileServer {
                     files = rest;
                     self.metrics.reloads.get_or_create(&ResultLabel { result: "ok" }).inc();
                     matcher = m;
-                    let old = self.settings.unknown.take();
+                    let old = self.settings.stage.unknown.take();
                     self.settings = *settings;
                     // The clusters outlive a reload: their counts go on.
-                    if let (Some(old), Some(new)) = (old, self.settings.unknown.as_mut()) {
+                    if let (Some(old), Some(new)) = (old, self.settings.stage.unknown.as_mut()) {
                         new.clusters = old.clusters;
                     }
                     // New globs are expanded at once.

@@ -178,16 +178,12 @@ impl<'m> FileWatcher<'m> {
         let (meta, start) = (&self.meta, self.start);
         self.live.get_or_insert_with(|| {
             let settings = s.settings;
-            let mut out = MultiWriter::new(s.formats, settings.emit == Emit::All, settings.color, settings.width);
+            let mut out = MultiWriter::new(s.formats, settings.stage.emit == Emit::All, settings.color, settings.width);
             out.keep_meta = settings.sinks.iter().any(|s| s.dedupe.is_some());
             let setup = crate::stage::Setup {
-                emit: settings.emit,
-                every_event: settings.every_event,
-                framing: settings.framing,
                 tally: Some(s.tally.clone()),
-                incidents: Some(settings.incidents.clone()),
-                unknown: settings.unknown.clone(),
                 metrics: Some(s.metrics.clone()),
+                ..settings.stage.clone()
             };
             let stage = Stage::new(s.matcher, &setup, out, meta.clone()).starting_at(start.0, start.1);
             Live { stage, reported: Totals::default() }

@@ -1,10 +1,15 @@
-//! Config: the TOML file given with `--config`, parsed strictly.
+//! Config: the TOML file given with `--config`, parsed strictly, and its resolution with the
+//! command line.
 //!
 //! Owns the file's schema and its validation; nothing here reads logs. Every key is optional;
-//! command-line options override the file (`main` merges them). Unknown keys and bad values are
+//! command-line options ([`cli`]) override the file, and [`resolve`] merges the two into the
+//! one checked value a run starts from ([`Config::resolve`]). Unknown keys and bad values are
 //! rejected with the file, the line and column, and the key's name (serde's `deny_unknown_fields`
 //! and the `toml` crate's spans); relative paths are resolved against the file's directory.
 //! `config/annotail.toml` is the complete, documented example, and a test loads it.
+
+pub mod cli;
+pub mod resolve;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -227,6 +232,11 @@ pub enum ConfigError {
 }
 
 impl Config {
+    /// The file at `path`, loaded as [`Config::load`] does; no file: every key unset.
+    pub fn load_or_default(path: Option<&Path>) -> Result<Config, ConfigError> {
+        path.map_or_else(|| Ok(Config::default()), Config::load)
+    }
+
     /// Read, parse and validate `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text =
