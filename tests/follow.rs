@@ -849,16 +849,20 @@ fn config_file_errors_name_the_key() {
 #[test]
 fn diagnostics_can_be_json_lines() {
     let env = Env::new();
-    // A state directory that cannot be created gives a quick exit, after a first diagnostic.
-    fs::write(env.dir.path().join("file"), b"").unwrap();
+    // A state directory whose lock another process holds gives a quick exit, after a first
+    // diagnostic (one that cannot be created or written is refused before any).
+    let state = env.dir.path().join("state");
+    fs::create_dir_all(&state).unwrap();
+    let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(state.join("lock")).unwrap();
+    lock.lock().unwrap();
     let out = cmd()
         .arg("--follow")
         .arg(format!("{}/*.log", env.logs().display()))
         .args(["--log-format", "json", "--log-level", "info", "--state-dir"])
-        .arg(env.dir.path().join("file/state"))
+        .arg(&state)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     let first = err.lines().next().expect("a diagnostic");

@@ -3,11 +3,13 @@
 //!
 //! Owns every precedence rule (an option, else the file's key, else the default), every
 //! default of a run, and the checks that need both sides: the sinks (URLs, TLS CA files,
-//! headers, a file sink's directory) and the followed globs. What the file alone can get wrong is
-//! refused when it is loaded ([`Config::parse`]), with its line.
+//! headers, a file sink's directory), the followed globs, the state directory (it exists or can
+//! be made, and a file can be made in it). What the file alone can get wrong is refused when it
+//! is loaded ([`Config::parse`]), with its line.
 //!
 //! Contract: [`Config::resolve`] returns the [`Resolved`] a run is started from, or the first
-//! [`ResolveError`]. It starts nothing, binds no address and opens no input: the runtime, the
+//! [`ResolveError`]. It starts nothing, binds no address and opens no input (in follow mode it
+//! makes the state directory when missing, as the daemon would): the runtime, the
 //! metrics endpoint, the sinks and the readers start from what it returns, so whatever it
 //! refuses is refused before any of them. `check --config` reports the same sink and source
 //! problems as a list ([`Config::problems`]); a follow-mode reload takes the merge without the
@@ -26,6 +28,7 @@ use crate::event::{Format, Shape};
 use crate::framing;
 use crate::repeat::{Incidents, KeySpec};
 use crate::sink::{SinkSpec, TargetError};
+use crate::source::follow::checkpoint::StateError;
 use crate::source::{self, follow};
 use crate::stage::Setup;
 
@@ -117,6 +120,9 @@ pub enum ResolveError {
     NoSources,
     #[error("{pattern:?} is not a valid glob: {source}")]
     Glob { pattern: String, source: glob::PatternError },
+    /// The state directory cannot be made or written (the store's own error).
+    #[error(transparent)]
+    StateDir(StateError),
 }
 
 /// A sink's problem that retrying cannot fix ([`SinkSpec::problems`]), with where the sink
@@ -162,6 +168,7 @@ impl Config {
                     glob::Pattern::new(p).map_err(|source| ResolveError::Glob { pattern: p.clone(), source })?;
                 }
             }
+            usable_state_dir(&settings.state_dir).map_err(ResolveError::StateDir)?;
             Mode::Follow(settings)
         } else {
             Mode::Read(file.read(cli)?)
@@ -496,6 +503,20 @@ fn sink_problems(cli: &Cli, specs: &[SinkSpec]) -> Vec<SinkProblem> {
         .collect()
 }
 
+/// The state directory can hold checkpoints: it exists or can be made, and a file can be made
+/// in it. Its lock and its checkpoints are the store's, opened when the daemon starts
+/// ([`follow::checkpoint::Store::open`], which reports another daemon holding the lock). The
+/// error is the store's own, so that it reads the same whichever finds it.
+fn usable_state_dir(dir: &Path) -> Result<(), StateError> {
+    let err = |source| StateError::Dir { dir: dir.to_owned(), source };
+    std::fs::create_dir_all(dir).map_err(err)?;
+    // A name of this process's own: a daemon already using the directory is not disturbed.
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(err)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// Where checkpoints go when neither `--state-dir` nor `state.dir` says, and why there:
 /// systemd's `$STATE_DIRECTORY`; `/var/lib/annotail` for root; else the user's state directory
 /// (`$XDG_STATE_HOME/annotail`, `~/.local/state/annotail`), so that a first try without root
@@ -654,6 +675,28 @@ mod tests {
         cli.diag.log_level = Some("trace".into());
         cli.diag.log_format = Some(LogFormat::Text);
         assert_eq!(cfg.log(&cli, true), want(Some("trace"), "debug", LogFormat::Text));
+    }
+
+    #[test]
+    fn follow_mode_needs_a_source_and_a_usable_state_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cli = Cli { follow: true, ..Cli::default() };
+        cli.follow_opts.state_dir = Some(dir.path().join("state"));
+        assert!(matches!(Config::resolve(&cli, &Config::default()), Err(ResolveError::NoSources)));
+        assert!(!dir.path().join("state").exists(), "nothing made for a run refused before");
+        cli.paths = vec![dir.path().join("*.log")];
+        let r = Config::resolve(&cli, &Config::default()).unwrap();
+        assert!(matches!(r.mode, Mode::Follow(_)));
+        assert!(dir.path().join("state").is_dir(), "made");
+        assert_eq!(std::fs::read_dir(dir.path().join("state")).unwrap().count(), 0, "the probe is removed");
+        std::fs::write(dir.path().join("file"), b"").unwrap();
+        cli.follow_opts.state_dir = Some(dir.path().join("file/state"));
+        let e = Config::resolve(&cli, &Config::default()).unwrap_err();
+        assert!(matches!(e, ResolveError::StateDir(StateError::Dir { .. })), "{e}");
+        assert!(
+            e.to_string().starts_with(&format!("cannot use state directory {}/file/state: ", dir.path().display())),
+            "{e}"
+        );
     }
 
     #[test]
