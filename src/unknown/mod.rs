@@ -331,20 +331,7 @@ impl Clusterer {
             let mut template = String::new();
             tokens.render(&mut template);
             let whole = tokens_hash(&tokens);
-            let c = Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key };
-            let idx = match self.free.pop() {
-                Some(i) => {
-                    self.clusters[i as usize] = Some(c);
-                    i
-                }
-                None => {
-                    self.clusters.push(Some(c));
-                    (self.clusters.len() - 1) as u32
-                }
-            };
-            self.groups.entry(key).or_default().push(idx);
-            self.exact.insert(whole, idx);
-            self.alive += 1;
+            self.insert(Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key }, whole);
             taken += 1;
         }
         taken
@@ -444,7 +431,14 @@ impl Clusterer {
         let mut template = String::new();
         line.render(&mut template);
         let id = xxhash_rust::xxh3::xxh3_64(template.as_bytes());
-        let c = Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key };
+        let idx = self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key }, whole);
+        Some((idx, true))
+    }
+
+    /// Keep `c` (a free slot first), findable by its group key and by `whole`, the hash of its
+    /// tokens; its index.
+    fn insert(&mut self, c: Cluster, whole: u64) -> u32 {
+        let key = c.key;
         let idx = match self.free.pop() {
             Some(i) => {
                 self.clusters[i as usize] = Some(c);
@@ -458,7 +452,7 @@ impl Clusterer {
         self.groups.entry(key).or_default().push(idx);
         self.exact.insert(whole, idx);
         self.alive += 1;
-        Some((idx, true))
+        idx
     }
 
     /// Drop the least recently seen [`EVICT_FRACTION`]th of the clusters (at least one).
