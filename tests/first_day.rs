@@ -508,24 +508,9 @@ fn without_root_the_state_directory_is_the_users() {
     }
 }
 
-/// Rotated files as logrotate leaves them with `compress` and `delaycompress`.
+/// Rotated files as logrotate leaves them ([`common::write_rotated`]), in the logs folder.
 fn write_rotated(d: &Dir) {
-    let now = std::time::SystemTime::now();
-    let files: [(&str, u64, &[u8]); 5] = [
-        ("meta.log.5", 500, b"2024-03-02T08:00:01Z ERROR x: column \"five\" is ambiguous\n"),
-        ("meta.log.1", 100, b"2024-03-02T08:00:02Z ERROR x: column \"one\" is ambiguous\n"),
-        ("meta.log", 0, b"2024-03-02T08:00:03Z ERROR x: column \"zero\" is ambiguous\n"),
-        // gzip's magic, then bytes that would be an error line if read as text.
-        ("meta.log.2.gz", 200, b"\x1f\x8b\x08\x00 ERROR x: column \"gz\" is ambiguous\n"),
-        ("meta.log.3", 300, b"\x28\xb5\x2f\xfd ERROR x: column \"zstd\" is ambiguous\n"),
-    ];
-    for (name, age, bytes) in files {
-        let p = d.log(name);
-        fs::write(&p, bytes).unwrap();
-        let f = fs::File::options().write(true).open(&p).unwrap();
-        f.set_modified(now - Duration::from_secs(age)).unwrap();
-    }
-    fs::write(d.log("meta.log.bak"), b"2024-03-02T08:00:04Z ERROR x: column \"bak\" is ambiguous\n").unwrap();
+    common::write_rotated(&d.log(""));
 }
 
 /// `--exclude` on the command line reaches the followed sources, and rotated files come out

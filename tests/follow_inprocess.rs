@@ -405,22 +405,7 @@ fn rotated_files_are_read_oldest_first_without_compressed_or_excluded_ones() {
     let logs = dir.path().join("logs");
     std::fs::create_dir_all(&logs).unwrap();
     let out = dir.path().join("out.json");
-    let now = std::time::SystemTime::now();
-    let files: [(&str, u64, &[u8]); 6] = [
-        ("meta.log.5", 500, b"2024-03-02T08:00:01Z ERROR x: column \"five\" is ambiguous\n"),
-        ("meta.log.1", 100, b"2024-03-02T08:00:02Z ERROR x: column \"one\" is ambiguous\n"),
-        ("meta.log", 0, b"2024-03-02T08:00:03Z ERROR x: column \"zero\" is ambiguous\n"),
-        // gzip's magic, then bytes that would be an error line if read as text.
-        ("meta.log.2.gz", 200, b"\x1f\x8b\x08\x00 ERROR x: column \"gz\" is ambiguous\n"),
-        ("meta.log.3", 300, b"\x28\xb5\x2f\xfd ERROR x: column \"zstd\" is ambiguous\n"),
-        ("meta.log.bak", 0, b"2024-03-02T08:00:04Z ERROR x: column \"bak\" is ambiguous\n"),
-    ];
-    for (name, age, bytes) in files {
-        let p = logs.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        let f = std::fs::File::options().write(true).open(&p).unwrap();
-        f.set_modified(now - Duration::from_secs(age)).unwrap();
-    }
+    common::write_rotated(&logs);
     let mut s = clocked(dir.path(), &out);
     s.stage.emit = Emit::Matches;
     s.stage.every_event = false;

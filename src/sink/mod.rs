@@ -459,7 +459,7 @@ pub struct Sinks {
     pub dropped: Arc<std::sync::atomic::AtomicU64>,
     closed: bool,
     /// Where delivered batches go back to, for the writer to reuse.
-    pub pool: Pool,
+    pool: Pool,
 }
 
 /// Sequence number a sink acknowledges with when standard output is closed.
@@ -486,8 +486,13 @@ fn kib(n: usize) -> u32 {
 
 impl Sinks {
     /// Start one task per sink (inside a tokio runtime). `reopen` tells file sinks to reopen
-    /// their file (SIGHUP).
-    pub fn start(specs: Vec<SinkSpec>, reopen: tokio::sync::watch::Receiver<u64>, metrics: &Metrics) -> Sinks {
+    /// their file (SIGHUP); delivered batches go back to `pool`, the one their writer takes from.
+    pub fn start(
+        specs: Vec<SinkSpec>,
+        reopen: tokio::sync::watch::Receiver<u64>,
+        metrics: &Metrics,
+        pool: Pool,
+    ) -> Sinks {
         let (ack_tx, acks) = mpsc::unbounded_channel();
         let mut queues = Vec::new();
         let mut tasks = Vec::new();
@@ -512,7 +517,7 @@ impl Sinks {
             tasks,
             dropped: Arc::default(),
             closed: false,
-            pool: Pool::default(),
+            pool,
         }
     }
 
@@ -706,8 +711,7 @@ pub fn with_sinks<R>(
     let task = rt.spawn({
         let pool = pool.clone();
         async move {
-            let mut sinks = Sinks::start(specs, reopen_rx, &metrics);
-            sinks.pool = pool;
+            let mut sinks = Sinks::start(specs, reopen_rx, &metrics, pool);
             while let Some(r) = rx.recv().await {
                 sinks.send(r).await;
                 sinks.poll_acks();

@@ -317,3 +317,25 @@ pub fn lines(ls: &[&str]) -> String {
 pub fn path_str(p: &Path) -> String {
     p.display().to_string()
 }
+
+/// Rotated files in `logs` as logrotate leaves them with `compress` and `delaycompress`, each
+/// its age old (seconds), and a `meta.log.bak` that follow tests exclude. Each holds one error
+/// line naming the file, except that the compressed ones hold their format's magic bytes first.
+pub fn write_rotated(logs: &Path) {
+    let now = std::time::SystemTime::now();
+    let files: [(&str, u64, &[u8]); 6] = [
+        ("meta.log.5", 500, b"2024-03-02T08:00:01Z ERROR x: column \"five\" is ambiguous\n"),
+        ("meta.log.1", 100, b"2024-03-02T08:00:02Z ERROR x: column \"one\" is ambiguous\n"),
+        ("meta.log", 0, b"2024-03-02T08:00:03Z ERROR x: column \"zero\" is ambiguous\n"),
+        // gzip's magic, then bytes that would be an error line if read as text.
+        ("meta.log.2.gz", 200, b"\x1f\x8b\x08\x00 ERROR x: column \"gz\" is ambiguous\n"),
+        ("meta.log.3", 300, b"\x28\xb5\x2f\xfd ERROR x: column \"zstd\" is ambiguous\n"),
+        ("meta.log.bak", 0, b"2024-03-02T08:00:04Z ERROR x: column \"bak\" is ambiguous\n"),
+    ];
+    for (name, age, bytes) in files {
+        let p = logs.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let f = std::fs::File::options().write(true).open(&p).unwrap();
+        f.set_modified(now - Duration::from_secs(age)).unwrap();
+    }
+}

@@ -45,7 +45,7 @@ use crate::config::{StartAt, WatchMode};
 use crate::event::Format;
 use crate::matcher::Matcher;
 use crate::metrics::{Metrics, PathLabel};
-use crate::sink::{Rendered, SinkSpec, Sinks};
+use crate::sink::{Pool, Rendered, SinkSpec, Sinks};
 use checkpoint::{Mark, Saved, StateError, Store};
 use fingerprint::Head;
 use watch::Wake;
@@ -140,9 +140,30 @@ pub struct Batch {
 }
 
 impl Batch {
-    fn new(formats: &[crate::event::Style]) -> Batch {
-        Batch { rendered: Rendered::new(formats), marks: Vec::new() }
+    /// An empty batch, its buffers from `pool` when there are some to reuse.
+    fn new(formats: &[crate::event::Style], pool: &Pool) -> Batch {
+        Batch { rendered: pool.take(formats), marks: Vec::new() }
     }
+}
+
+/// The reader's end of the batch queue: where full batches go, and the pool empty ones come
+/// from (the buffers of batches the sinks are done with).
+struct Outbox {
+    tx: tokio::sync::mpsc::Sender<Batch>,
+    pool: Pool,
+}
+
+/// The supervisor's end: the full batches, and the pool the sinks give their buffers back to.
+struct Inbox {
+    rx: tokio::sync::mpsc::Receiver<Batch>,
+    pool: Pool,
+}
+
+/// A batch queue of `QUEUE` batches, and one pool for both ends.
+fn batch_queue() -> (Outbox, Inbox) {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Batch>(QUEUE);
+    let pool = Pool::default();
+    (Outbox { tx, pool: pool.clone() }, Inbox { rx, pool })
 }
 
 /// The runtime and the signal handlers, installed before anything slow (loading the catalog)
@@ -267,14 +288,14 @@ pub fn run(
         move |m: &Metrics| file_lag(&store, m)
     }));
     let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
-    let (batch_tx, batch_rx) = tokio::sync::mpsc::channel::<Batch>(QUEUE);
+    let (outbox, inbox) = batch_queue();
     let reader = {
         let (settings, wake_tx, clock) = (settings.clone(), wake_tx.clone(), clock.clone());
         std::thread::Builder::new()
             .name("annotail-reader".into())
             .spawn({
                 let metrics = metrics.clone();
-                move || server::FileServer::new(settings, loaded, wake_rx, wake_tx, batch_tx, metrics, clock).run(matcher, reload)
+                move || server::FileServer::new(settings, loaded, wake_rx, wake_tx, outbox, metrics, clock).run(matcher, reload)
             })
             .map_err(FollowError::Start)?
     };
@@ -283,7 +304,7 @@ pub fn run(
         control,
         settings.clone(),
         store.clone(),
-        batch_rx,
+        inbox,
         wake_tx,
         metrics.clone(),
         lock_lost.clone(),
@@ -317,14 +338,15 @@ async fn supervise(
     mut control: Control,
     settings: Settings,
     store: Arc<Mutex<Store>>,
-    mut batch_rx: tokio::sync::mpsc::Receiver<Batch>,
+    inbox: Inbox,
     wake: Sender<Wake>,
     metrics: Arc<Metrics>,
     lock_lost: Arc<std::sync::atomic::AtomicBool>,
     clock: clock::Clock,
 ) -> Result<Outcome, FollowError> {
     let (reopen_tx, reopen_rx) = tokio::sync::watch::channel(0u64);
-    let mut sinks = Sinks::start(settings.sinks(), reopen_rx, &metrics);
+    let Inbox { rx: mut batch_rx, pool } = inbox;
+    let mut sinks = Sinks::start(settings.sinks(), reopen_rx, &metrics, pool);
     let saved = Arc::new(tokio::sync::Notify::new());
     let saver = tokio::spawn(save_every(
         store.clone(),

@@ -21,7 +21,7 @@ use super::clock::Clock;
 use super::discovery::Discovery;
 use super::watch::{self, Wake};
 use super::watcher::{BATCH_BYTES, Files, Read, StageSetup};
-use super::{Batch, Reloader, Settings};
+use super::{Batch, Outbox, Reloader, Settings};
 use crate::config::WatchMode;
 use crate::matcher::Matcher;
 use crate::metrics::{Metrics, ResultLabel, Tally};
@@ -56,7 +56,7 @@ pub(super) struct FileServer {
     found: Discovery,
     wake_rx: Receiver<Wake>,
     pending: Pending,
-    tx: tokio::sync::mpsc::Sender<Batch>,
+    out: Outbox,
     batch: Batch,
     /// The formats the sinks need.
     formats: Vec<crate::event::Style>,
@@ -76,7 +76,7 @@ impl FileServer {
         loaded: HashMap<u64, Saved>,
         wake_rx: Receiver<Wake>,
         wake_tx: Sender<Wake>,
-        tx: tokio::sync::mpsc::Sender<Batch>,
+        out: Outbox,
         metrics: Arc<Metrics>,
         clock: Clock,
     ) -> FileServer {
@@ -92,8 +92,8 @@ impl FileServer {
             found: Discovery::new(loaded, watcher, metrics.clone(), clock.clone()),
             wake_rx,
             pending: Pending { names: true, ..Pending::default() },
-            tx,
-            batch: Batch::new(&formats),
+            batch: Batch::new(&formats, &out.pool),
+            out,
             formats,
             buf: vec![0; READ_BLOCK],
             _config_watcher: config_watcher,
@@ -356,7 +356,7 @@ impl FileServer {
         if self.batch.rendered.is_empty() && self.batch.marks.is_empty() {
             return true;
         }
-        let b = std::mem::replace(&mut self.batch, Batch::new(&self.formats));
-        self.tx.blocking_send(b).is_ok()
+        let b = std::mem::replace(&mut self.batch, Batch::new(&self.formats, &self.out.pool));
+        self.out.tx.blocking_send(b).is_ok()
     }
 }
