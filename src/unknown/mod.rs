@@ -75,9 +75,27 @@ impl Levels {
 /// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
 const LEVEL_WINDOW: usize = 160;
 
+/// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and
+/// `--timestamps` token? A text line with a `{` further in (a Debug struct, a span's fields) is
+/// not.
+pub fn json_shaped(line: &[u8]) -> bool {
+    let mut r = line;
+    if r.first() == Some(&b'[') {
+        r = memchr::memchr(b' ', r).map_or(&[][..], |i| &r[i + 1..]);
+    }
+    if r.first().is_some_and(u8::is_ascii_digit)
+        && let Some(sp) = memchr::memchr(b' ', r)
+        && r.get(sp + 1) == Some(&b'{')
+    {
+        return true;
+    }
+    r.first() == Some(&b'{')
+}
+
 /// Might this line start an event at a level `levels` wants? A cheap look at the raw bytes (a
-/// text header's ` WARN `/` ERROR `, a JSON line's `"level":"…"`, a panic), run on every line
-/// with `--unknown warn|error` so that lines without a catalog literal need not be framed: it
+/// text header's ` WARN `/` ERROR `, a JSON line's `"level":"…"`, a panic), run with `--unknown
+/// warn|error` on every line of a block with JSON lines and on the lines that hold `WARN`,
+/// `ERROR` or `thread '` otherwise, so that lines without a catalog literal need not be framed: it
 /// may say yes wrongly (the event's parsed level decides), never no for a header at such a
 /// level.
 pub fn level_marker(line: &[u8], levels: Levels) -> bool {
@@ -88,13 +106,15 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         Levels::Warn => false,
     };
     let w = &line[..line.len().min(LEVEL_WINDOW)];
+    // Behind a `kubectl --prefix` (`[pod/…] `) the line is read as it would be without it.
+    let unprefixed = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(w, |i| &w[i + 1..]) } else { w };
     // RisingWave's own header, most lines of its logs: `<timestamp> <blanks><LEVEL> `. Its level
     // is read where it stands, without looking for the level words further in (a line at INFO
     // is not wanted whatever its message says).
-    if w.first().is_some_and(u8::is_ascii_digit)
-        && let Some(sp) = memchr::memchr(b' ', w)
+    if unprefixed.first().is_some_and(u8::is_ascii_digit)
+        && let Some(sp) = memchr::memchr(b' ', unprefixed)
     {
-        let r = &w[sp..];
+        let r = &unprefixed[sp..];
         let r = &r[r.iter().position(|&b| b != b' ').unwrap_or(r.len())..];
         if r.starts_with(b"INFO ") || r.starts_with(b"DEBUG ") || r.starts_with(b"TRACE ") {
             return false;
@@ -103,12 +123,11 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
             return true;
         }
     }
-    // A panic's first line, also behind a `kubectl --prefix` (`[pod/…] thread '…' panicked`).
-    let unprefixed = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(w, |i| &w[i + 1..]) } else { w };
+    // A panic's first line.
     if unprefixed.starts_with(b"thread '") {
         return true;
     }
-    if w.first() == Some(&b'{') || w.starts_with(b"[pod/") && memchr::memchr(b'{', w).is_some() {
+    if json_shaped(w) {
         return memchr::memmem::find_iter(line, b"\"level\":\"").any(|at| {
             let v = &line[at + 9..];
             let l = &v[..memchr::memchr(b'"', v).unwrap_or(v.len())];
@@ -636,6 +655,12 @@ mod tests {
             (r#"{"timestamp":"2026-03-02T08:00:00Z","level":"INFO","fields":{"message":"ERROR "}}"#, Levels::Warn, false),
             ("081109 203615 148 WARN dfs.DataNode: x", Levels::Warn, true),
             ("081109 203615 148 INFO dfs.DataNode: x", Levels::Warn, false),
+            // kubectl --prefix before a text line with a Debug struct: still a text line
+            ("[pod/meta-0/meta] 2026-03-02T08:00:00.1Z ERROR x: Foo { a: 1 }", Levels::Warn, true),
+            ("[pod/meta-0/meta] 2026-03-02T08:00:00.1Z  INFO x: Foo { a: 1 } ERROR y", Levels::Warn, false),
+            // kubectl --timestamps before a JSON line
+            (r#"2026-03-02T08:00:00.1Z {"level":"ERROR","fields":{"message":"x"}}"#, Levels::Error, true),
+            (r#"[pod/m/m] {"level":"warning","fields":{"message":"x"}}"#, Levels::Warn, true),
             ("plain text without a level", Levels::Warn, false),
             ("plain text without a level", Levels::Any, true),
             ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
