@@ -165,6 +165,66 @@ fn levels_decide_which_events_are_clustered() {
     );
 }
 
+/// The events clustered at each level of a mix of layouts, among INFO filler (so that lines
+/// without a catalog hit are skipped, not framed: only the lines a level look finds are).
+fn clustered_lines(d: &Dir, levels: &str, filler: fn(u32) -> String, lines: &[String]) -> Vec<u64> {
+    let mut input = String::new();
+    let mut at = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        for k in 0..400 {
+            input.push_str(&filler(k));
+            input.push('\n');
+        }
+        input.push_str(l);
+        input.push('\n');
+        at.push((401 * i + 401) as u64);
+    }
+    let got: Vec<u64> = d
+        .events(&["--unknown", levels, "--format", "json"], &input)
+        .iter()
+        .filter(|e| e.get("unknown").is_some())
+        .map(|e| e["source"]["line"].as_u64().unwrap())
+        .collect();
+    // Reported as the index of the line in `lines`.
+    got.iter().map(|l| at.iter().position(|a| a == l).map_or(u64::MAX, |i| i as u64)).collect()
+}
+
+#[test]
+fn lines_at_warn_and_error_are_found_in_every_layout() {
+    let d = Dir::new();
+    let text = [
+        warn(1, "slow heartbeat from worker 3"),
+        error(2, "sink writer 9 crashed"),
+        info(3, "got ERROR from peer 7, WARN later"),
+        format!("[pod/meta-0/meta] {}", error(4, "state table 5 failed: Epoch { curr: 1, prev: 2 }")),
+        format!("[pod/meta-0/meta] {}", warn(5, "lagging behind Foo { a: 1 }")),
+        "thread 'tokio-runtime-worker' panicked at src/lib.rs:1:2:".to_owned(),
+    ];
+    let rw = |k| info(k, &format!("compaction task {k} finished"));
+    assert_eq!(clustered_lines(&d, "warn", rw, &text), [0, 1, 3, 4, 5]);
+    assert_eq!(clustered_lines(&d, "error", rw, &text), [1, 3, 5]);
+    // Another program's layout (loghub's HDFS) is plain text: its level word is not a level
+    // annotail parses, so only `any` clusters its lines.
+    let other = [
+        "081109 203615 148 WARN dfs.DataNode: block report stalled".to_owned(),
+        "081109 203615 148 INFO dfs.DataNode: ERROR seen in a message".to_owned(),
+        "081109 203615 148 ERROR dfs.DataNode: disk 3 failed".to_owned(),
+    ];
+    let hdfs = |k| format!("081109 2036{:02} 148 INFO dfs.DataNode: served block {k}", k % 60);
+    assert_eq!(clustered_lines(&d, "warn", hdfs, &other), Vec::<u64>::new());
+    let any = clustered_lines(&d, "any", hdfs, &other);
+    assert_eq!(any.iter().filter(|&&i| i != u64::MAX).collect::<Vec<_>>(), [&0, &1, &2]);
+    let json = [
+        r#"{"timestamp":"2026-03-02T08:00:01Z","level":"WARN","fields":{"message":"slow heartbeat 3"},"target":"risingwave_meta"}"#.to_owned(),
+        r#"{"timestamp":"2026-03-02T08:00:02Z","level":"warning","fields":{"message":"queue nearly full"},"target":"x"}"#.to_owned(),
+        r#"{"timestamp":"2026-03-02T08:00:03Z","level":"INFO","fields":{"message":"an ERROR word"},"target":"x"}"#.to_owned(),
+        r#"[pod/meta-0/meta] {"timestamp":"2026-03-02T08:00:04Z","level":"ERROR","fields":{"message":"sink writer 9 crashed"},"target":"x"}"#.to_owned(),
+    ];
+    let js = |k| format!(r#"{{"timestamp":"2026-03-02T08:00:00Z","level":"INFO","fields":{{"message":"task {k} done"}},"target":"x"}}"#);
+    assert_eq!(clustered_lines(&d, "warn", js, &json), [0, 1, 3]);
+    assert_eq!(clustered_lines(&d, "error", js, &json), [3]);
+}
+
 #[test]
 fn same_input_same_ids_and_counts_on_two_runs() {
     let d = Dir::new();
