@@ -102,6 +102,25 @@ fn json_layout_matches_the_decoded_field_value_with_escaped_quotes() {
     assert_eq!(e["match"]["captures"]["name"], "v1");
 }
 
+/// `kubectl logs --timestamps` of RisingWave's JSON logs (`RISINGWAVE_CLOUD`): the runtime's
+/// time before each object. The line was read as plain text before.
+#[test]
+fn regression_json_behind_kubectl_timestamps_is_json() {
+    let fx = fixture();
+    let obj = r#"{"timestamp":"2026-03-02T08:00:29.167772591Z","level":"ERROR","fields":{"message":"query failed","error":"Bind error: column \"v1\" is ambiguous"},"target":"risingwave_frontend::handler"}"#;
+    for prefix in ["2026-03-02T08:00:29.2Z ", "[pod/risingwave-meta-0/meta] 2026-03-02T08:00:29.2Z "] {
+        let evs = ok_events(&fx.run(&[], format!("{prefix}{obj}\n").as_bytes()));
+        assert_eq!(evs.len(), 1, "{evs:#?}");
+        let e = &evs[0];
+        assert_eq!(e["log"]["format"], "json", "{e}");
+        assert_eq!(e["log"]["level"], "ERROR");
+        assert_eq!(e["@timestamp"], "2026-03-02T08:00:29.167772591Z", "RisingWave's own timestamp, not the runtime's");
+        assert_eq!(e["message"], "query failed");
+        assert_eq!(e["match"]["id"], "t-quote");
+        assert_eq!(e["match"]["captures"]["name"], "v1");
+    }
+}
+
 #[test]
 fn json_layout_matches_span_fields_and_decoded_newlines() {
     let fx = fixture();

@@ -219,10 +219,11 @@ fn lines_at_warn_and_error_are_found_in_every_layout() {
         r#"{"timestamp":"2026-03-02T08:00:02Z","level":"warning","fields":{"message":"queue nearly full"},"target":"x"}"#.to_owned(),
         r#"{"timestamp":"2026-03-02T08:00:03Z","level":"INFO","fields":{"message":"an ERROR word"},"target":"x"}"#.to_owned(),
         r#"[pod/meta-0/meta] {"timestamp":"2026-03-02T08:00:04Z","level":"ERROR","fields":{"message":"sink writer 9 crashed"},"target":"x"}"#.to_owned(),
+        r#"2026-03-02T08:00:05.5Z {"timestamp":"2026-03-02T08:00:05Z","level":"error","fields":{"message":"sink writer 9 crashed"},"target":"x"}"#.to_owned(),
     ];
     let js = |k| format!(r#"{{"timestamp":"2026-03-02T08:00:00Z","level":"INFO","fields":{{"message":"task {k} done"}},"target":"x"}}"#);
-    assert_eq!(clustered_lines(&d, "warn", js, &json), [0, 1, 3]);
-    assert_eq!(clustered_lines(&d, "error", js, &json), [3]);
+    assert_eq!(clustered_lines(&d, "warn", js, &json), [0, 1, 3, 4]);
+    assert_eq!(clustered_lines(&d, "error", js, &json), [3, 4]);
 }
 
 #[test]

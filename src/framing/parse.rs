@@ -291,8 +291,10 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 p.runtime_ts = Some(i..i + t);
                 p.cri = Some((s0..s0 + n, rest[n + 1] == b'P'));
                 i = (s0 + n + 3).min(line.len());
-            } else if timestamp_len(rest).is_some() && !level_at(rest) {
-                // Two timestamps: the first is the runtime's.
+            } else if (timestamp_len(rest).is_some() && !level_at(rest)) || rest.first() == Some(&b'{') {
+                // Two timestamps: the first is the runtime's. So is a timestamp before a JSON
+                // object (`kubectl logs --timestamps` of RisingWave's JSON logs): no line of
+                // RisingWave's own starts with a time and then a brace.
                 state.kubectl_ts = true;
                 p.runtime_ts = Some(i..i + t);
                 i += t + 1;
@@ -699,6 +701,17 @@ mod tests {
         assert_eq!(st("    at src/lib.rs:3").1, Header::None);
         let dc = "risingwave-standalone  | 2024-08-12T06:11:40.706343935Z  INFO main risingwave_rt::panic_hook: x";
         assert_eq!(st(dc).1, Header::RisingWave);
+    }
+
+    #[test]
+    fn kubectl_timestamps_before_a_json_line() {
+        let mut s = StreamState::default();
+        let l = r#"2026-03-02T08:00:30.868199738Z {"timestamp":"2026-03-02T08:00:30.867644121Z","level":"WARN"}"#;
+        let (p, h) = classify(l.as_bytes(), &mut s);
+        assert_eq!((h, &l[p.content..p.content + 1]), (Header::Json, "{"));
+        assert_eq!(p.runtime_ts, Some(0..30));
+        let l = r#"[pod/meta-0/meta] 2026-03-02T08:00:30.868199738Z {"level":"WARN"}"#;
+        assert_eq!(classify(l.as_bytes(), &mut StreamState::default()).1, Header::Json);
     }
 
     #[test]
