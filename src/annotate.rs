@@ -612,6 +612,9 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// placeholder holds an error) trailing capture is left in, since the error it holds may be one
 /// no record knows.
 ///
+/// For RisingWave text, the causes of a multi-line report (the lines below the first, up to a
+/// backtrace) belong to whichever region ends the first line.
+///
 /// - Nothing matched in either: the message, whole (or, with fewer than [`MIN_UNEXPLAINED`]
 ///   letters and digits, the error field).
 /// - Else the first piece left after the innermost known error (a match that is neither a log
@@ -651,6 +654,18 @@ fn unexplained(
         (None, Some(t)) => {
             regions[0] = Some((0, t.message.clone()));
             regions[1] = t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone()));
+            // A multi-line report (`Caused by:` and its causes on the lines below) goes on the
+            // chain of whichever ends the first line, the message or its last field: the causes
+            // are links of that chain, and the first unknown one must not go unseen because it
+            // is printed on a line of its own. A backtrace below them is not part of it.
+            if let Some(nl) = memchr::memchr(b'\n', text) {
+                let end = report_end(text, nl);
+                for r in regions.iter_mut().flatten() {
+                    if r.1.end == nl && end > nl {
+                        r.1.end = end;
+                    }
+                }
+            }
         }
         _ => regions[0] = hays.first().map(|h| (0, 0..h.text.len())),
     }
@@ -717,6 +732,20 @@ fn unexplained(
         }
     }
     None
+}
+
+/// Where the causes printed below an event's first line (which ends at `nl`) end: at a
+/// backtrace's header, or the end of the text.
+fn report_end(text: &[u8], nl: usize) -> usize {
+    let mut at = nl;
+    for line in text[nl + 1..].split(|&b| b == b'\n') {
+        let l = line.trim_ascii_start();
+        if l.starts_with(b"Backtrace:") || l.starts_with(b"Stack backtrace:") || l.starts_with(b"stack backtrace:") {
+            return at;
+        }
+        at += 1 + line.len();
+    }
+    text.len()
 }
 
 fn alnum(t: &[u8]) -> usize {

@@ -14,12 +14,13 @@ use std::time::{Duration, Instant};
 use common::{PATIENCE, cmd, events, path_str, rw_line, run};
 use serde_json::Value;
 
-/// A host message, an error with a trailing cause (`Failed to complete epoch {}: {}`), a cause,
+/// A host message, an error with a trailing cause (`Failed to complete epoch {}: {}`), two causes,
 /// and a wrapper that only passes its source on (`Storage error: {0}`).
 const CATALOG: &str = r#"{"id":"h-inject","slug":"inject-barrier","severity":"error","errorMessage":"failed to inject barrier","messagePattern":"failed to inject barrier"}
 {"id":"w-epoch","slug":"complete-epoch","severity":"error","errorMessage":"Failed to complete epoch {}: {}","messagePattern":"Failed to complete epoch (.+?): (.+?)"}
 {"id":"c-actor","slug":"barrier-collect","severity":"warning","errorMessage":"barrier collection failed for actor {actor_id}","messagePattern":"barrier collection failed for actor (.+?)"}
 {"id":"w-storage","slug":"storage-error","severity":"error","errorMessage":"Storage error: {0}","messagePattern":"Storage error: (.+?)"}
+{"id":"c-lease","slug":"lease-lost","severity":"error","errorMessage":"meta leader lease lost","messagePattern":"meta leader lease lost"}
 "#;
 
 struct Dir {
@@ -127,6 +128,55 @@ fn chain_cases_cluster_the_unexplained_part() {
     let plain = d.events(&["--format", "json"], &input);
     assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
     assert_eq!(plain.len(), cases.len() - 2, "every line but the two no record matches in");
+}
+
+/// A multi-line report: the causes on the lines below the first are links of its chain.
+#[test]
+fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
+    let d = Dir::new();
+    // (event's lines, expected template of the unknown part, or None when it is explained)
+    let cases: &[(String, Option<&str>)] = &[
+        // a known host whose error field is known, an unknown cause under `Caused by:`: it was
+        // not clustered (the field ended with the first line)
+        (
+            format!("{}\n\nCaused by:\n    expect InitResponse but get \"t_7\"", warn(1, "failed to inject barrier error=barrier collection failed for actor 7")),
+            Some("expect InitResponse but get <*>"),
+        ),
+        // the numbered form
+        (
+            format!(
+                "{}\n\nCaused by these errors (recent errors listed first):\n  1: object store timeout after 30s\n  2: disk full",
+                error(2, "Failed to complete epoch 9: barrier collection failed for actor 4")
+            ),
+            Some("object store timeout after <*>"),
+        ),
+        // a known error whose cause is known too: explained
+        (
+            format!("{}\n\nCaused by:\n    meta leader lease lost", warn(3, "failed to inject barrier error=barrier collection failed for actor 7")),
+            None,
+        ),
+        // a backtrace below a known error is not a cause
+        (
+            format!(
+                "{}\n\nBacktrace:\n   0: std::backtrace::Backtrace::create\n   1: risingwave_meta::barrier::rpc::inject",
+                warn(4, "failed to inject barrier error=barrier collection failed for actor 7")
+            ),
+            None,
+        ),
+    ];
+    let mut input = String::new();
+    let mut first = Vec::new();
+    for (ev, _) in cases {
+        first.push(input.matches('\n').count() as u64 + 1);
+        input.push_str(ev);
+        input.push('\n');
+    }
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    for ((ev, want), line) in cases.iter().zip(first) {
+        let got = at(&evs, line);
+        assert_eq!(got["source"]["lines"].as_u64(), Some(ev.matches('\n').count() as u64 + 1), "one event: {got}");
+        assert_eq!(unknown(got).map(|u| u.1), *want, "{ev}");
+    }
 }
 
 #[test]
