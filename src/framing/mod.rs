@@ -679,11 +679,15 @@ fn escapes(block: &[u8], json_lines: bool) -> (bool, bool, bool) {
             0x1b => ansi = true,
             b'\\' => json |= matches!(block.get(i + 1), Some(b'u' | b'/')),
             _ if !seen => {
-                seen = i == 0 || block[i - 1] == b'\n' || {
-                    let s = line_start(block, i);
-                    let e = memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |k| i + k);
-                    crate::unknown::json_shaped(&block[s..e])
-                }
+                // Behind a prefix the brace follows a space that follows the prefix's `]` or a
+                // timestamp's last character; a Debug struct's (`Epoch { curr`) follows a word.
+                seen = i == 0
+                    || block[i - 1] == b'\n'
+                    || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'0'..=b'9') && {
+                        let s = line_start(block, i);
+                        let e = memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |k| i + k);
+                        crate::unknown::json_shaped(&block[s..e])
+                    })
             }
             _ => {}
         }
@@ -820,6 +824,33 @@ ERROR at the start\n\
             let want = every_line(block, levels);
             assert_eq!(got, want, "{levels:?}");
             assert!(want.len() >= if levels == Levels::Warn { 7 } else { 5 }, "{levels:?}: {want:?}");
+        }
+    }
+
+    /// A block's level hits as framing finds them: every line when it has JSON lines, else the
+    /// candidates.
+    fn level_hits(block: &[u8], levels: Levels) -> Vec<usize> {
+        if escapes(block, true).2 {
+            return every_line(block, levels);
+        }
+        let mut hits = Vec::new();
+        level_candidates(block, levels, &mut hits);
+        hits.iter().map(|h| h.end).collect()
+    }
+
+    proptest::proptest! {
+        /// With JSON lines (any level word, behind any prefix) and text lines with braces mixed
+        /// in, framing's level hits are the lines a look at each line finds.
+        #[test]
+        fn level_hits_are_exact_with_json_lines(lines in proptest::collection::vec(proptest::sample::select(vec![
+            r#"{"level":"warning","fields":{}}"#, r#"{"level":"info"}"#, r#"[pod/a/b] {"level":"error"}"#,
+            r#"[x {"level":"error"}"#, r#"2026-03-02T08:00:00.1Z {"level":"fatal"}"#, r#"2026-03-02T08:00:00+08:00 {"level":"ERR"}"#,
+            r#"abc {"level":"error"}"#, "2026-03-02T08:00:00.1Z  WARN a: Foo { a: 1 }", "2026-03-02T08:00:00.1Z  INFO a: { x }",
+            "[pod/a/b] 2026-03-02T08:00:00Z ERROR x: E { a }", "plain { a } ERROR ", "", "  {",
+        ]), 0..10), error_only in proptest::bool::ANY) {
+            let block = lines.join("\n");
+            let levels = if error_only { Levels::Error } else { Levels::Warn };
+            proptest::prop_assert_eq!(level_hits(block.as_bytes(), levels), every_line(block.as_bytes(), levels), "{:?}", block);
         }
     }
 

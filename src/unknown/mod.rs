@@ -76,15 +76,20 @@ impl Levels {
 const LEVEL_WINDOW: usize = 160;
 
 /// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and
-/// `--timestamps` token? A text line with a `{` further in (a Debug struct, a span's fields) is
-/// not.
+/// `--timestamps` token (ending in `Z` or a digit)? A text line with a `{` further in (a Debug
+/// struct, a span's fields) is not. Framing finds such lines by the byte before the brace
+/// (`escapes`): the two must agree.
 pub fn json_shaped(line: &[u8]) -> bool {
     let mut r = line;
-    if r.first() == Some(&b'[') {
-        r = memchr::memchr(b' ', r).map_or(&[][..], |i| &r[i + 1..]);
+    if r.first() == Some(&b'[')
+        && let Some(i) = memchr::memchr(b' ', r)
+        && r[i - 1] == b']'
+    {
+        r = &r[i + 1..];
     }
     if r.first().is_some_and(u8::is_ascii_digit)
         && let Some(sp) = memchr::memchr(b' ', r)
+        && matches!(r[sp - 1], b'Z' | b'0'..=b'9')
         && r.get(sp + 1) == Some(&b'{')
     {
         return true;
