@@ -286,7 +286,7 @@ impl<'m> Framer<'m> {
         hits.clear();
         self.matcher.scan(block, &mut hits, &mut self.scratch);
         let want_levels = matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error);
-        let (has_esc, unknown_escapes, json_lines) = escapes(block, want_levels);
+        let (has_esc, unknown_escapes) = escapes(block);
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
         // escapes the prefilter does not know, and no record that must see every event.
@@ -305,10 +305,11 @@ impl<'m> Framer<'m> {
         let mut h = 0;
         if !dense && want_levels {
             let before = hits.len();
-            if json_lines {
+            if !level_candidates(block, self.levels, &mut hits) {
                 // A JSON line's level may be any word in any case (`"level":"warning"`): every
                 // line is looked at. One search for all the block's line ends (the block ends
                 // with one): a memchr call per line paid its start-up on every short line.
+                hits.truncate(before);
                 let mut s = 0;
                 for nl in memchr::memchr_iter(b'\n', block) {
                     if crate::unknown::level_marker(&block[s..nl], self.levels) {
@@ -319,8 +320,6 @@ impl<'m> Framer<'m> {
                 if s < block.len() && crate::unknown::level_marker(&block[s..], self.levels) {
                     hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
                 }
-            } else {
-                level_candidates(block, self.levels, &mut hits);
             }
             if hits.len() > before {
                 hits.sort_by_key(|h| h.end);
@@ -655,67 +654,53 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
 /// Does `block` hold an ANSI escape (ESC), and a JSON escape the prefilter does not know (`\u`,
 /// `\/`)? One pass for both: the block is otherwise read only by the skim and the line count,
 /// and three passes (one per byte sequence) cost 3–4% of a scan.
-fn escapes(block: &[u8], json_lines: bool) -> (bool, bool, bool) {
+fn escapes(block: &[u8]) -> (bool, bool) {
     let (mut ansi, mut json) = (false, false);
-    if !json_lines {
-        for i in memchr::memchr2_iter(0x1b, b'\\', block) {
-            if block[i] == 0x1b {
-                ansi = true;
-            } else if matches!(block.get(i + 1), Some(b'u' | b'/')) {
-                json = true;
-            }
-            if ansi && json {
-                break;
-            }
+    for i in memchr::memchr2_iter(0x1b, b'\\', block) {
+        if block[i] == 0x1b {
+            ansi = true;
+        } else if matches!(block.get(i + 1), Some(b'u' | b'/')) {
+            json = true;
         }
-        return (ansi, json, false);
+        if ansi && json {
+            break;
+        }
     }
-    // The same pass also finds JSON lines (a `{` that starts a line, or starts it after a
-    // `kubectl --prefix` or `--timestamps` token); `{` inside text lines is rare enough (Debug
-    // structs, span fields) that checking each costs little.
-    let mut seen = false;
-    for i in memchr::memchr3_iter(0x1b, b'\\', b'{', block) {
-        match block[i] {
-            0x1b => ansi = true,
-            b'\\' => json |= matches!(block.get(i + 1), Some(b'u' | b'/')),
-            _ if !seen => {
-                // Behind a prefix the brace follows a space that follows the prefix's `]` or a
-                // timestamp's last character; a Debug struct's (`Epoch { curr`) follows a word.
-                seen = i == 0
+    (ansi, json)
+}
+
+/// Add a [`LEVEL_HIT`] for each line of a block that [`level_marker`] wants, without looking at
+/// every line: a text line at WARN or ERROR holds `WARN` or `ERROR`, so only the lines where one
+/// memchr3 pass meets one of those words are looked at (on the 100 MB peers corpus about 5,000
+/// of 681,514 lines; a look at every line cost 10% of the scan). A panic's first line needs no
+/// hit here: the prefilter's panic key (`panicked at `) frames it. The same pass meets the
+/// brace that starts a JSON line (after a line break, or after a space behind a `kubectl`
+/// prefix's `]` or a timestamp; a Debug struct's brace follows a word): a JSON line's level may
+/// be any word in any case, so then `false` is returned, the hits pushed so far are to be
+/// dropped, and every line is to be looked at.
+///
+/// [`level_marker`]: crate::unknown::level_marker
+fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec<Hit>) -> bool {
+    // Bytes before `done` belong to lines already looked at.
+    let mut done = 0;
+    for i in memchr::memchr3_iter(b'W', b'R', b'{', block) {
+        let word = match block[i] {
+            b'{' => {
+                let json = i == 0
                     || block[i - 1] == b'\n'
                     || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'0'..=b'9') && {
                         let s = line_start(block, i);
                         let e = memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |k| i + k);
                         crate::unknown::json_shaped(&block[s..e])
-                    })
+                    });
+                if json {
+                    return false;
+                }
+                false
             }
-            _ => {}
-        }
-        if ansi && json && seen {
-            break;
-        }
-    }
-    (ansi, json, seen)
-}
-
-/// Add a [`LEVEL_HIT`] for each line of a block without JSON lines that [`level_marker`] wants,
-/// without looking at every line: such a line holds `WARN` or `ERROR` (or is a panic's `thread
-/// '…'`), so only the lines where one memchr3 pass meets one of those words are looked at. On the
-/// 100 MB peers corpus that is about 5,000 of 681,514 lines, where a look at every line cost 10%
-/// of the scan.
-///
-/// [`level_marker`]: crate::unknown::level_marker
-fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec<Hit>) {
-    // Bytes before `done` belong to lines already looked at.
-    let mut done = 0;
-    for i in memchr::memchr3_iter(b'W', b'R', b'\'', block) {
-        if i < done {
-            continue;
-        }
-        let word = match block[i] {
+            _ if i < done => false,
             b'W' => block[i..].starts_with(b"WARN"),
-            b'R' => i > 0 && block[i - 1..].starts_with(b"ERROR"),
-            _ => i >= 7 && &block[i - 7..=i] == b"thread '",
+            _ => i > 0 && block[i - 1..].starts_with(b"ERROR"),
         };
         if !word {
             continue;
@@ -727,6 +712,7 @@ fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec
         }
         done = e + 1;
     }
+    true
 }
 
 /// Start of the line that holds byte `p`.
@@ -763,16 +749,12 @@ mod tests {
             (b"ends in a backslash \\", (false, false)),
         ];
         for (block, want) in cases {
-            // With or without looking for JSON lines, the escapes found are the same.
-            for json_lines in [false, true] {
-                let (a, j, _) = escapes(block, json_lines);
-                assert_eq!((a, j), *want, "{:?}", String::from_utf8_lossy(block));
-            }
+            assert_eq!(escapes(block), *want, "{:?}", String::from_utf8_lossy(block));
         }
     }
 
     #[test]
-    fn escapes_finds_json_lines_when_asked() {
+    fn level_candidates_give_up_on_json_lines() {
         let cases: &[(&[u8], bool)] = &[
             (b"2026-03-02T08:00:00Z  WARN x: Foo { a: 1 }\n", false),
             (b"a\n{\"level\":\"WARN\"}\n", true),
@@ -782,18 +764,19 @@ mod tests {
             (b"x\n[pod/m/m] 2026-03-02T08:00:00Z ERROR x: Foo { a: 1 }\n", false),
             (b"span{f=v}: x\n", false),
         ];
-        for &(block, want) in cases {
-            assert_eq!(escapes(block, true).2, want, "{:?}", String::from_utf8_lossy(block));
-            assert!(!escapes(block, false).2);
+        for &(block, json) in cases {
+            assert_eq!(!level_candidates(block, Levels::Warn, &mut Vec::new()), json, "{:?}", String::from_utf8_lossy(block));
         }
     }
 
-    /// The lines `level_marker` wants, found by a look at every line.
+    /// The lines `level_marker` wants, found by a look at every line, but for panics' first
+    /// lines (the prefilter's panic key frames those).
     fn every_line(block: &[u8], levels: Levels) -> Vec<usize> {
         let mut s = 0;
         let mut out = Vec::new();
         for line in block.split(|&b| b == b'\n') {
-            if crate::unknown::level_marker(line, levels) {
+            let panic = memchr::memmem::find(line, crate::matcher::PANIC_KEY).is_some();
+            if crate::unknown::level_marker(line, levels) && !panic {
                 out.push(s + 1);
             }
             s += line.len() + 1;
@@ -823,18 +806,17 @@ ERROR at the start\n\
             assert!(hits.iter().all(|h| h.literal == LEVEL_HIT));
             let want = every_line(block, levels);
             assert_eq!(got, want, "{levels:?}");
-            assert!(want.len() >= if levels == Levels::Warn { 7 } else { 5 }, "{levels:?}: {want:?}");
+            assert!(want.len() >= if levels == Levels::Warn { 6 } else { 4 }, "{levels:?}: {want:?}");
         }
     }
 
     /// A block's level hits as framing finds them: every line when it has JSON lines, else the
     /// candidates.
     fn level_hits(block: &[u8], levels: Levels) -> Vec<usize> {
-        if escapes(block, true).2 {
+        let mut hits = Vec::new();
+        if !level_candidates(block, levels, &mut hits) {
             return every_line(block, levels);
         }
-        let mut hits = Vec::new();
-        level_candidates(block, levels, &mut hits);
         hits.iter().map(|h| h.end).collect()
     }
 
@@ -860,7 +842,7 @@ ERROR at the start\n\
         fn level_candidates_are_exact(lines in proptest::collection::vec(proptest::sample::select(vec![
             "2026-03-02T08:00:00.1Z  WARN a: b", "2026-03-02T08:00:00.1Z ERROR a: WARN",
             "2026-03-02T08:00:00.1Z  INFO a: ERROR ", "2026-03-02T08:00:00.1Z  INFO a: thread 'x'",
-            "thread 'x' panicked", "[pod/a/b] thread 'x' panicked", "[pod/a/b] 2026-03-02T08:00:00Z  WARN x",
+            "thread 'x' panicked at src/a.rs:1:2:", "[pod/a/b] thread 'x' panicked at src/a.rs:1:2:", "thread 'x' has overflowed", "[pod/a/b] 2026-03-02T08:00:00Z  WARN x",
             "x WARN y", "WARN x", " ERROR", "RROR", "W", "", "   at src/x.rs", "ERRORWARN thread '",
         ]), 0..12), error_only in proptest::bool::ANY) {
             let block = lines.join("\n");

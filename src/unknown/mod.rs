@@ -99,8 +99,9 @@ pub fn json_shaped(line: &[u8]) -> bool {
 
 /// Might this line start an event at a level `levels` wants? A cheap look at the raw bytes (a
 /// text header's ` WARN `/` ERROR `, a JSON line's `"level":"…"`, a panic), run with `--unknown
-/// warn|error` on every line of a block with JSON lines and on the lines that hold `WARN`,
-/// `ERROR` or `thread '` otherwise, so that lines without a catalog literal need not be framed: it
+/// warn|error` on every line of a block with JSON lines and on the lines that hold `WARN` or
+/// `ERROR` otherwise (a panic's first line is framed for the prefilter's panic key), so that
+/// lines without a catalog literal need not be framed: it
 /// may say yes wrongly (the event's parsed level decides), never no for a header at such a
 /// level.
 pub fn level_marker(line: &[u8], levels: Levels) -> bool {
@@ -129,7 +130,7 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         }
     }
     // A panic's first line.
-    if unprefixed.starts_with(b"thread '") {
+    if unprefixed.starts_with(b"thread '") && memchr::memmem::find(w, crate::matcher::PANIC_KEY).is_some() {
         return true;
     }
     if json_shaped(w) {
