@@ -689,8 +689,7 @@ fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec
                 let json = i == 0
                     || block[i - 1] == b'\n'
                     || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'0'..=b'9') && {
-                        let s = line_start(block, i);
-                        let e = memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |k| i + k);
+                        let (s, e) = line_around(block, i);
                         crate::unknown::json_shaped(&block[s..e])
                     });
                 if json {
@@ -705,14 +704,18 @@ fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec
         if !word {
             continue;
         }
-        let s = line_start(block, i);
-        let e = memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |k| i + k);
+        let (s, e) = line_around(block, i);
         if crate::unknown::level_marker(&block[s..e], levels) {
             hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
         }
         done = e + 1;
     }
     true
+}
+
+/// Start and end (its line break, or the block's end) of the line that holds byte `i`.
+fn line_around(block: &[u8], i: usize) -> (usize, usize) {
+    (line_start(block, i), memchr::memchr(b'\n', &block[i..]).map_or(block.len(), |k| i + k))
 }
 
 /// Start of the line that holds byte `p`.
