@@ -285,7 +285,6 @@ impl<'m> Framer<'m> {
         let mut hits = std::mem::take(&mut self.hits);
         hits.clear();
         self.matcher.scan(block, &mut hits, &mut self.scratch);
-        let want_levels = matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error);
         let (has_esc, unknown_escapes) = escapes(block);
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
@@ -303,7 +302,7 @@ impl<'m> Framer<'m> {
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
-        if !dense && want_levels {
+        if !dense && matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error) {
             let before = hits.len();
             if !level_candidates(block, self.levels, &mut hits) {
                 // A JSON line's level may be any word in any case (`"level":"warning"`): every
@@ -685,18 +684,8 @@ fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec
     let mut done = 0;
     for i in memchr::memchr3_iter(b'W', b'R', b'{', block) {
         let word = match block[i] {
-            b'{' => {
-                let json = i == 0
-                    || block[i - 1] == b'\n'
-                    || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'0'..=b'9') && {
-                        let (s, e) = line_around(block, i);
-                        crate::unknown::json_shaped(&block[s..e])
-                    });
-                if json {
-                    return false;
-                }
-                false
-            }
+            b'{' if json_line_start(block, i) => return false,
+            b'{' => false,
             _ if i < done => false,
             b'W' => block[i..].starts_with(b"WARN"),
             _ => i > 0 && block[i - 1..].starts_with(b"ERROR"),
@@ -711,6 +700,17 @@ fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec
         done = e + 1;
     }
     true
+}
+
+/// Does the brace at `i` start a JSON line: at the line's start, or after a space behind a
+/// `kubectl` prefix's `]` or a timestamp (a Debug struct's brace follows a word)?
+fn json_line_start(block: &[u8], i: usize) -> bool {
+    i == 0
+        || block[i - 1] == b'\n'
+        || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'0'..=b'9') && {
+            let (s, e) = line_around(block, i);
+            crate::unknown::json_shaped(&block[s..e])
+        })
 }
 
 /// Start and end (its line break, or the block's end) of the line that holds byte `i`.

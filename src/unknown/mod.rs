@@ -78,7 +78,7 @@ const LEVEL_WINDOW: usize = 160;
 /// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and
 /// `--timestamps` token (ending in `Z` or a digit)? A text line with a `{` further in (a Debug
 /// struct, a span's fields) is not. Framing finds such lines by the byte before the brace
-/// (`escapes`): the two must agree.
+/// (`framing::json_line_start`): the two must agree.
 pub fn json_shaped(line: &[u8]) -> bool {
     let mut r = line;
     if r.first() == Some(&b'[')
