@@ -12,9 +12,10 @@ count as the withheld record's; `own_cluster_strict` counts them against its clu
 `own_cluster_any_role` also counts for a record the events that carry its text in another role
 (host, wrapper, cause). Events whose withheld text a record left in the catalog still matches
 (a generic pattern), in the message or its error field, have nothing unknown in them and are
-counted apart (`events_still_explained`). Prints JSON.
+counted apart (`events_still_explained`). `missed_why` sorts the records that miss by a rough
+reading of why (see the comment where it is computed). Prints JSON.
 """
-import argparse, collections, json, os, random, subprocess, sys
+import argparse, collections, json, os, random, re, subprocess, sys
 
 
 def run_json(cmd, keep=None):
@@ -130,6 +131,31 @@ def main():
             return same_as[t["id"]]
         return next((same_as[m["id"]] for m in t["matches"] if m["id"] in hidden), None)
     passed_any, _, scored_any = score(any_role)
+    # Why the records that miss do: a rough reading, by the first three constant words of the
+    # templates their events went to. `another_link`: some events were clustered by text that is
+    # not the record's own (the words are not in its errorMessage: a host, context, cause or
+    # third-party root of the chain was taken); `unclustered`: some events got no cluster;
+    # `split`: its own text went to more than one cluster; `shared`: none of those, its cluster
+    # holds other records' events (purity).
+    template_of = {e["unknown"]["cluster"]: e["unknown"]["template"] for e in evs if e.get("unknown")}
+    message = {rec(o)["id"]: re.sub(r"\{[^}]*\}", " ", rec(o).get("errorMessage") or "").lower() for o in records}
+    def own_text(c, w):
+        words = [x.strip("`\"':,.") for x in template_of[c].lower().split() if x != "<*>"][:3]
+        return bool(words) and all(x in message[w] for x in words)
+    why = collections.Counter()
+    for w, p in per.items():
+        if not p.get("events") or p["ok"]:
+            continue
+        lines = [t["line"] for t in events if same_as.get(t["id"]) == w and t["line"] not in explained]
+        got = [cluster_at.get(l) for l in lines]
+        tags = []
+        if any(c is not None and not own_text(c, w) for c in got):
+            tags.append("another_link")
+        if None in got:
+            tags.append("unclustered")
+        if len({c for c in got if c is not None and own_text(c, w)}) > 1:
+            tags.append("split")
+        why["+".join(tags) or "shared"] += 1
     drafts = os.path.join(a.work, "drafts.jsonl")
     with open(drafts, "wb") as out:
         out.write(subprocess.run([a.annotail, "discover", "-c", reduced, "--format", "catalog", corpus],
@@ -154,6 +180,7 @@ def main():
         "own_cluster_share_any_role": round(passed_any / max(1, len(scored_any)), 3),
         "drafts": len(draft_ids), "check_status": check.returncode, "check": check.stdout.strip().splitlines()[-1],
         "draft_matched_events": matched, "draft_matched_share": round(matched / max(1, len(w_lines)), 3),
+        "missed_why": dict(why.most_common()),
         "records": per,
     }, indent=1))
 
