@@ -133,10 +133,10 @@ def main():
     passed_any, _, scored_any = score(any_role)
     # Why the records that miss do: a rough reading, by the first three constant words of the
     # templates their events went to. `another_link`: some events were clustered by text that is
-    # not the record's own (the words are not in its errorMessage: a host, context, cause or
-    # third-party root of the chain was taken); `unclustered`: some events got no cluster;
-    # `split`: its own text went to more than one cluster; `shared`: none of those, its cluster
-    # holds other records' events (purity).
+    # not the record's own (the words are not all in its errorMessage, read as substrings: a
+    # host, context, cause or third-party root of the chain was taken); `unclustered`: some
+    # events got no cluster; `split`: its own text went to more than one cluster; `shared`: none
+    # of those, its cluster holds other records' events (purity).
     template_of = {e["unknown"]["cluster"]: e["unknown"]["template"] for e in evs if e.get("unknown")}
     message = {rec(o)["id"]: re.sub(r"\{[^}]*\}", " ", rec(o).get("errorMessage") or "").lower() for o in records}
     def own_text(c, w):
