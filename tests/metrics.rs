@@ -519,12 +519,20 @@ fn build_info_process_series_and_record_slugs() {
         "{body}"
     );
     let pid = child.0.id();
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split_whitespace().collect();
     // utime + stime (fields 14 and 15, here 12 and 13 after the command), in ticks of 1/100 s.
-    let cpu = (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0;
+    let cpu_now = || {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split_whitespace().collect();
+        (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / 100.0
+    };
+    // The scrape must lie between what /proc said before and after it. The daemon may well have
+    // used less than one tick by then (it once had, and a bound `> 0` failed): the lower bound
+    // is what /proc itself says, never a guess.
+    let before = cpu_now();
+    let body = scrape_until(&addr, "a scrape", |_| true);
+    let after = cpu_now();
     let scraped = series(&body, "process_cpu_seconds_total").expect("process_cpu_seconds_total");
-    assert!(scraped > 0.0 && scraped <= cpu + 0.01, "scraped {scraped} s, /proc now {cpu} s");
+    assert!(scraped >= before - 0.01 && scraped <= after + 0.01, "scraped {scraped} s, /proc {before} s before, {after} s after");
     let rss = series(&body, "process_resident_memory_bytes").unwrap();
     let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let vm_rss_kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches(" kB").trim().parse().unwrap();
