@@ -86,8 +86,8 @@ def main():
     explained = {t["line"] for t in events if t["id"] in hidden and still_explained(t)}
 
     def score(owner):
-        """Records passing, per record figures, records scored; `owner(t)`: the withheld record
-        an event is counted for (None: none)."""
+        """Records passing, per record figures, records scored, each record's event lines;
+        `owner(t)`: the withheld record an event is counted for (None: none)."""
         by_rec = collections.defaultdict(list)
         for t in events:
             w = owner(t)
@@ -113,15 +113,15 @@ def main():
             ok = share >= 0.9 and purity >= 0.95
             passed += ok
             per[w] = {"events": len(lines), "in_cluster": round(share, 3), "purity": round(purity, 3), "ok": ok}
-        return passed, per, scored
+        return passed, per, scored, by_rec
 
     # A record withheld with a withheld one (the same messagePattern) is the same error: its
     # events are the withheld record's (no clusterer could tell the two apart by their text).
     same_as = {h: min(w for w in withheld if pattern[w] == pattern[h]) for h in hidden}
     # As the goal reads: a record's events are those it is the primary record of.
-    passed, per, scored = score(lambda t: same_as.get(t["id"]))
+    passed, per, scored, lines_of = score(lambda t: same_as.get(t["id"]))
     # Stricter, as this script counted before: a withheld-with record's events against purity.
-    passed_strict, _, scored_strict = score(lambda t: t["id"] if t["id"] in withheld else None)
+    passed_strict, _, scored_strict, _ = score(lambda t: t["id"] if t["id"] in withheld else None)
     # Also counted: an event whose primary record is known but that carries a withheld record's
     # text in another role (a host message, a wrapper, a cause in its chain). Its unknown part is
     # that text, so it belongs in the withheld record's cluster; the count above holds it against
@@ -130,7 +130,7 @@ def main():
         if t["id"] in hidden:
             return same_as[t["id"]]
         return next((same_as[m["id"]] for m in t["matches"] if m["id"] in hidden), None)
-    passed_any, _, scored_any = score(any_role)
+    passed_any, _, scored_any, _ = score(any_role)
     # Why the records that miss do: a rough reading, by the first three constant words of the
     # templates their events went to. `another_link`: some events were clustered by text that is
     # not the record's own (the words are not all in its errorMessage, read as substrings: a
@@ -146,8 +146,7 @@ def main():
     for w, p in per.items():
         if not p.get("events") or p["ok"]:
             continue
-        lines = [t["line"] for t in events if same_as.get(t["id"]) == w and t["line"] not in explained]
-        got = [cluster_at.get(l) for l in lines]
+        got = [cluster_at.get(l) for l in lines_of[w]]
         tags = []
         if any(c is not None and not own_text(c, w) for c in got):
             tags.append("another_link")
