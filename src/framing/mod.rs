@@ -113,6 +113,10 @@ pub struct Framer<'m> {
     cri_seen: bool,
     /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
     levels: crate::unknown::Levels,
+    /// Where the last block holds the bytes [`level_candidates`] looks from, found by the
+    /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost about as much as
+    /// the events `--unknown warn` adds, BENCHMARKS.md).
+    marks: crate::matcher::Marks,
     pub stats: crate::counts::Framed,
 }
 
@@ -136,6 +140,7 @@ impl<'m> Framer<'m> {
             every_event,
             cri_seen: false,
             levels: crate::unknown::Levels::Off,
+            marks: crate::matcher::Marks::new(*b"WR{"),
             matcher,
             limits,
             carry: Vec::new(),
@@ -284,7 +289,12 @@ impl<'m> Framer<'m> {
     fn block(&mut self, block: &[u8], offset: u64, first_truncated: bool, sink: &mut dyn EventSink) {
         let mut hits = std::mem::take(&mut self.hits);
         hits.clear();
-        self.matcher.scan(block, &mut hits, &mut self.scratch);
+        let level_look = matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error);
+        if level_look {
+            self.matcher.scan_marking(block, &mut hits, &mut self.scratch, &mut self.marks);
+        } else {
+            self.matcher.scan(block, &mut hits, &mut self.scratch);
+        }
         let (has_esc, unknown_escapes) = escapes(block);
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
@@ -302,9 +312,9 @@ impl<'m> Framer<'m> {
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
-        if !dense && matches!(self.levels, crate::unknown::Levels::Warn | crate::unknown::Levels::Error) {
+        if !dense && level_look {
             let before = hits.len();
-            if !level_candidates(block, self.levels, &mut hits) {
+            if !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
                 // A JSON line's level may be any word in any case (`"level":"warning"`): every
                 // line is looked at. One search for all the block's line ends (the block ends
                 // with one): a memchr call per line paid its start-up on every short line.
@@ -670,7 +680,7 @@ fn escapes(block: &[u8]) -> (bool, bool) {
 
 /// Add a [`LEVEL_HIT`] for each line of a block that [`level_marker`] wants, without looking at
 /// every line: a text line at WARN or ERROR holds `WARN` or `ERROR`, so only the lines where one
-/// memchr3 pass meets one of those words are looked at (on the 100 MB peers corpus about 5,000
+/// of those words is met at `marks` (every position of `W`, `R` and `{`, ascending) are looked at (on the 100 MB peers corpus about 5,000
 /// of 681,514 lines; a look at every line cost 10% of the scan). A panic's first line needs no
 /// hit here: the prefilter's panic key (`panicked at `) frames it. The same pass meets the
 /// brace that starts a JSON line (after a line break, or after a space behind a `kubectl`
@@ -679,10 +689,10 @@ fn escapes(block: &[u8]) -> (bool, bool) {
 /// dropped, and every line is to be looked at.
 ///
 /// [`level_marker`]: crate::unknown::level_marker
-fn level_candidates(block: &[u8], levels: crate::unknown::Levels, hits: &mut Vec<Hit>) -> bool {
+fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Levels, hits: &mut Vec<Hit>) -> bool {
     // Bytes before `done` belong to lines already looked at.
     let mut done = 0;
-    for i in memchr::memchr3_iter(b'W', b'R', b'{', block) {
+    for &i in marks {
         let word = match block[i] {
             b'{' if json_line_start(block, i) => return false,
             b'{' => false,
@@ -756,6 +766,12 @@ mod tests {
         }
     }
 
+    /// The marks framing gets from the skim: every `W`, `R` and `{` (the skim's own tests hold
+    /// it to this).
+    fn marks_of(block: &[u8]) -> Vec<usize> {
+        memchr::memchr3_iter(b'W', b'R', b'{', block).collect()
+    }
+
     #[test]
     fn level_candidates_give_up_on_json_lines() {
         let cases: &[(&[u8], bool)] = &[
@@ -768,7 +784,7 @@ mod tests {
             (b"span{f=v}: x\n", false),
         ];
         for &(block, json) in cases {
-            assert_eq!(!level_candidates(block, Levels::Warn, &mut Vec::new()), json, "{:?}", String::from_utf8_lossy(block));
+            assert_eq!(!level_candidates(block, &marks_of(block), Levels::Warn, &mut Vec::new()), json, "{:?}", String::from_utf8_lossy(block));
         }
     }
 
@@ -804,7 +820,7 @@ ERROR at the start\n\
 2026-03-02T08:00:00.1Z ERROR no line break at the end";
         for levels in [Levels::Warn, Levels::Error] {
             let mut hits = Vec::new();
-            level_candidates(block, levels, &mut hits);
+            level_candidates(block, &marks_of(block), levels, &mut hits);
             let got: Vec<usize> = hits.iter().map(|h| h.end).collect();
             assert!(hits.iter().all(|h| h.literal == LEVEL_HIT));
             let want = every_line(block, levels);
@@ -817,7 +833,7 @@ ERROR at the start\n\
     /// candidates.
     fn level_hits(block: &[u8], levels: Levels) -> Vec<usize> {
         let mut hits = Vec::new();
-        if !level_candidates(block, levels, &mut hits) {
+        if !level_candidates(block, &marks_of(block), levels, &mut hits) {
             return every_line(block, levels);
         }
         hits.iter().map(|h| h.end).collect()
@@ -851,7 +867,7 @@ ERROR at the start\n\
             let block = lines.join("\n");
             let levels = if error_only { Levels::Error } else { Levels::Warn };
             let mut hits = Vec::new();
-            level_candidates(block.as_bytes(), levels, &mut hits);
+            level_candidates(block.as_bytes(), &marks_of(block.as_bytes()), levels, &mut hits);
             let got: Vec<usize> = hits.iter().map(|h| h.end).collect();
             proptest::prop_assert_eq!(got, every_line(block.as_bytes(), levels), "{:?}", block);
         }

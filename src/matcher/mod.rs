@@ -28,6 +28,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use crate::catalog::template::{self, Forms, Part};
 use crate::catalog::{Catalog, Level, Problem, ProblemKind, Record};
 use prefilter::{Hit, Prefilter};
+pub use skim::Marks;
 
 /// Longest `messagePattern` or `errorMessage` accepted, in bytes: a hundred times the longest
 /// real one, far below what makes a regex program large.
@@ -465,6 +466,12 @@ impl Matcher {
     /// Scan `text` with the prefilter, appending hits to `hits`.
     pub fn scan(&self, text: &[u8], hits: &mut Vec<Hit>, scratch: &mut Scratch) {
         self.prefilter.scan_with(text, hits, &mut scratch.found_literals);
+    }
+
+    /// [`Matcher::scan`], and every position of the marks' bytes in `text` into `marks.at`,
+    /// found in the same pass over the text.
+    pub fn scan_marking(&self, text: &[u8], hits: &mut Vec<Hit>, scratch: &mut Scratch, marks: &mut Marks) {
+        self.prefilter.scan_marking(text, hits, &mut scratch.found_literals, Some(marks));
     }
 
     /// Turn literal ids into distinct candidate records (into `scratch.cands`), adding the

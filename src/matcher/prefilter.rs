@@ -88,8 +88,22 @@ impl Prefilter {
     /// Append every literal occurrence in `hay` to `hits`, in order of their end; `found` is a
     /// buffer the caller keeps for reuse.
     pub fn scan_with(&self, hay: &[u8], hits: &mut Vec<Hit>, found: &mut Vec<(usize, u32)>) {
+        self.scan_marking(hay, hits, found, None);
+    }
+
+    /// [`Prefilter::scan_with`], and the positions of the marks' bytes (see [`Skim::find_marking`]).
+    pub fn scan_marking(
+        &self,
+        hay: &[u8],
+        hits: &mut Vec<Hit>,
+        found: &mut Vec<(usize, u32)>,
+        marks: Option<&mut super::skim::Marks>,
+    ) {
         found.clear();
-        self.skim.find(hay, found);
+        match marks {
+            Some(m) => self.skim.find_marking(hay, found, m),
+            None => self.skim.find(hay, found),
+        }
         if let Some(short) = &self.short {
             // The leftmost match from `at` starts where the first occurrence of any short literal
             // at or after `at` starts: each such position is met once, and every literal that

@@ -666,6 +666,22 @@ impl Skim {
     }
 }
 
+/// Positions of three bytes, found by the skim as it reads the text (see [`Skim::find_marking`]):
+/// a caller that wants them (the framer's look for lines at a level, `--unknown`) is spared a
+/// pass of its own over every byte.
+#[derive(Debug, Clone)]
+pub struct Marks {
+    pub bytes: [u8; 3],
+    /// Every position of one of `bytes` in the last text skimmed, ascending.
+    pub at: Vec<usize>,
+}
+
+impl Marks {
+    pub fn new(bytes: [u8; 3]) -> Marks {
+        Marks { bytes, at: Vec::new() }
+    }
+}
+
 pub struct Skim {
     long: Group,
     short: Group,
@@ -741,8 +757,23 @@ impl Skim {
 
     /// Every occurrence of every indexed literal in `hay`, as (end, literal id), in no order.
     pub fn find(&self, hay: &[u8], out: &mut Vec<(usize, u32)>) {
+        self.find_inner(hay, out, None);
+    }
+
+    /// [`Skim::find`], and every position of the marks' bytes in `hay` into `marks.at`
+    /// (cleared first), ascending. The vector probe reports them from the blocks it loads; the
+    /// rest of `hay` (and all of it for the scalar probe) is searched with `memchr3`.
+    pub fn find_marking(&self, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: &mut Marks) {
+        marks.at.clear();
+        let p = self.find_inner(hay, out, Some(marks));
+        let [a, b, c] = marks.bytes;
+        marks.at.extend(memchr::memchr3_iter(a, b, c, &hay[p..]).map(|i| p + i));
+    }
+
+    /// Returns the position up to which `marks` (when given) have been found.
+    fn find_inner(&self, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: Option<&mut Marks>) -> usize {
         let p = match (self.simd, self.long.hash, self.stride) {
-            (Some(avx2), _, _) => simd::find(avx2, self, hay, out),
+            (Some(avx2), _, _) => simd::find(avx2, self, hay, out, marks),
             (None, Hash::Mul64, 5) => self.find_with::<5>(hay, out),
             (None, Hash::Mul64, 4) => self.find_with::<4>(hay, out),
             // The lane hash without the vector probe (tests): every position by the tail loop.
@@ -760,6 +791,7 @@ impl Skim {
                 q += self.stride;
             }
         }
+        if self.simd.is_some() { p } else { 0 }
     }
 
     /// The scalar probe loop for one stride ([`Hash::Mul64`]), compiled for it: offsets are
@@ -934,6 +966,40 @@ mod tests {
                 sk.find(text.as_bytes(), &mut out);
                 out.sort_unstable();
                 proptest::prop_assert_eq!(&out, &naive, "vector probe: {}", probe.is_some());
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Marking changes no occurrence, and the marks are every position of the three bytes,
+        /// ascending, whichever probe read the text: across vector rounds, in the tail the vector
+        /// probe leaves, and at a round's last bytes.
+        #[test]
+        fn marks_are_every_position_of_their_bytes(
+            text in "[abWR{\n ]{0,700}",
+            picks in proptest::collection::vec((0usize..700, 8usize..20), 0..4),
+        ) {
+            let lits: Vec<Vec<u8>> = picks
+                .iter()
+                .filter(|&&(_, len)| len <= text.len())
+                .map(|&(at, len)| {
+                    let at = at % (text.len() - len + 1);
+                    text.as_bytes()[at..at + len].to_vec()
+                })
+                .collect();
+            let want: Vec<usize> = memchr::memchr3_iter(b'W', b'R', b'{', text.as_bytes()).collect();
+            let rarity = Rarity::shared();
+            for probe in [None, simd::Avx2::detect()] {
+                let sk = Skim::with_probe(&lits, rarity, probe);
+                let (mut plain, mut marked) = (Vec::new(), Vec::new());
+                sk.find(text.as_bytes(), &mut plain);
+                let mut marks = Marks::new(*b"WR{");
+                marks.at.push(usize::MAX); // left from an earlier text: cleared
+                sk.find_marking(text.as_bytes(), &mut marked, &mut marks);
+                plain.sort_unstable();
+                marked.sort_unstable();
+                proptest::prop_assert_eq!(&marked, &plain, "vector probe: {}", probe.is_some());
+                proptest::prop_assert_eq!(&marks.at, &want, "vector probe: {}", probe.is_some());
             }
         }
     }

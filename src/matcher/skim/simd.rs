@@ -3,6 +3,9 @@
 //! Contract: [`find`] passes to [`Group::confirm`] exactly the positions the scalar probe of the
 //! same skim would (every 4th position whose gram passes a group's bitmap under
 //! [`Hash::Lanes`]), from position 0 up to the position it returns; the caller probes the rest.
+//! Given [`Marks`], it also pushes, in order, every position below the one it returns that holds
+//! one of the marks' three bytes (what `memchr3` would find there), from the blocks it loads
+//! anyway.
 //!
 //! The only `unsafe` in annotail lives here, for three reasons the safe language has no answer
 //! to: calling a function compiled for AVX2 (sound once [`Avx2::detect`] has seen the CPU has
@@ -22,7 +25,7 @@ pub(crate) use other::{Avx2, find};
 
 #[cfg(not(target_arch = "x86_64"))]
 mod other {
-    use super::super::Skim;
+    use super::super::{Marks, Skim};
 
     /// No vector probe on this architecture: never constructed.
     #[derive(Debug, Clone, Copy)]
@@ -34,7 +37,7 @@ mod other {
         }
     }
 
-    pub(crate) fn find(avx2: Avx2, _: &Skim, _: &[u8], _: &mut Vec<(usize, u32)>) -> usize {
+    pub(crate) fn find(avx2: Avx2, _: &Skim, _: &[u8], _: &mut Vec<(usize, u32)>, _: Option<&mut Marks>) -> usize {
         match avx2 {}
     }
 }
@@ -44,7 +47,7 @@ mod other {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::super::{Group, Hash, K1, K2, Skim, load8};
+    use super::super::{Group, Hash, K1, K2, Marks, Skim, load8};
 
     /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one.
     #[derive(Debug, Clone, Copy)]
@@ -58,7 +61,7 @@ mod x86 {
 
     /// Probe every 4th position of `hay` while a whole round and the 4 bytes after it fit;
     /// returns the first position not probed.
-    pub(crate) fn find(_: Avx2, sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>) -> usize {
+    pub(crate) fn find(_: Avx2, sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: Option<&mut Marks>) -> usize {
         assert!(sk.stride == 4 && sk.long.hash == Hash::Lanes && sk.short.hash == Hash::Lanes);
         // What the gathers' bounds rest on (see `test`): each bitmap holds 2^bits bits; and the
         // second bit's 5 hash bits sit below the slot's `bits`.
@@ -66,7 +69,10 @@ mod x86 {
             assert!(g.bits >= 6 && g.bits <= 27 && g.bitmap.len() == 1 << (g.bits - 6));
         }
         // SAFETY: the `Avx2` token exists, so the CPU has AVX2.
-        unsafe { find_avx2(sk, hay, out) }
+        match marks {
+            None => unsafe { find_avx2::<false>(sk, hay, out, &mut Marks::new([0; 3])) },
+            Some(m) => unsafe { find_avx2::<true>(sk, hay, out, m) },
+        }
     }
 
     /// Bytes a round probes: four blocks of eight lanes, whose gathers are independent and
@@ -106,8 +112,10 @@ mod x86 {
         _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(first, second))) as u32
     }
 
+    /// `MARK`: also push the positions of the marks' bytes (compiled apart, so that a skim
+    /// without marks pays nothing for them).
     #[target_feature(enable = "avx2")]
-    fn find_avx2(sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>) -> usize {
+    fn find_avx2<const MARK: bool>(sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: &mut Marks) -> usize {
         let (long, short) = (&sk.long, &sk.short);
         let k1 = _mm256_set1_epi32(K1 as i32);
         let k2 = _mm256_set1_epi32(K2 as i32);
@@ -116,10 +124,12 @@ mod x86 {
         let (lmask, smask) = (lane_mask(long), lane_mask(short));
         let lshift = _mm_cvtsi32_si128(32 - long.bits as i32);
         let sshift = _mm_cvtsi32_si128(32 - short.bits as i32);
+        let [m0, m1, m2] = marks.bytes.map(|b| _mm256_set1_epi8(b as i8));
         let mut p = 0;
         while p + READ <= hay.len() {
             let bytes: &[u8; READ] = hay[p..p + READ].try_into().expect("READ bytes");
             let mut masks = [(0u32, 0u32); ROUND / 32];
+            let mut marked = [0u32; ROUND / 32];
             for (block, m) in masks.iter_mut().enumerate() {
                 let at = bytes[block * 32..].as_ptr();
                 // SAFETY: `bytes` holds READ bytes, so 32 bytes from `block * 32` and from 4 bytes
@@ -128,6 +138,21 @@ mod x86 {
                 let ak1 = _mm256_mullo_epi32(a, k1);
                 let (lh, sh) = (hashes(ak1, b, k2, lmask), hashes(ak1, b, k2, smask));
                 *m = (test(long, lh, lshift), test(short, sh, sshift));
+                if MARK {
+                    let eq = _mm256_or_si256(
+                        _mm256_or_si256(_mm256_cmpeq_epi8(a, m0), _mm256_cmpeq_epi8(a, m1)),
+                        _mm256_cmpeq_epi8(a, m2),
+                    );
+                    marked[block] = _mm256_movemask_epi8(eq) as u32;
+                }
+            }
+            if MARK && marked.iter().any(|&m| m != 0) {
+                for (block, &mut mut m) in marked.iter_mut().enumerate() {
+                    while m != 0 {
+                        marks.at.push(p + block * 32 + m.trailing_zeros() as usize);
+                        m &= m - 1;
+                    }
+                }
             }
             if masks.iter().any(|&(l, s)| l | s != 0) {
                 for (block, &(l, s)) in masks.iter().enumerate() {
