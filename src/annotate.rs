@@ -610,7 +610,8 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// field (for JSON lines, `fields.message` or `message`, then `fields.error`); what the matches
 /// explain is taken out of it: a record's match, except that a wrapper's (its trailing
 /// placeholder holds an error) trailing capture is left in, since the error it holds may be one
-/// no record knows.
+/// no record knows. Before them, for a RisingWave text line at WARN or above without an `error`
+/// field, the `error` field of the span it was logged in (the innermost span that has one).
 ///
 /// For RisingWave text, the causes of a multi-line report (the lines below the first, up to a
 /// backtrace) belong to whichever region ends the first line.
@@ -644,16 +645,31 @@ fn unexplained(
     text: &[u8],
     covered: &mut Vec<Range<usize>>,
 ) -> Option<(usize, Range<usize>)> {
-    let mut regions: [Option<(usize, Range<usize>)>; 2] = [None, None];
+    // The message, the `error` field, and first (for a text line at WARN or above without an
+    // `error` field of its own) the error of the span it was logged in.
+    let mut regions: [Option<(usize, Range<usize>)>; 3] = [None, None, None];
     let structured = names.is_some() || tl.is_some();
     match (names, tl) {
         (Some(n), _) => {
-            regions[0] = n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len()));
-            regions[1] = n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len()));
+            regions[1] = n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len()));
+            regions[2] = n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len()));
         }
         (None, Some(t)) => {
-            regions[0] = Some((0, t.message.clone()));
-            regions[1] = t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone()));
+            regions[1] = Some((0, t.message.clone()));
+            regions[2] = t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone()));
+            // A warning logged inside a span that holds an error (`failure_recovery{error=…}:
+            // recovery_attempt: … waiting for …`) reports a step of handling that error: the
+            // message is the handler's, the same for every error it handles, and the span's
+            // error is what went wrong. Below WARN such a span is only context (see
+            // `is_context`), and a line's own `error` field is its own error.
+            if regions[2].is_none() && !below_warn(&text[t.level.clone()]) {
+                regions[0] = t
+                    .spans
+                    .iter()
+                    .rev()
+                    .find_map(|(_, f)| f.iter().find(|(k, _)| &text[k.clone()] == b"error"))
+                    .map(|(_, v)| (0, v.clone()));
+            }
             // A multi-line report (`Caused by:` and its causes on the lines below) goes on the
             // chain of whichever ends the first line, the message or its last field: the causes
             // are links of that chain, and the first unknown one must not go unseen because it
@@ -667,7 +683,7 @@ fn unexplained(
                 }
             }
         }
-        _ => regions[0] = hays.first().map(|h| (0, 0..h.text.len())),
+        _ => regions[1] = hays.first().map(|h| (0, 0..h.text.len())),
     }
     let own = |f: &Found| {
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
@@ -691,7 +707,7 @@ fn unexplained(
             let t = hays[h].text;
             let range = trim_links(t, region);
             if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
-                let range = if structured || i > 0 { first_link(t, range) } else { range };
+                let range = if structured || i != 1 { first_link(t, range) } else { range };
                 return Some((h, range));
             }
         }

@@ -130,6 +130,38 @@ fn chain_cases_cluster_the_unexplained_part() {
     assert_eq!(plain.len(), cases.len() - 2, "every line but the two no record matches in");
 }
 
+/// A warning logged inside a span that holds an error reports a step of handling that error:
+/// the span's error is what is unknown, not the handler's message (the same for every error).
+#[test]
+fn regression_a_warning_inside_a_failing_span_clusters_the_span_error() {
+    let d = Dir::new();
+    let span = |sec: u32, level: &str, err: &str, rest: &str| {
+        let target = format!("failure_recovery{{error={err}}}:recovery_attempt: risingwave_meta::barrier::worker");
+        rw_line(sec, level, &target, rest)
+    };
+    // (line, expected template of the unknown part, or None when nothing is clustered)
+    let cases: &[(String, Option<&str>)] = &[
+        // nothing known: the span's error (its first link), not the message
+        (span(1, "WARN", "iceberg catalog 7 unreachable: connection refused", "waiting for completing command to finish in recovery"), Some("iceberg catalog <*> unreachable")),
+        // the same error under another step of the recovery: the same cluster
+        (span(2, "WARN", "iceberg catalog 9 unreachable", "newly create job get cancelled before first barrier is collected"), Some("iceberg catalog <*> unreachable")),
+        // a known error in the span, an unknown message: the span is explained, the message is not
+        (span(3, "WARN", "barrier collection failed for actor 4", "recovery step 5 stalled for good"), Some("recovery step <*> stalled for good")),
+        // the line's own error field is its own error: the span is context
+        (format!("{} error=object store quota exceeded", span(4, "WARN", "iceberg catalog 3 unreachable", "compactor 12 lost its lease")), Some("compactor <*> lost its lease")),
+        // below WARN the span is only context: nothing is clustered at --unknown warn
+        (span(5, "INFO", "iceberg catalog 3 unreachable", "waiting for completing command to finish in recovery"), None),
+    ];
+    let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    for (i, (line, want)) in cases.iter().enumerate() {
+        let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
+        assert_eq!(got, *want, "line {line}");
+    }
+    let id = |line: u64| evs.iter().find(|e| e["source"]["line"] == line).and_then(unknown).map(|u| u.0);
+    assert_eq!(id(1), id(2), "one error, one cluster, whatever step of the recovery logged it");
+}
+
 /// A multi-line report: the causes on the lines below the first are links of its chain.
 #[test]
 fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
