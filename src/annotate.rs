@@ -99,6 +99,11 @@ pub struct Annotator<'m, W> {
     seen: Vec<crate::repeat::Seen>,
     /// `--unknown`: the run's clusterer and the levels it takes; none when off.
     pub unknown: Option<crate::unknown::Shared>,
+    /// Workers of a parallel read do not cluster (cluster ids, templates and counts follow the
+    /// input's order): they keep each unknown event's text here, render the event with a slot
+    /// for its `unknown` object, and the reader clusters the texts in input order and fills
+    /// the slots ([`crate::event::splice_segment`]).
+    pub pending_unknown: Option<PendingUnknowns>,
     /// Where unknown events are counted per level; none when nobody asks.
     pub unknown_metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
     unknown_template: String,
@@ -132,6 +137,7 @@ impl<'m, W: Writer> Annotator<'m, W> {
             deferred: None,
             seen: Vec::new(),
             unknown: None,
+            pending_unknown: None,
             unknown_metrics: None,
             unknown_template: String::new(),
             unknown_covered: Vec::new(),
@@ -460,19 +466,21 @@ impl<W: Writer> Annotator<'_, W> {
                 matcher: self.matcher,
                 found: &self.scratch.found,
                 covered: &mut self.unknown_covered,
+                pending: self.pending_unknown.as_mut(),
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
         } else {
             None
         };
-        let unknown = clustered.map(|(cluster, count, severity, hay, range)| Unknown {
+        let unknown_slot = clustered.is_some() && self.pending_unknown.is_some();
+        let unknown = clustered.filter(|_| !unknown_slot).map(|(cluster, count, severity, hay, range)| Unknown {
             cluster,
             template: &self.unknown_template,
             count,
             text: &hays[hay].text[range],
             severity,
         });
-        if !found && !all && unknown.is_none() {
+        if !found && !all && unknown.is_none() && !unknown_slot {
             drop(log);
             self.text = text;
             self.observed = observed;
@@ -501,6 +509,7 @@ impl<W: Writer> Annotator<'_, W> {
             match_fields: &match_fields,
             seen: &[],
             unknown,
+            unknown_slot,
         };
         let mut seen = std::mem::take(&mut self.seen);
         seen.clear();
@@ -537,6 +546,32 @@ impl<W: Writer> Annotator<'_, W> {
     }
 }
 
+/// The unknown events a worker of a parallel read left for the reader to cluster, in order.
+#[derive(Debug, Default)]
+pub struct PendingUnknowns {
+    /// Their texts, one after another.
+    pub texts: Vec<u8>,
+    /// Per event: where its text ends in `texts`, and whether it needs a constant token to be
+    /// clustered (see [`crate::unknown::Clusterer::observe_if`]).
+    pub items: Vec<(usize, bool)>,
+    /// [`crate::unknown::Clusterer::would_cluster`]'s buffer.
+    scratch: crate::unknown::mask::Tokens,
+}
+
+impl PendingUnknowns {
+    pub fn clear(&mut self) {
+        self.texts.clear();
+        self.items.clear();
+    }
+
+    /// The `i`th event's text and whether it needs a constant.
+    pub fn get(&self, i: usize) -> (&[u8], bool) {
+        let start = if i == 0 { 0 } else { self.items[i - 1].0 };
+        let (end, needs_constant) = self.items[i];
+        (&self.texts[start..end], needs_constant)
+    }
+}
+
 /// What [`Annotator::cluster`] found: the cluster, its count, the event's severity, and where
 /// the clustered text is (haystack, range).
 type Clustered = (u64, u64, crate::catalog::Severity, usize, Range<usize>);
@@ -549,6 +584,8 @@ struct Clustering<'a> {
     matcher: &'a Matcher,
     found: &'a [Found],
     covered: &'a mut Vec<Range<usize>>,
+    /// A parallel read's worker: the text is kept for the reader to cluster, not clustered.
+    pending: Option<&'a mut PendingUnknowns>,
 }
 
 impl Clustering<'_> {
@@ -571,12 +608,24 @@ impl Clustering<'_> {
         }
         let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, self.covered)?;
         let range = unquoted(hays[hay].text, range);
-        let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
-        let seen = c.observe_if(&hays[hay].text[range.clone()], !self.found.is_empty())?;
-        let (cluster, count) = (seen.id, seen.count);
-        self.template.clear();
-        self.template.push_str(seen.template);
-        drop(c);
+        let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
+        let (cluster, count) = match self.pending {
+            Some(p) => {
+                if !crate::unknown::Clusterer::would_cluster(piece, needs_constant, &mut p.scratch) {
+                    return None;
+                }
+                p.texts.extend_from_slice(piece);
+                p.items.push((p.texts.len(), needs_constant));
+                (0, 0)
+            }
+            None => {
+                let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
+                let seen = c.observe_if(piece, needs_constant)?;
+                self.template.clear();
+                self.template.push_str(seen.template);
+                (seen.id, seen.count)
+            }
+        };
         let label = crate::unknown::level_label(level, panic);
         if let Some(m) = self.metrics {
             m.unknown_events.get_or_create(&crate::metrics::LevelLabel { level: label }).inc();

@@ -231,6 +231,10 @@ pub struct Annotated<'a> {
     pub seen: &'a [crate::repeat::Seen],
     /// The cluster of the text no record explains (`--unknown`).
     pub unknown: Option<Unknown<'a>>,
+    /// The event has text no record explains, to be clustered later, in input order, by the
+    /// reader of a parallel read: JSON output records where its `unknown` object goes
+    /// ([`OutWriter::mark_unknowns`], [`splice_segment`]) instead of writing one.
+    pub unknown_slot: bool,
 }
 
 /// The `unknown` object of an event: the cluster the unexplained text joined.
@@ -372,6 +376,9 @@ pub struct OutWriter<W: Write> {
     /// With [`OutWriter::mark_lines`]: where each event's `source.line` digits start in the
     /// rendered buffer, and the line rendered there.
     pub line_marks: Option<Vec<(u64, u64)>>,
+    /// With [`OutWriter::mark_unknowns`]: where each event with an [`Annotated::unknown_slot`]
+    /// leaves room for its `unknown` object in the rendered buffer.
+    pub unknown_slots: Option<Vec<u64>>,
     /// Made by [`OutWriter::memory`]: the buffer is the output, never flushed.
     keep: bool,
     shape: std::sync::Arc<Shape>,
@@ -405,6 +412,7 @@ impl<W: Write> OutWriter<W> {
             cache: Vec::new(),
             otlp: Default::default(),
             line_marks: None,
+            unknown_slots: None,
             keep: false,
             shape: std::sync::Arc::new(Shape::all()),
         }
@@ -425,6 +433,14 @@ impl<W: Write> OutWriter<W> {
         debug_assert_eq!(self.format, Format::Json, "only JSON output is relocated");
         debug_assert!(self.keep, "marks are positions in a kept buffer");
         self.line_marks = Some(Vec::new());
+    }
+
+    /// Record where each event's `unknown` object is to go (JSON, in-memory writers only), for
+    /// [`splice_segment`].
+    pub fn mark_unknowns(&mut self) {
+        debug_assert_eq!(self.format, Format::Json, "only JSON output is spliced");
+        debug_assert!(self.keep, "slots are positions in a kept buffer");
+        self.unknown_slots = Some(Vec::new());
     }
 
     fn maybe_flush(&mut self) {
@@ -479,15 +495,21 @@ impl<W: Write> Writer for OutWriter<W> {
         match self.format {
             Format::Json => {
                 let start = self.buf.len();
-                let mut at = write_json(&mut self.buf, ev, &mut self.cache, &self.shape.fields);
+                let (mut at, slot) = write_json(&mut self.buf, ev, &mut self.cache, &self.shape.fields);
                 if let Some(max) = self.shape.max_event_bytes
                     && self.buf.len() - start > max
                 {
+                    // A parallel read that splices `unknown` objects in never bounds events
+                    // (the bound would have to count the object that is not there yet).
+                    debug_assert!(slot.is_none(), "an event with an unknown slot is not fitted");
                     fit(&mut self.buf, start, max, Format::Json);
                     at = line_digits_at(&self.buf, start);
                 }
                 if let Some(m) = &mut self.line_marks {
                     m.push((at as u64, ev.source.line));
+                }
+                if let (Some(m), Some(slot)) = (&mut self.unknown_slots, slot) {
+                    m.push(slot as u64);
                 }
                 self.buf.push(b'\n');
             }
@@ -718,13 +740,63 @@ pub fn relocate_lines(rendered: &[u8], marks: &[(u64, u64)], base: u64, to: &mut
     to.extend_from_slice(&rendered[from..]);
 }
 
-/// Render `ev` as one `annotail/1` JSON object; returns where `source.line`'s digits start.
+/// Copy a parallel read's segment of JSON output into `to`: each line number (at `marks`, see
+/// [`relocate_lines`]) raised by `base`, and at each of `slots` ([`OutWriter::mark_unknowns`],
+/// in the order they were recorded) what `unknown(i, to)` writes for the `i`th: the event's
+/// `unknown` object, rendered as [`write_json`] renders it ([`write_unknown_object`]).
+pub fn splice_segment(
+    rendered: &[u8],
+    marks: &[(u64, u64)],
+    base: u64,
+    slots: &[u64],
+    mut unknown: impl FnMut(usize, &mut Vec<u8>),
+    to: &mut Vec<u8>,
+) {
+    to.reserve(rendered.len() + marks.len() * 4 + slots.len() * 96);
+    let (mut from, mut m, mut k) = (0, 0, 0);
+    loop {
+        let line = marks.get(m).map(|&(at, _)| at);
+        let slot = slots.get(k).copied();
+        match (line, slot) {
+            (Some(at), s) if s.is_none_or(|s| at < s) => {
+                let (at, line) = (at as usize, marks[m].1);
+                let mut digits = itoa::Buffer::new();
+                let old = digits.format(line).len();
+                to.extend_from_slice(&rendered[from..at]);
+                num(to, line + base);
+                from = at + old;
+                m += 1;
+            }
+            (_, Some(at)) => {
+                to.extend_from_slice(&rendered[from..at as usize]);
+                unknown(k, to);
+                from = at as usize;
+                k += 1;
+            }
+            (None, None) => break,
+            (Some(_), None) => unreachable!("the first arm takes a line mark with no slot left"),
+        }
+    }
+    to.extend_from_slice(&rendered[from..]);
+}
+
+/// An event's `unknown` object as [`write_json`] renders it, with its leading comma.
+pub fn write_unknown_object(out: &mut Vec<u8>, cluster: u64, template: &str, count: u64) {
+    out.extend_from_slice(format!(",\"unknown\":{{\"cluster\":\"{cluster:016x}\",\"template\":").as_bytes());
+    s(out, template);
+    out.extend_from_slice(b",\"count\":");
+    num(out, count);
+    out.push(b'}');
+}
+
+/// Render `ev` as one `annotail/1` JSON object; returns where `source.line`'s digits start, and
+/// (for an [`Annotated::unknown_slot`]) where its `unknown` object is to go.
 pub fn write_json(
     out: &mut Vec<u8>,
     ev: &Annotated<'_>,
     cache: &mut Vec<Option<String>>,
     fields: &RecordFields,
-) -> usize {
+) -> (usize, Option<usize>) {
     out.extend_from_slice(b"{\"schema\":");
     known(out, ev.schema);
     if let Some(id) = ev.event_id {
@@ -789,8 +861,11 @@ pub fn write_json(
         side_match(out, ev, f, &ev.match_fields[i]);
     }
     out.push(b']');
+    let mut slot = None;
     if let Some(u) = &ev.unknown {
-        write_unknown(out, u);
+        write_unknown_object(out, u.cluster, u.template, u.count);
+    } else if ev.unknown_slot {
+        slot = Some(out.len());
     }
     if !ev.context.is_empty() {
         out.extend_from_slice(b",\"context\":[");
@@ -803,7 +878,7 @@ pub fn write_json(
         out.push(b']');
     }
     out.push(b'}');
-    line_at
+    (line_at, slot)
 }
 
 /// An entry of `also_matched[]` or `context[]`: a match that is not the event's primary one.
@@ -821,14 +896,6 @@ fn side_match(out: &mut Vec<u8>, ev: &Annotated<'_>, f: &Found, field: &str) {
     span(out, f);
     out.extend_from_slice(b",\"field\":");
     s(out, field);
-    out.push(b'}');
-}
-
-fn write_unknown(out: &mut Vec<u8>, u: &Unknown<'_>) {
-    out.extend_from_slice(format!(",\"unknown\":{{\"cluster\":\"{:016x}\",\"template\":", u.cluster).as_bytes());
-    s(out, u.template);
-    out.extend_from_slice(b",\"count\":");
-    num(out, u.count);
     out.push(b'}');
 }
 

@@ -586,3 +586,69 @@ fn regression_a_match_running_past_the_message_leaves_a_valid_unknown_part() {
         }
     }
 }
+
+/// A file read by several threads clusters as one reader does: the workers leave each unknown
+/// event's text to the reader, which clusters them in input order and splices the `unknown`
+/// objects in. Same bytes (but `observed`) with 1 and 2 threads, on a file of several 2 MiB
+/// segments whose clusters' templates grow as they go (a later line widens an earlier
+/// template), with and without `--all`, at `warn` and `any`, and the same `--summary`.
+#[test]
+fn threads_cluster_in_input_order() {
+    let d = Dir::new();
+    let mut text = String::new();
+    let mut i = 0u32;
+    while text.len() < 7 << 20 {
+        let line = match i % 7 {
+            0 => warn(i, &format!("compactor {} lost its lease on node-{}", i % 13, i % 5)),
+            1 => error(i, &format!("sink writer {i} failed: broken pipe")),
+            2 => info(i, &format!("checkpoint {i} written in {}ms", i % 97)),
+            3 => warn(i, &format!("failed to inject barrier error=region {} split stalled by {}", i % 11, ["scale", "drop", "alter"][i as usize % 3])),
+            4 => error(i, &format!("Failed to complete epoch {i}: object store timeout after {}s", i % 30)),
+            5 => warn(i, &format!("kind{} of fault number {}", i % 3000, i % 7000)),
+            _ => info(i, "heartbeat"),
+        };
+        text.push_str(&line);
+        text.push('\n');
+        i += 1;
+    }
+    let file = d.write("big.log", &text);
+    let catalog = d.catalog();
+    let strip = |out: &[u8]| -> Vec<String> {
+        events(out)
+            .into_iter()
+            .map(|mut e| {
+                e.as_object_mut().unwrap().remove("observed");
+                e.to_string()
+            })
+            .collect()
+    };
+    for args in [&["--unknown", "warn"][..], &["--unknown", "any"], &["--unknown", "warn", "--all"]] {
+        let run_with = |threads: &str| {
+            let mut full = vec!["-c", &catalog, "--format", "json", "--threads", threads];
+            full.extend_from_slice(args);
+            full.push(&file);
+            let out = cmd().args(&full).output().unwrap();
+            assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            out.stdout
+        };
+        let (one, two) = (strip(&run_with("1")), strip(&run_with("2")));
+        assert!(one.len() > 50_000, "{args:?}: {} events", one.len());
+        let clustered = one.iter().filter(|e| e.contains("\"unknown\":")).count();
+        assert!(clustered > 30_000, "{args:?}: {clustered} unknown events");
+        assert_eq!(one.len(), two.len(), "{args:?}");
+        if let Some(k) = (0..one.len()).find(|&k| one[k] != two[k]) {
+            panic!("{args:?}: event {k} differs:\n1 thread:  {}\n2 threads: {}", one[k], two[k]);
+        }
+    }
+    let summary = |threads: &str| {
+        let out = cmd()
+            .args(["-c", &catalog, "--format", "json", "--unknown", "warn", "--summary", "--threads", threads, &file])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("lost its lease"), "the summary lists the unknown clusters: {err}");
+        err.lines().filter(|l| !l.contains(" s ") && !l.contains("MB/s")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(summary("1"), summary("2"));
+}

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::SystemTime;
 
 use super::{Outcome, ReadFailure, Report, RunConfig, check_output};
-use crate::annotate::SourceMeta;
+use crate::annotate::{PendingUnknowns, SourceMeta};
 use crate::counts::Totals;
 use crate::event::TakesRendered;
 use crate::framing;
@@ -102,6 +102,9 @@ struct Done {
     error: Option<io::Error>,
     /// The segment's matches, for the reader to decide repeats in input order.
     matches: Vec<crate::repeat::Deferred>,
+    /// With `--unknown`: the segment's unknown events, for the reader to cluster in input order,
+    /// and where their `unknown` objects go in `output`.
+    unknowns: Option<(PendingUnknowns, Vec<u64>)>,
 }
 
 /// Bytes read back from a cut target to find the start of an event there: more than
@@ -179,6 +182,7 @@ impl Work<'_> {
 fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
     let mut own: Option<std::fs::File> = None;
     let mut deferred: Option<Vec<crate::repeat::Deferred>> = None;
+    let mut pending: Option<PendingUnknowns> = None;
     loop {
         let seg = match w.segments.lock().expect("reader lock").recv() {
             Ok(s) => s,
@@ -206,6 +210,7 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
                         totals: Totals::default(),
                         error: Some(e),
                         matches: Vec::new(),
+                        unknowns: None,
                     };
                     let (lock, cvar) = &w.bases;
                     lock.lock().expect("line bases").set_count(seg.seq as usize, 0);
@@ -229,21 +234,32 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
         if w.relative_lines {
             out.mark_lines();
         }
+        let clusters = cfg.stage.unknown.is_some();
+        if clusters {
+            out.mark_unknowns();
+        }
         let totals = {
             let mut stage = Stage::new(w.matcher, &cfg.stage, &mut out, w.meta.clone()).starting_at(seg.offset, first_line);
             let ann = stage.annotator();
             ann.deferred = cfg.stage.incidents.is_some().then(|| deferred.take().unwrap_or_default());
             ann.segment_lines = w.relative_lines;
+            ann.pending_unknown = clusters.then(|| {
+                let mut p = pending.take().unwrap_or_default();
+                p.clear();
+                p
+            });
             stage.feed(&bytes, SystemTime::now());
             stage.finish();
             deferred = stage.annotator().deferred.take();
+            pending = stage.annotator().pending_unknown.take();
             stage.totals()
         };
         let output = out.take_rendered();
         let marks = out.line_marks.take();
+        let unknowns = pending.take().zip(out.unknown_slots.take());
         w.inputs.give(std::mem::take(&mut bytes));
         let matches = deferred.take().unwrap_or_default();
-        if done_tx.send(Done { seq: seg.seq, output, marks, totals, error: None, matches }).is_err() {
+        if done_tx.send(Done { seq: seg.seq, output, marks, totals, error: None, matches, unknowns }).is_err() {
             break;
         }
     }
@@ -274,13 +290,36 @@ impl InOrder<'_> {
                 tracing::error!(path = %w.path.display(), cause = %e, "read error in a segment; its lines are skipped");
                 self.read_error.get_or_insert(e);
             }
-            match &d.marks {
-                Some(marks) => {
+            match (&d.marks, &d.unknowns) {
+                (marks, Some((pending, slots))) if !slots.is_empty() => {
+                    // Clustered here, in input order, as one reader would have: the same ids,
+                    // templates and counts whatever the threads.
+                    let shared = w.cfg.stage.unknown.as_ref().expect("unknowns are kept only with --unknown");
+                    let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
+                    self.relocated.clear();
+                    let marks = marks.as_deref().unwrap_or_default();
+                    crate::event::splice_segment(
+                        &d.output,
+                        marks,
+                        self.lines_before,
+                        slots,
+                        |i, to| {
+                            let (text, needs_constant) = pending.get(i);
+                            if let Some(seen) = c.observe_if(text, needs_constant) {
+                                crate::event::write_unknown_object(to, seen.id, seen.template, seen.count);
+                            }
+                        },
+                        &mut self.relocated,
+                    );
+                    drop(c);
+                    writer.rendered(&self.relocated);
+                }
+                (Some(marks), _) => {
                     self.relocated.clear();
                     crate::event::relocate_lines(&d.output, marks, self.lines_before, &mut self.relocated);
                     writer.rendered(&self.relocated);
                 }
-                None => writer.rendered(&d.output),
+                (None, _) => writer.rendered(&d.output),
             }
             if let Some(inc) = &w.cfg.stage.incidents {
                 for m in &d.matches {

@@ -380,6 +380,14 @@ impl Clusterer {
         Some(Seen { id: c.id, template: &c.template, count: c.count, new })
     }
 
+    /// Would [`Clusterer::observe_if`] cluster `text` (whatever the clusters are so far)? It
+    /// does unless `text` has no token, or (with `needs_constant`) only variables. `scratch` is
+    /// the token buffer, reused.
+    pub fn would_cluster(text: &[u8], needs_constant: bool, scratch: &mut Tokens) -> bool {
+        mask::tokenize(text, scratch);
+        !scratch.is_empty() && !(needs_constant && scratch.vars as usize == scratch.len())
+    }
+
     fn observe_tokens(&mut self, line: &Tokens) -> Option<(u32, bool)> {
         if line.is_empty() {
             return None;
