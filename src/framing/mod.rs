@@ -114,8 +114,8 @@ pub struct Framer<'m> {
     /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
     levels: crate::unknown::Levels,
     /// Where the last block holds the bytes [`level_candidates`] looks from, found by the
-    /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost about as much as
-    /// the events `--unknown warn` adds, BENCHMARKS.md).
+    /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost about 3% of the
+    /// scan, BENCHMARKS.md).
     marks: crate::matcher::Marks,
     pub stats: crate::counts::Framed,
 }
@@ -140,7 +140,7 @@ impl<'m> Framer<'m> {
             every_event,
             cri_seen: false,
             levels: crate::unknown::Levels::Off,
-            marks: crate::matcher::Marks::new(*b"WR{"),
+            marks: crate::matcher::Marks::new(*b"R{"),
             matcher,
             limits,
             carry: Vec::new(),
@@ -679,8 +679,9 @@ fn escapes(block: &[u8]) -> (bool, bool) {
 }
 
 /// Add a [`LEVEL_HIT`] for each line of a block that [`level_marker`] wants, without looking at
-/// every line: a text line at WARN or ERROR holds `WARN` or `ERROR`, so only the lines where one
-/// of those words is met at `marks` (every position of `W`, `R` and `{`, ascending) are looked at (on the 100 MB peers corpus about 5,000
+/// every line: a text line at WARN or ERROR holds `WARN` or `ERROR`, both of which hold an `R`,
+/// so only the lines where one of those words is met at `marks` (every position of `R` and `{`,
+/// ascending) are looked at (on the 100 MB peers corpus about 5,000
 /// of 681,514 lines; a look at every line cost 10% of the scan). A panic's first line needs no
 /// hit here: the prefilter's panic key (`panicked at `) frames it. The same pass meets the
 /// brace that starts a JSON line (after a line break, or after a space behind a `kubectl`
@@ -697,8 +698,8 @@ fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Level
             b'{' if json_line_start(block, i) => return false,
             b'{' => false,
             _ if i < done => false,
-            b'W' => block[i..].starts_with(b"WARN"),
-            _ => i > 0 && block[i - 1..].starts_with(b"ERROR"),
+            // The `R` of `WARN`, or the first of `ERROR`.
+            _ => (i >= 2 && block[i - 2..].starts_with(b"WARN")) || (i > 0 && block[i - 1..].starts_with(b"ERROR")),
         };
         if !word {
             continue;
@@ -766,10 +767,10 @@ mod tests {
         }
     }
 
-    /// The marks framing gets from the skim: every `W`, `R` and `{` (the skim's own tests hold
-    /// it to this).
+    /// The marks framing gets from the skim: every `R` and `{` (the skim's own tests hold it to
+    /// this).
     fn marks_of(block: &[u8]) -> Vec<usize> {
-        memchr::memchr3_iter(b'W', b'R', b'{', block).collect()
+        memchr::memchr2_iter(b'R', b'{', block).collect()
     }
 
     #[test]

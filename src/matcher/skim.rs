@@ -666,18 +666,18 @@ impl Skim {
     }
 }
 
-/// Positions of three bytes, found by the skim as it reads the text (see [`Skim::find_marking`]):
+/// Positions of two bytes, found by the skim as it reads the text (see [`Skim::find_marking`]):
 /// a caller that wants them (the framer's look for lines at a level, `--unknown`) is spared a
 /// pass of its own over every byte.
 #[derive(Debug, Clone)]
 pub struct Marks {
-    pub bytes: [u8; 3],
+    pub bytes: [u8; 2],
     /// Every position of one of `bytes` in the last text skimmed, ascending.
     pub at: Vec<usize>,
 }
 
 impl Marks {
-    pub fn new(bytes: [u8; 3]) -> Marks {
+    pub fn new(bytes: [u8; 2]) -> Marks {
         Marks { bytes, at: Vec::new() }
     }
 }
@@ -762,12 +762,12 @@ impl Skim {
 
     /// [`Skim::find`], and every position of the marks' bytes in `hay` into `marks.at`
     /// (cleared first), ascending. The vector probe reports them from the blocks it loads; the
-    /// rest of `hay` (and all of it for the scalar probe) is searched with `memchr3`.
+    /// rest of `hay` (and all of it for the scalar probe) is searched with `memchr2`.
     pub fn find_marking(&self, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: &mut Marks) {
         marks.at.clear();
         let p = self.find_inner(hay, out, Some(marks));
-        let [a, b, c] = marks.bytes;
-        marks.at.extend(memchr::memchr3_iter(a, b, c, &hay[p..]).map(|i| p + i));
+        let [a, b] = marks.bytes;
+        marks.at.extend(memchr::memchr2_iter(a, b, &hay[p..]).map(|i| p + i));
     }
 
     /// Returns the position up to which `marks` (when given) have been found.
@@ -971,7 +971,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Marking changes no occurrence, and the marks are every position of the three bytes,
+        /// Marking changes no occurrence, and the marks are every position of the two bytes,
         /// ascending, whichever probe read the text: across vector rounds, in the tail the vector
         /// probe leaves, and at a round's last bytes.
         #[test]
@@ -987,13 +987,13 @@ mod tests {
                     text.as_bytes()[at..at + len].to_vec()
                 })
                 .collect();
-            let want: Vec<usize> = memchr::memchr3_iter(b'W', b'R', b'{', text.as_bytes()).collect();
+            let want: Vec<usize> = memchr::memchr2_iter(b'R', b'{', text.as_bytes()).collect();
             let rarity = Rarity::shared();
             for probe in [None, simd::Avx2::detect()] {
                 let sk = Skim::with_probe(&lits, rarity, probe);
                 let (mut plain, mut marked) = (Vec::new(), Vec::new());
                 sk.find(text.as_bytes(), &mut plain);
-                let mut marks = Marks::new(*b"WR{");
+                let mut marks = Marks::new(*b"R{");
                 marks.at.push(usize::MAX); // left from an earlier text: cleared
                 sk.find_marking(text.as_bytes(), &mut marked, &mut marks);
                 plain.sort_unstable();
