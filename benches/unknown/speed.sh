@@ -43,6 +43,8 @@ a="$annotail --catalog $catalog --format json --threads 1"
 hyperfine -N -w 1 -r "$runs" --export-json "$work/unknown.json" \
   -n off "$a $corpus" -n warn "$a --unknown warn $corpus" -n any "$a --unknown any $corpus" \
   -n off-2threads "$annotail --catalog $catalog --format json --threads 2 $corpus" \
+  -n warn-2threads "$annotail --catalog $catalog --format json --threads 2 --unknown warn $corpus" \
+  -n any-2threads "$annotail --catalog $catalog --format json --threads 2 --unknown any $corpus" \
   -n msgs-off "$a --all $msgs" -n msgs-any "$a --unknown any $msgs" \
   -n empty "$a --unknown any $empty" >&2
 d=$("$venv/bin/python" "$here/drain3_ga.py" speed "$msgs.drain3")
@@ -61,11 +63,14 @@ e, ec = res["empty"], cpu["empty"]
 rate = lambda name, size: size / 1e6 / (res[name] - e)
 crate = lambda name, size: size / 1e6 / (cpu[name] - ec)
 print("%-28s %8s %10s %8s %10s" % ("run (1 thread unless said)", "total_s", "scan_MB/s", "cpu_s", "cpu_MB/s"))
-for n, size in [("off", corpus), ("warn", corpus), ("any", corpus), ("off-2threads", corpus), ("msgs-off", msgs), ("msgs-any", msgs)]:
+for n, size in [("off", corpus), ("warn", corpus), ("any", corpus), ("off-2threads", corpus), ("warn-2threads", corpus),
+                ("any-2threads", corpus), ("msgs-off", msgs), ("msgs-any", msgs)]:
     print("%-28s %8.3f %10.1f %8.3f %10.1f" % (n, res[n], rate(n, size), cpu[n], crate(n, size)))
 print("start-up (empty file)        %8.3f %10s %8.3f" % (e, "", ec))
 print("--unknown warn cost: %.1f%% of the scan rate (wall), %.1f%% (CPU)" % (
     100 * (1 - rate("warn", corpus) / rate("off", corpus)), 100 * (1 - crate("warn", corpus) / crate("off", corpus))))
+print("--unknown warn cost on 2 threads: %.1f%% of the scan rate (wall)" % (
+    100 * (1 - rate("warn-2threads", corpus) / rate("off-2threads", corpus))))
 dr = d["bytes"] / 1e6 / d["seconds"]
 dc = d["bytes"] / 1e6 / d["cpu_seconds"]
 print("drain3 on %d messages (%.1f MB): %.2f s, %.2f MB/s; CPU %.2f s, %.2f MB/s; %d clusters" % (
