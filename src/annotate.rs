@@ -200,8 +200,15 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         }
         // A bug met by one event must not take the stream down: report it and go on.
         let (line, lines, offset) = (ev.first_line, ev.lines, ev.offset);
+        let pending_before = self.pending_unknown.as_ref().map(|p| (p.items.len(), p.texts.len()));
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.annotate(ev, all, maybe_unknown)));
         if r.is_err() {
+            // An unknown text kept for an event that was never written would be spliced into the
+            // next event's slot.
+            if let (Some(p), Some((items, texts))) = (self.pending_unknown.as_mut(), pending_before) {
+                p.items.truncate(items);
+                p.texts.truncate(texts);
+            }
             self.counters.internal_errors += 1;
             let (line, line_in_segment) = if self.segment_lines { (None, Some(line)) } else { (Some(line), None) };
             tracing::error!(
