@@ -386,7 +386,7 @@ impl Clusterer {
     pub fn would_cluster(text: &[u8], needs_constant: bool, scratch: &mut Tokens) -> bool {
         mask::tokenize(text, scratch);
         let all_vars = scratch.vars as usize == scratch.len();
-        !scratch.is_empty() && !(needs_constant && all_vars)
+        !(scratch.is_empty() || (needs_constant && all_vars))
     }
 
     fn observe_tokens(&mut self, line: &Tokens) -> Option<(u32, bool)> {
