@@ -218,6 +218,36 @@ fn a_reload_asked_through_its_control_applies_the_new_catalog() {
     assert!(evs[1]["source"]["line"].as_u64().unwrap() >= 3, "the line before the reload is not read again");
 }
 
+/// An event still open at a reload (the file's last line, waiting for its idle time or a line
+/// that continues it) was framed again from its start by the next generation, but only once the
+/// file changed again: the read position went back to it while the file was still marked as
+/// read to its end, and nothing more was read. A reload that came after the daemon had read the
+/// last line and before its idle time ran out left that event unread until the next write
+/// (`a_reload_asked_through_its_control_applies_the_new_catalog` failed that way, now and then).
+#[test]
+fn regression_an_event_open_at_a_reload_is_read_again_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    let (log, out) = (dir.path().join("logs/meta.log"), dir.path().join("out.json"));
+    let extra = r#"{"id":"t-new","slug":"fresh-record","errorMessage":"compactor {id} lost its lease","messagePattern":"compactor (.+?) lost its lease"}"#;
+    append(&log, &lines(&[&split_line(1, 7)]));
+    let mut s = settings(dir.path(), &out);
+    // Long enough that the last line is still open when the reload comes, on a loaded machine.
+    s.idle = Duration::from_secs(5);
+    let reloaded = matcher(&format!("{TEST_CATALOG}{extra}\n"));
+    let d = Daemon::start(s, matcher(TEST_CATALOG), Some(reloaded));
+    assert_eq!(wait_events(&out, 1).len(), 1, "the known error, once its idle time is over");
+    append(&log, &lines(&[&common::rw_line(2, "ERROR", "risingwave_meta::hummock", "compactor 3 lost its lease")]));
+    assert!(wait_until(|| d.metrics.read_totals().0 >= 2), "the daemon read the new line");
+    d.reload.send(()).unwrap();
+    // No more lines are written: the open line must be read again by the new generation by itself.
+    let evs = wait_events(&out, 2);
+    assert_eq!(d.stop(), Outcome::Stopped);
+    assert_eq!(evs.len(), 2, "the open line is an event of the new catalog's record: {evs:?}");
+    assert_eq!(evs[1]["match"]["id"], "t-new");
+    assert_eq!(evs[1]["source"]["line"], 2);
+}
+
 /// How long a test waits for the reader to act on an advance of its clock (a loaded machine).
 const SETTLE: Duration = Duration::from_secs(20);
 

@@ -148,6 +148,11 @@ impl<'m> FileWatcher<'m> {
         if let Some(mut l) = self.live.take() {
             l.report(metrics, &mut self.source, self.start, &mut self.counted);
             let pending = l.stage.framer().pending();
+            if pending.0 < self.read_pos {
+                // Bytes read but held in an open event are read again: the file is not at its
+                // end for the next generation, though it has not changed since it was.
+                self.at_eof = false;
+            }
             self.read_pos = pending.0;
             self.start = pending;
         }
