@@ -566,11 +566,6 @@ pub struct PendingUnknowns {
 }
 
 impl PendingUnknowns {
-    pub fn clear(&mut self) {
-        self.texts.clear();
-        self.items.clear();
-    }
-
     /// The `i`th event's text and whether it needs a constant.
     pub fn get(&self, i: usize) -> (&[u8], bool) {
         let start = if i == 0 { 0 } else { self.items[i - 1].0 };

@@ -182,7 +182,6 @@ impl Work<'_> {
 fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
     let mut own: Option<std::fs::File> = None;
     let mut deferred: Option<Vec<crate::repeat::Deferred>> = None;
-    let mut pending: Option<PendingUnknowns> = None;
     loop {
         let seg = match w.segments.lock().expect("reader lock").recv() {
             Ok(s) => s,
@@ -238,25 +237,21 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
         if clusters {
             out.mark_unknowns();
         }
-        let totals = {
+        let (totals, pending) = {
             let mut stage = Stage::new(w.matcher, &cfg.stage, &mut out, w.meta.clone()).starting_at(seg.offset, first_line);
             let ann = stage.annotator();
             ann.deferred = cfg.stage.incidents.is_some().then(|| deferred.take().unwrap_or_default());
             ann.segment_lines = w.relative_lines;
-            ann.pending_unknown = clusters.then(|| {
-                let mut p = pending.take().unwrap_or_default();
-                p.clear();
-                p
-            });
+            // A segment's texts go to the reader with its output (a new buffer per segment).
+            ann.pending_unknown = clusters.then(PendingUnknowns::default);
             stage.feed(&bytes, SystemTime::now());
             stage.finish();
             deferred = stage.annotator().deferred.take();
-            pending = stage.annotator().pending_unknown.take();
-            stage.totals()
+            (stage.totals(), stage.annotator().pending_unknown.take())
         };
         let output = out.take_rendered();
         let marks = out.line_marks.take();
-        let unknowns = pending.take().zip(out.unknown_slots.take());
+        let unknowns = pending.zip(out.unknown_slots.take());
         w.inputs.give(std::mem::take(&mut bytes));
         let matches = deferred.take().unwrap_or_default();
         if done_tx.send(Done { seq: seg.seq, output, marks, totals, error: None, matches, unknowns }).is_err() {
