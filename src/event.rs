@@ -726,18 +726,7 @@ fn span(out: &mut Vec<u8>, f: &Found) {
 /// Copy JSON output rendered with line numbers relative to a segment into `to`, each line number
 /// (at the `marks` [`OutWriter::mark_lines`] recorded) raised by `base`.
 pub fn relocate_lines(rendered: &[u8], marks: &[(u64, u64)], base: u64, to: &mut Vec<u8>) {
-    to.reserve(rendered.len() + marks.len() * 4);
-    let mut from = 0;
-    for &(at, line) in marks {
-        let at = at as usize;
-        let mut digits = itoa::Buffer::new();
-        let old = digits.format(line).len();
-        debug_assert_eq!(&rendered[at..at + old], digits.format(line).as_bytes());
-        to.extend_from_slice(&rendered[from..at]);
-        num(to, line + base);
-        from = at + old;
-    }
-    to.extend_from_slice(&rendered[from..]);
+    splice_segment(rendered, marks, base, &[], |_, _| unreachable!("no slots"), to);
 }
 
 /// Copy a parallel read's segment of JSON output into `to`: each line number (at `marks`, see
@@ -762,6 +751,7 @@ pub fn splice_segment(
                 let (at, line) = (at as usize, marks[m].1);
                 let mut digits = itoa::Buffer::new();
                 let old = digits.format(line).len();
+                debug_assert_eq!(&rendered[at..at + old], digits.format(line).as_bytes());
                 to.extend_from_slice(&rendered[from..at]);
                 num(to, line + base);
                 from = at + old;

@@ -189,15 +189,24 @@ fn stopped_through_its_control_the_daemon_delivers_checkpoints_and_resumes_witho
     assert_eq!(actors, ["7", "8", "9", "10"], "every event once, in order, none repeated after the restart");
 }
 
+/// The test catalog and a record it lacks, which a reload brings in (`t-new`).
+fn with_lease_record() -> Arc<Matcher> {
+    let extra = r#"{"id":"t-new","slug":"fresh-record","errorMessage":"compactor {id} lost its lease","messagePattern":"compactor (.+?) lost its lease"}"#;
+    matcher(&format!("{TEST_CATALOG}{extra}\n"))
+}
+
+/// A line of `t-new`'s error.
+fn lease_line(sec: u32) -> String {
+    common::rw_line(sec, "ERROR", "risingwave_meta::hummock", "compactor 3 lost its lease")
+}
+
 #[test]
 fn a_reload_asked_through_its_control_applies_the_new_catalog() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("logs")).unwrap();
     let (log, out) = (dir.path().join("logs/meta.log"), dir.path().join("out.json"));
-    let extra = r#"{"id":"t-new","slug":"fresh-record","errorMessage":"compactor {id} lost its lease","messagePattern":"compactor (.+?) lost its lease"}"#;
-    let line = |sec| common::rw_line(sec, "ERROR", "risingwave_meta::hummock", "compactor 3 lost its lease");
-    append(&log, &lines(&[&line(1), &split_line(2, 7)]));
-    let reloaded = matcher(&format!("{TEST_CATALOG}{extra}\n"));
+    append(&log, &lines(&[&lease_line(1), &split_line(2, 7)]));
+    let reloaded = with_lease_record();
     let d = Daemon::start(settings(dir.path(), &out), matcher(TEST_CATALOG), Some(reloaded));
     assert_eq!(wait_events(&out, 1).len(), 1, "only the known error before the reload");
     d.reload.send(()).unwrap();
@@ -205,7 +214,7 @@ fn a_reload_asked_through_its_control_applies_the_new_catalog() {
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut sec = 3;
     let evs = loop {
-        append(&log, &lines(&[&line(sec)]));
+        append(&log, &lines(&[&lease_line(sec)]));
         sec += 1;
         let evs = wait_events(&out, 2);
         if evs.len() >= 2 || Instant::now() > deadline {
@@ -229,15 +238,14 @@ fn regression_an_event_open_at_a_reload_is_read_again_at_once() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("logs")).unwrap();
     let (log, out) = (dir.path().join("logs/meta.log"), dir.path().join("out.json"));
-    let extra = r#"{"id":"t-new","slug":"fresh-record","errorMessage":"compactor {id} lost its lease","messagePattern":"compactor (.+?) lost its lease"}"#;
     append(&log, &lines(&[&split_line(1, 7)]));
     let mut s = settings(dir.path(), &out);
     // Long enough that the last line is still open when the reload comes, on a loaded machine.
     s.idle = Duration::from_secs(5);
-    let reloaded = matcher(&format!("{TEST_CATALOG}{extra}\n"));
+    let reloaded = with_lease_record();
     let d = Daemon::start(s, matcher(TEST_CATALOG), Some(reloaded));
     assert_eq!(wait_events(&out, 1).len(), 1, "the known error, once its idle time is over");
-    append(&log, &lines(&[&common::rw_line(2, "ERROR", "risingwave_meta::hummock", "compactor 3 lost its lease")]));
+    append(&log, &lines(&[&lease_line(2)]));
     assert!(wait_until(|| d.metrics.read_totals().0 >= 2), "the daemon read the new line");
     d.reload.send(()).unwrap();
     // No more lines are written: the open line must be read again by the new generation by itself.

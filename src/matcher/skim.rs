@@ -934,6 +934,19 @@ mod tests {
         }
     }
 
+    /// Literals cut from the text itself at (offset, length) picks, so that they occur, overlap
+    /// and repeat.
+    fn cut_literals(text: &str, picks: &[(usize, usize)]) -> Vec<Vec<u8>> {
+        picks
+            .iter()
+            .filter(|&&(_, len)| len <= text.len())
+            .map(|&(at, len)| {
+                let at = at % (text.len() - len + 1);
+                text.as_bytes()[at..at + len].to_vec()
+            })
+            .collect()
+    }
+
     proptest::proptest! {
         /// Both probes, over texts long enough for several vector rounds and literals of both
         /// groups, report every occurrence once. On a CPU without AVX2 this checks the scalar probe alone.
@@ -942,15 +955,7 @@ mod tests {
             text in "[ab \n]{0,600}",
             picks in proptest::collection::vec((0usize..600, 8usize..25), 1..8),
         ) {
-            // Literals cut from the text itself, so that they occur, overlap and repeat.
-            let lits: Vec<Vec<u8>> = picks
-                .iter()
-                .filter(|&&(_, len)| len <= text.len())
-                .map(|&(at, len)| {
-                    let at = at % (text.len() - len + 1);
-                    text.as_bytes()[at..at + len].to_vec()
-                })
-                .collect();
+            let lits = cut_literals(&text, &picks);
             let mut naive = Vec::new();
             for (id, l) in lits.iter().enumerate() {
                 for end in l.len()..=text.len() {
@@ -979,14 +984,7 @@ mod tests {
             text in "[abWR{\n ]{0,700}",
             picks in proptest::collection::vec((0usize..700, 8usize..20), 0..4),
         ) {
-            let lits: Vec<Vec<u8>> = picks
-                .iter()
-                .filter(|&&(_, len)| len <= text.len())
-                .map(|&(at, len)| {
-                    let at = at % (text.len() - len + 1);
-                    text.as_bytes()[at..at + len].to_vec()
-                })
-                .collect();
+            let lits = cut_literals(&text, &picks);
             let want: Vec<usize> = memchr::memchr2_iter(b'R', b'{', text.as_bytes()).collect();
             let rarity = Rarity::shared();
             for probe in [None, simd::Avx2::detect()] {
