@@ -682,6 +682,11 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 ///   third-party root (`Connection refused (os error 111)`) that ends the chains of many
 ///   different errors, so clustering by it would put them all in one cluster.
 ///
+/// The rest of a message whose start a record knows (`database entering recovery` known, `on
+/// inject failure` left), when the event has an `error` field, is taken only if that field
+/// holds no unknown part: those words are the host's own (no `: ` joins them to it as a
+/// cause), and the field is where the event's error is.
+///
 /// Of that piece, only its first link is clustered ([`first_link`]): the causes chained after it
 /// vary from one event of the same error to the next. The message of a line without a parsed
 /// header (`structured` false: plain text, not a tracing event) is kept whole, since outside a
@@ -764,6 +769,8 @@ fn unexplained(
         }
         return None;
     }
+    let regions_error = regions[2].is_some();
+    let mut remnant_at = None;
     for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
         if after.is_some_and(|(ai, _)| ai > i) {
             continue;
@@ -786,10 +793,24 @@ fn unexplained(
             // the gap stays inside it.
             let lo = at.min(region.end);
             let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
+            // The rest of a message a record knows the start of (`database entering recovery`
+            // known, ` on inject failure` left), when the event has an `error` field: the words
+            // are the host's own, not a cause chained to it (no `: `), and the error field is
+            // where the event's error is; the rest is clustered only when that field holds no
+            // unknown part.
+            let remnant = i == 1
+                && regions_error
+                && at > region.start
+                && t.get(lo).is_some_and(|b| *b == b' ')
+                && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
             if alnum(&t[gap.clone()]) >= MIN_UNEXPLAINED {
                 let range = first_link(t, trim_links(t, gap));
                 if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
-                    return Some((h, range));
+                    if !remnant {
+                        return Some((h, range));
+                    }
+                    // Still the event's unknown part when its error field holds none.
+                    remnant_at = remnant_at.or(Some((h, range)));
                 }
             }
             match c {
@@ -798,7 +819,7 @@ fn unexplained(
             }
         }
     }
-    None
+    remnant_at
 }
 
 /// Where the causes printed below an event's first line (which ends at `nl`) end: at a

@@ -162,6 +162,32 @@ fn regression_a_warning_inside_a_failing_span_clusters_the_span_error() {
     assert_eq!(id(1), id(2), "one error, one cluster, whatever step of the recovery logged it");
 }
 
+/// A record that knows only the start of a host message (`failed to inject barrier` in
+/// `failed to inject barrier on node 3 during recovery error=…`) left the rest of the message
+/// to be clustered, and the unknown error in the `error` field went unseen: every event of that
+/// host went to one cluster of its leftover words, whatever the error.
+#[test]
+fn regression_the_rest_of_a_known_host_message_does_not_hide_its_error_field() {
+    let d = Dir::new();
+    let cases: &[(String, Option<&str>)] = &[
+        // the unknown error in the field, not the host's leftover words
+        (warn(1, "failed to inject barrier on node 3 during recovery error=sink writer 7 failed"), Some("sink writer <*> failed")),
+        (warn(2, "failed to inject barrier on node 4 during recovery error=object store quota exceeded"), Some("object store quota exceeded")),
+        // the field holds nothing to cluster (a bare code): the leftover words are the unknown part
+        (warn(3, "failed to inject barrier on node 5 during recovery error=42"), Some("on node <*> during recovery")),
+        // a known error in the field is the event's error: the words outside it are context
+        (warn(5, "failed to inject barrier on node 6 during recovery error=barrier collection failed for actor 4"), None),
+        // a cause chained to the known message (`: `) is not its own words: it stays first
+        (warn(4, "failed to inject barrier: epoch 7 rejected error=sink writer 9 failed"), Some("epoch <*> rejected")),
+    ];
+    let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    for (i, (line, want)) in cases.iter().enumerate() {
+        let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
+        assert_eq!(got, *want, "line {line}");
+    }
+}
+
 /// A multi-line report: the causes on the lines below the first are links of its chain.
 #[test]
 fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
