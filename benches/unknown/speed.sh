@@ -51,7 +51,7 @@ d=$("$venv/bin/python" "$here/drain3_ga.py" speed "$msgs.drain3")
 # The clusterer alone on the same messages (cargo build --release --example cluster_bench).
 cb="$(dirname "$annotail")/examples/cluster_bench"
 c=$([[ -x $cb ]] && "$cb" "$msgs.drain3" 3 || echo '{}')
-python3 - "$work/unknown.json" "$(stat -c %s "$corpus")" "$(stat -c %s "$msgs")" "$d" "$c" <<'PY'
+python3 - "$work/unknown.json" "$(stat -L -c %s "$corpus")" "$(stat -L -c %s "$msgs")" "$d" "$c" <<'PY'
 import json, statistics, sys
 results = json.load(open(sys.argv[1]))["results"]
 res = {r["command"]: statistics.median(r["times"]) for r in results}
