@@ -769,7 +769,7 @@ fn unexplained(
         }
         return None;
     }
-    let regions_error = regions[2].is_some();
+    let has_error_field = regions[2].is_some();
     let mut remnant_at = None;
     for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
         if after.is_some_and(|(ai, _)| ai > i) {
@@ -793,13 +793,10 @@ fn unexplained(
             // the gap stays inside it.
             let lo = at.min(region.end);
             let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
-            // The rest of a message a record knows the start of (`database entering recovery`
-            // known, ` on inject failure` left), when the event has an `error` field: the words
-            // are the host's own, not a cause chained to it (no `: `), and the error field is
-            // where the event's error is; the rest is clustered only when that field holds no
-            // unknown part.
+            // The host's own words after a match in its message (see above): second to the
+            // error field.
             let remnant = i == 1
-                && regions_error
+                && has_error_field
                 && at > region.start
                 && t.get(lo).is_some_and(|b| *b == b' ')
                 && memchr::memmem::find(&t[gap.clone()], b": ").is_none();

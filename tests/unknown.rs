@@ -176,9 +176,9 @@ fn regression_the_rest_of_a_known_host_message_does_not_hide_its_error_field() {
         // the field holds nothing to cluster (a bare code): the leftover words are the unknown part
         (warn(3, "failed to inject barrier on node 5 during recovery error=42"), Some("on node <*> during recovery")),
         // a known error in the field is the event's error: the words outside it are context
-        (warn(5, "failed to inject barrier on node 6 during recovery error=barrier collection failed for actor 4"), None),
+        (warn(4, "failed to inject barrier on node 6 during recovery error=barrier collection failed for actor 4"), None),
         // a cause chained to the known message (`: `) is not its own words: it stays first
-        (warn(4, "failed to inject barrier: epoch 7 rejected error=sink writer 9 failed"), Some("epoch <*> rejected")),
+        (warn(5, "failed to inject barrier: epoch 7 rejected error=sink writer 9 failed"), Some("epoch <*> rejected")),
     ];
     let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
