@@ -793,14 +793,14 @@ fn unexplained(
             // the gap stays inside it.
             let lo = at.min(region.end);
             let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
-            // The host's own words after a match in its message (see above): second to the
-            // error field.
-            let remnant = i == 1
-                && has_error_field
-                && at > region.start
-                && t.get(lo).is_some_and(|b| *b == b' ')
-                && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
             if alnum(&t[gap.clone()]) >= MIN_UNEXPLAINED {
+                // The host's own words after a match in its message (see above): second to
+                // the error field.
+                let remnant = i == 1
+                    && has_error_field
+                    && at > region.start
+                    && t.get(lo).is_some_and(|b| *b == b' ')
+                    && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
                 let range = first_link(t, trim_links(t, gap));
                 if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
                     if !remnant {

@@ -45,6 +45,18 @@ impl Dir {
     }
 
     /// `annotail -c CATALOG ARGS` on `input`: its events (exit status 0 asserted).
+    /// Run `--unknown warn --format json` on one line per case and check each line's unknown
+    /// template (`None`: nothing clustered); the input and the events, for more checks.
+    fn templates_at_warn(&self, cases: &[(String, Option<&str>)]) -> (String, Vec<Value>) {
+        let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
+        let evs = self.events(&["--unknown", "warn", "--format", "json"], &input);
+        for (i, (line, want)) in cases.iter().enumerate() {
+            let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
+            assert_eq!(got, *want, "line {line}");
+        }
+        (input, evs)
+    }
+
     fn events(&self, args: &[&str], input: &str) -> Vec<Value> {
         let mut full = vec!["-c".to_owned(), self.catalog()];
         full.extend(args.iter().map(|s| s.to_string()));
@@ -118,12 +130,7 @@ fn chain_cases_cluster_the_unexplained_part() {
         // a `{:?}`-quoted chain whose outer link is known: its cause without the closing quote
         (warn(15, r#"failed to inject barrier error="barrier collection failed for actor 4: quota exceeded""#), Some("quota exceeded")),
     ];
-    let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
-    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
-    for (i, (line, want)) in cases.iter().enumerate() {
-        let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
-        assert_eq!(got, *want, "line {line}");
-    }
+    let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
     let plain = d.events(&["--format", "json"], &input);
     assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
@@ -152,12 +159,7 @@ fn regression_a_warning_inside_a_failing_span_clusters_the_span_error() {
         // below WARN the span is only context: nothing is clustered at --unknown warn
         (span(5, "INFO", "iceberg catalog 3 unreachable", "waiting for completing command to finish in recovery"), None),
     ];
-    let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
-    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
-    for (i, (line, want)) in cases.iter().enumerate() {
-        let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
-        assert_eq!(got, *want, "line {line}");
-    }
+    let (_, evs) = d.templates_at_warn(cases);
     let id = |line: u64| evs.iter().find(|e| e["source"]["line"] == line).and_then(unknown).map(|u| u.0);
     assert_eq!(id(1), id(2), "one error, one cluster, whatever step of the recovery logged it");
 }
@@ -180,12 +182,7 @@ fn regression_the_rest_of_a_known_host_message_does_not_hide_its_error_field() {
         // a cause chained to the known message (`: `) is not its own words: it stays first
         (warn(5, "failed to inject barrier: epoch 7 rejected error=sink writer 9 failed"), Some("epoch <*> rejected")),
     ];
-    let input: String = cases.iter().map(|(l, _)| format!("{l}\n")).collect();
-    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
-    for (i, (line, want)) in cases.iter().enumerate() {
-        let got = evs.iter().find(|e| e["source"]["line"] == i as u64 + 1).and_then(unknown).map(|u| u.1);
-        assert_eq!(got, *want, "line {line}");
-    }
+    d.templates_at_warn(cases);
 }
 
 /// A multi-line report: the causes on the lines below the first are links of its chain.
