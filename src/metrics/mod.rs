@@ -48,6 +48,9 @@ pub struct SeverityLabel {
     pub severity: String,
 }
 
+/// The `level` labels of `annotail_unknown_events_total` ([`crate::unknown::level_label`]).
+const UNKNOWN_LABELS: [&str; 5] = ["error", "warn", "info", "debug", "none"];
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LevelLabel {
     pub level: &'static str,
@@ -247,6 +250,11 @@ pub struct Metrics {
     pub reloads: Family<ResultLabel, Counter>,
     /// Events clustered as unknown (`--unknown`), per level (error, warn, info, debug, none).
     pub unknown_events: Family<LevelLabel, Counter>,
+    /// `unknown_events`' counter of each label, once an event has had it: the family's lookup
+    /// (a lock and a SipHash of the label) cost about 250 instructions an event with `--unknown
+    /// any`. Filled on first use, not at start, so that a level's series appears when its first
+    /// event does, as it did.
+    unknown_counters: [std::sync::OnceLock<Counter>; UNKNOWN_LABELS.len()],
     unknown_clusters: Gauge,
     unknown_evicted: Gauge,
     /// The run's clusterer, read for the clusters gauges and `--summary`.
@@ -364,6 +372,7 @@ impl Metrics {
         Metrics {
             registry: r,
             unknown_events,
+            unknown_counters: Default::default(),
             unknown_clusters,
             unknown_evicted,
             unknown: Mutex::new(None),
@@ -411,6 +420,14 @@ impl Metrics {
     }
 
     /// The counters of one sink, looked up once. `url` is shown without credentials.
+    /// Count an event clustered as unknown under its `level` label.
+    pub fn unknown_event(&self, level: &'static str) {
+        match UNKNOWN_LABELS.iter().position(|&l| l == level) {
+            Some(i) => self.unknown_counters[i].get_or_init(|| self.unknown_events.get_or_create(&LevelLabel { level }).clone()).inc(),
+            None => self.unknown_events.get_or_create(&LevelLabel { level }).inc(),
+        };
+    }
+
     pub fn sink(&self, url: &str) -> SinkMetrics {
         let name = redact(url);
         let l = SinkLabel { sink: name.clone() };

@@ -49,6 +49,11 @@ impl Levels {
     /// Does an event at `level` (none: a line without one) get clustered? `panic`: the event is
     /// a Rust panic, an error whatever its level says.
     pub fn wants(self, level: Option<&[u8]>, panic: bool) -> bool {
+        match self {
+            Levels::Off => return false,
+            Levels::Any => return true,
+            Levels::Error | Levels::Warn => {}
+        }
         let rank = match level.map(trim_level) {
             _ if panic => 3,
             Some(l) if l.eq_ignore_ascii_case(b"ERROR")
