@@ -291,9 +291,13 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         p.kubectl = Some((pod, container));
         i = n;
     }
+    // The zoned timestamp where the line's content starts, read once for both looks below
+    // (a RisingWave line has one there, and this runs on every line that is framed).
+    let ts_here = if line.get(i).is_some_and(u8::is_ascii_digit) { timestamp_len(&line[i..]) } else { None };
+    let ts_at = i;
     // A log viewer's time before the line: `<date> <time> | ` or `<date> <time>\t`.
     if line.get(i).is_some_and(u8::is_ascii_digit)
-        && let Some(t) = loose_timestamp_len(&line[i..])
+        && let Some(t) = ts_here.or_else(|| loose_timestamp_len(&line[i..]))
     {
         let after = &line[i + t..];
         let sep = if after.starts_with(b" | ") {
@@ -310,7 +314,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     }
     // CRI record or kubectl --timestamps
     let prefixed = i;
-    let first_ts = timestamp_len(&line[i..]);
+    let first_ts = if i == ts_at { ts_here } else { timestamp_len(&line[i..]) };
     if let Some(t) = first_ts {
         let after = &line[i + t..];
         if after.first() == Some(&b' ') {
@@ -325,7 +329,9 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 p.runtime_ts = Some(i..i + t);
                 p.cri = Some((s0..s0 + n, rest[n + 1] == b'P'));
                 i = (s0 + n + 3).min(line.len());
-            } else if (timestamp_len(rest).is_some() && !level_at(rest)) || rest.first() == Some(&b'{') {
+            } else if (rest.first().is_some_and(u8::is_ascii_digit) && timestamp_len(rest).is_some() && !level_at(rest))
+                || rest.first() == Some(&b'{')
+            {
                 // Two timestamps: the first is the runtime's. So is a timestamp before a JSON
                 // object (`kubectl logs --timestamps` of RisingWave's JSON logs): no line of
                 // RisingWave's own starts with a time and then a brace.
