@@ -762,7 +762,7 @@ fn unexplained(
         for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
             let t = hays[h].text;
             let range = trim_links(t, region);
-            if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
+            if enough_alnum(&t[range.clone()]) {
                 let range = if structured || i != 1 { first_link(t, range) } else { range };
                 return Some((h, range));
             }
@@ -793,7 +793,7 @@ fn unexplained(
             // the gap stays inside it.
             let lo = at.min(region.end);
             let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
-            if alnum(&t[gap.clone()]) >= MIN_UNEXPLAINED {
+            if enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to
                 // the error field.
                 let remnant = i == 1
@@ -802,7 +802,7 @@ fn unexplained(
                     && t.get(lo).is_some_and(|b| *b == b' ')
                     && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
                 let range = first_link(t, trim_links(t, gap));
-                if alnum(&t[range.clone()]) >= MIN_UNEXPLAINED {
+                if enough_alnum(&t[range.clone()]) {
                     if !remnant {
                         return Some((h, range));
                     }
@@ -833,8 +833,10 @@ fn report_end(text: &[u8], nl: usize) -> usize {
     text.len()
 }
 
-fn alnum(t: &[u8]) -> usize {
-    t.iter().filter(|b| b.is_ascii_alphanumeric()).count()
+/// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? Counting stops there: a whole
+/// message was counted for every event.
+fn enough_alnum(t: &[u8]) -> bool {
+    t.iter().filter(|b| b.is_ascii_alphanumeric()).take(MIN_UNEXPLAINED).count() == MIN_UNEXPLAINED
 }
 
 /// Letters and digits a piece of text left unexplained needs to be clustered: less is the
