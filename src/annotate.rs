@@ -959,7 +959,11 @@ fn old_panic_message_end(text: &[u8]) -> Option<usize> {
 /// A level below WARN (`INFO`, `DEBUG`, `TRACE`, any case).
 fn below_warn(level: &[u8]) -> bool {
     let l = level.trim_ascii();
-    ["INFO", "DEBUG", "TRACE"].iter().any(|w| l.eq_ignore_ascii_case(w.as_bytes()))
+    match l.len() {
+        4 => l.eq_ignore_ascii_case(b"INFO"),
+        5 => l.eq_ignore_ascii_case(b"DEBUG") || l.eq_ignore_ascii_case(b"TRACE"),
+        _ => false,
+    }
 }
 
 /// Does the match start inside a span field (`span{error=...}` of a text line, `spans[i].key`

@@ -54,19 +54,7 @@ impl Levels {
             Levels::Any => return true,
             Levels::Error | Levels::Warn => {}
         }
-        let rank = match level.map(trim_level) {
-            _ if panic => 3,
-            Some(l) if l.eq_ignore_ascii_case(b"ERROR")
-                || l.eq_ignore_ascii_case(b"FATAL")
-                || l.eq_ignore_ascii_case(b"CRITICAL")
-                || l.eq_ignore_ascii_case(b"CRIT")
-                || l.eq_ignore_ascii_case(b"ERR") =>
-            {
-                3
-            }
-            Some(l) if l.eq_ignore_ascii_case(b"WARN") || l.eq_ignore_ascii_case(b"WARNING") => 2,
-            _ => 1,
-        };
+        let rank = if panic { 3 } else { level.map_or(1, |l| rank(trim_level(l))) };
         match self {
             Levels::Off => false,
             Levels::Error => rank >= 3,
@@ -153,6 +141,22 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     })
 }
 
+/// A trimmed level word's rank: 3 an error, 2 a warning, 1 anything else. The length is
+/// looked at first: most events are at INFO, whose four letters rule out all but `WARN` and
+/// `CRIT` at once.
+fn rank(l: &[u8]) -> u8 {
+    let is = |w: &[u8]| l.eq_ignore_ascii_case(w);
+    match l.len() {
+        3 if is(b"ERR") => 3,
+        4 if is(b"CRIT") => 3,
+        4 if is(b"WARN") => 2,
+        5 if is(b"ERROR") || is(b"FATAL") => 3,
+        7 if is(b"WARNING") => 2,
+        8 if is(b"CRITICAL") => 3,
+        _ => 1,
+    }
+}
+
 fn trim_level(l: &[u8]) -> &[u8] {
     let s = l.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(l.len());
     let e = l.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(s, |e| e + 1);
@@ -209,11 +213,12 @@ pub fn level_label(level: Option<&[u8]>, panic: bool) -> &'static str {
         return "error";
     }
     let Some(l) = level.map(trim_level) else { return "none" };
-    if Levels::Error.wants(Some(l), false) {
-        "error"
-    } else if Levels::Warn.wants(Some(l), false) {
-        "warn"
-    } else if l.eq_ignore_ascii_case(b"INFO") {
+    match rank(l) {
+        3 => return "error",
+        2 => return "warn",
+        _ => {}
+    }
+    if l.eq_ignore_ascii_case(b"INFO") {
         "info"
     } else if l.eq_ignore_ascii_case(b"DEBUG") || l.eq_ignore_ascii_case(b"TRACE") {
         "debug"
@@ -704,9 +709,31 @@ mod tests {
             (Levels::Any, None, false, true),
             (Levels::Any, Some("DEBUG"), false, true),
             (Levels::Off, Some("ERROR"), true, false),
+            (Levels::Error, Some("err"), false, true),
+            (Levels::Error, Some("Crit"), false, true),
+            (Levels::Error, Some("critical "), false, true),
+            (Levels::Error, Some("fatal"), false, true),
+            (Levels::Warn, Some("Warning"), false, true),
+            (Levels::Warn, Some("WARNS"), false, false),
+            (Levels::Warn, Some("errors"), false, false),
+            (Levels::Warn, Some("notice"), false, false),
+            (Levels::Warn, Some(""), false, false),
         ];
         for &(lv, level, panic, want) in cases {
             assert_eq!(lv.wants(level.map(str::as_bytes), panic), want, "{lv:?} {level:?} panic={panic}");
         }
+        let labels = [
+            (Some("ERROR"), "error"),
+            (Some(" crit"), "error"),
+            (Some("WARNING"), "warn"),
+            (Some(" INFO"), "info"),
+            (Some("trace"), "debug"),
+            (Some("notice"), "none"),
+            (None, "none"),
+        ];
+        for (level, want) in labels {
+            assert_eq!(super::level_label(level.map(str::as_bytes), false), want, "{level:?}");
+        }
+        assert_eq!(super::level_label(Some(b"INFO"), true), "error");
     }
 }
