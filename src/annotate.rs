@@ -480,7 +480,7 @@ impl<W: Writer> Annotator<'_, W> {
             None
         };
         let unknown_slot = clustered.is_some() && self.pending_unknown.is_some();
-        let unknown = clustered.filter(|_| !unknown_slot).map(|(cluster, count, severity, hay, range)| Unknown {
+        let unknown = clustered.map(|(cluster, count, severity, hay, range)| Unknown {
             cluster,
             template: &self.unknown_template,
             count,

@@ -229,11 +229,13 @@ pub struct Annotated<'a> {
     /// Per match: whether it opens an incident or repeats one ([`crate::repeat`]); empty when
     /// repeats are not collapsed.
     pub seen: &'a [crate::repeat::Seen],
-    /// The cluster of the text no record explains (`--unknown`).
+    /// The cluster of the text no record explains (`--unknown`). With `unknown_slot`, its text
+    /// and severity only: the cluster, template and count are not known yet (0, empty, 0).
     pub unknown: Option<Unknown<'a>>,
     /// The event has text no record explains, to be clustered later, in input order, by the
-    /// reader of a parallel read: JSON output records where its `unknown` object goes
-    /// ([`OutWriter::mark_unknowns`], [`splice_segment`]) instead of writing one.
+    /// reader of a parallel read: JSON output records where its `unknown` object goes, ECS
+    /// output keeps the whole event to be completed there ([`OutWriter::mark_unknowns`],
+    /// [`splice_segment`]), instead of writing them.
     pub unknown_slot: bool,
 }
 
@@ -377,8 +379,13 @@ pub struct OutWriter<W: Write> {
     /// rendered buffer, and the line rendered there.
     pub line_marks: Option<Vec<(u64, u64)>>,
     /// With [`OutWriter::mark_unknowns`]: where each event with an [`Annotated::unknown_slot`]
-    /// leaves room for its `unknown` object in the rendered buffer.
+    /// leaves room for its `unknown` object (JSON) or for the whole event (ECS) in the rendered
+    /// buffer.
     pub unknown_slots: Option<Vec<u64>>,
+    /// ECS output with [`OutWriter::mark_unknowns`]: each slot's event, for [`write_ecs_unknown`]
+    /// to complete. Its `unknown` fields sit in several objects (`annotail`, `labels`) of an
+    /// object whose keys are sorted, so they are filled in rather than spliced.
+    pub unknown_events: Vec<serde_json::Map<String, Value>>,
     /// Made by [`OutWriter::memory`]: the buffer is the output, never flushed.
     keep: bool,
     shape: std::sync::Arc<Shape>,
@@ -413,6 +420,7 @@ impl<W: Write> OutWriter<W> {
             otlp: Default::default(),
             line_marks: None,
             unknown_slots: None,
+            unknown_events: Vec::new(),
             keep: false,
             shape: std::sync::Arc::new(Shape::all()),
         }
@@ -435,10 +443,10 @@ impl<W: Write> OutWriter<W> {
         self.line_marks = Some(Vec::new());
     }
 
-    /// Record where each event's `unknown` object is to go (JSON, in-memory writers only), for
-    /// [`splice_segment`].
+    /// Record where each event's `unknown` object (JSON) or whole event (ECS) is to go
+    /// (in-memory writers only), for [`splice_segment`].
     pub fn mark_unknowns(&mut self) {
-        debug_assert_eq!(self.format, Format::Json, "only JSON output is spliced");
+        debug_assert!(matches!(self.format, Format::Json | Format::Ecs), "only JSON and ECS output are spliced");
         debug_assert!(self.keep, "slots are positions in a kept buffer");
         self.unknown_slots = Some(Vec::new());
     }
@@ -510,6 +518,13 @@ impl<W: Write> Writer for OutWriter<W> {
                 }
                 if let (Some(m), Some(slot)) = (&mut self.unknown_slots, slot) {
                     m.push(slot as u64);
+                }
+                self.buf.push(b'\n');
+            }
+            Format::Ecs if ev.unknown_slot && self.unknown_slots.is_some() => {
+                self.unknown_events.push(ecs_value(ev, &self.shape.fields));
+                if let Some(m) = &mut self.unknown_slots {
+                    m.push(self.buf.len() as u64);
                 }
                 self.buf.push(b'\n');
             }
@@ -863,10 +878,10 @@ pub fn write_json(
     }
     out.push(b']');
     let mut slot = None;
-    if let Some(u) = &ev.unknown {
-        write_unknown_object(out, u.cluster, u.template, u.count);
-    } else if ev.unknown_slot {
+    if ev.unknown_slot {
         slot = Some(out.len());
+    } else if let Some(u) = &ev.unknown {
+        write_unknown_object(out, u.cluster, u.template, u.count);
     }
     if !ev.context.is_empty() {
         out.extend_from_slice(b",\"context\":[");
@@ -945,6 +960,50 @@ fn write_log(out: &mut Vec<u8>, log: &Log<'_>) {
 }
 
 pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
+    serde_json::to_writer(&mut *out, &Value::Object(ecs_value(ev, fields))).expect("vec");
+}
+
+/// A slot's ECS event ([`OutWriter::unknown_events`]) with its cluster filled in, rendered as
+/// [`write_ecs`] renders the event of one reader, and bounded by `max` as it bounds one
+/// (`seen` none: the text was not clustered after all, and the event goes without them).
+pub fn write_ecs_unknown(
+    out: &mut Vec<u8>,
+    mut v: serde_json::Map<String, Value>,
+    seen: Option<(u64, &str, u64)>,
+    max: Option<usize>,
+) {
+    let start = out.len();
+    match seen {
+        Some((cluster, template, count)) => {
+            let id = format!("{cluster:016x}");
+            if let Some(Value::Object(u)) = v.get_mut("annotail").and_then(|a| a.get_mut("unknown")) {
+                u.insert("cluster".into(), Value::String(id.clone()));
+                u.insert("template".into(), Value::String(template.to_owned()));
+                u.insert("count".into(), count.into());
+            }
+            if let Some(Value::Object(l)) = v.get_mut("labels") {
+                l.insert("annotail_unknown_cluster".into(), Value::String(id));
+            }
+        }
+        None => {
+            if let Some(Value::Object(a)) = v.get_mut("annotail") {
+                a.remove("unknown");
+            }
+            if let Some(Value::Object(l)) = v.get_mut("labels") {
+                l.remove("annotail_unknown_cluster");
+            }
+        }
+    }
+    serde_json::to_writer(&mut *out, &Value::Object(v)).expect("vec");
+    if let Some(max) = max
+        && out.len() - start > max
+    {
+        fit(out, start, max, Format::Ecs);
+    }
+}
+
+/// The ECS event, before it is rendered.
+fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<String, Value> {
     let w = |k: &str| fields.wants(k);
     let mut v = serde_json::Map::new();
     let st = |x: &str| Value::String(x.to_owned());
@@ -1066,7 +1125,7 @@ pub fn write_ecs(out: &mut Vec<u8>, ev: &Annotated<'_>, fields: &RecordFields) {
         }
         v.insert("kubernetes".into(), Value::Object(k));
     }
-    serde_json::to_writer(&mut *out, &Value::Object(v)).expect("vec");
+    v
 }
 
 /// Where `source.line`'s digits start in the event at `out[start..]` after [`fit`] rendered it

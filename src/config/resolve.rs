@@ -307,13 +307,16 @@ impl Config {
             // The sinks take events in input order from one reader.
             1
         } else if (c.format == Format::Pretty && c.stage.incidents.as_ref().is_some_and(|i| i.collapse))
-            || (c.stage.unknown.is_some() && (c.format != Format::Json || c.shape.max_event_bytes.is_some()))
+            || (c.stage.unknown.is_some()
+                && (!matches!(c.format, Format::Json | Format::Ecs)
+                    || (c.format == Format::Json && c.shape.max_event_bytes.is_some())))
         {
             // Collapsing decides each repeat in input order, as it is written; clusters depend on
-            // the order lines arrive in. Several threads cluster only for JSON output, whose
-            // reader clusters the workers' unknown events in input order and splices their
-            // `unknown` objects in (an event bounded by --max-event-bytes would have to be
-            // fitted again); other outputs keep one reader.
+            // the order lines arrive in. Several threads cluster only for JSON and ECS output,
+            // whose reader clusters the workers' unknown events in input order and splices their
+            // `unknown` objects (JSON) or completes and renders their events (ECS); a JSON event
+            // bounded by --max-event-bytes would have to be fitted again, and pretty and OTLP
+            // output keep one reader.
             1
         } else {
             cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
@@ -714,7 +717,14 @@ mod tests {
         cli.unknown.unknown = Some(crate::unknown::Levels::Warn);
         assert_eq!(read(&cli, &Config::default()).run.threads, 3, "JSON: the reader clusters in input order");
         cli.format = Some(Format::Ecs);
-        assert_eq!(read(&cli, &Config::default()).run.threads, 1, "other outputs: one reader keeps the input's order");
+        assert_eq!(read(&cli, &Config::default()).run.threads, 3, "ECS: the reader completes the events");
+        cli.max_event_bytes = Some(4096);
+        assert_eq!(read(&cli, &Config::default()).run.threads, 3, "ECS: the reader bounds the events it completes");
+        cli.max_event_bytes = None;
+        for other in [Format::Pretty, Format::Otlp] {
+            cli.format = Some(other);
+            assert_eq!(read(&cli, &Config::default()).run.threads, 1, "{other:?}: one reader keeps the input's order");
+        }
         cli.format = Some(Format::Json);
         cli.max_event_bytes = Some(4096);
         assert_eq!(read(&cli, &Config::default()).run.threads, 1, "a bounded event is not spliced");

@@ -105,6 +105,9 @@ struct Done {
     /// With `--unknown`: the segment's unknown events, for the reader to cluster in input order,
     /// and where their `unknown` objects go in `output`.
     unknowns: Option<(PendingUnknowns, Vec<u64>)>,
+    /// ECS output with `--unknown`: the events at those slots, to be completed
+    /// ([`crate::event::write_ecs_unknown`]).
+    unknown_events: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// Bytes read back from a cut target to find the start of an event there: more than
@@ -210,6 +213,7 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
                         error: Some(e),
                         matches: Vec::new(),
                         unknowns: None,
+                        unknown_events: Vec::new(),
                     };
                     let (lock, cvar) = &w.bases;
                     lock.lock().expect("line bases").set_count(seg.seq as usize, 0);
@@ -252,9 +256,11 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
         let output = out.take_rendered();
         let marks = out.line_marks.take();
         let unknowns = pending.zip(out.unknown_slots.take());
+        let unknown_events = std::mem::take(&mut out.unknown_events);
         w.inputs.give(std::mem::take(&mut bytes));
         let matches = deferred.take().unwrap_or_default();
-        if done_tx.send(Done { seq: seg.seq, output, marks, totals, error: None, matches, unknowns }).is_err() {
+        if done_tx.send(Done { seq: seg.seq, output, marks, totals, error: None, matches, unknowns, unknown_events }).is_err()
+        {
             break;
         }
     }
@@ -280,16 +286,18 @@ impl InOrder<'_> {
 
     /// Write every segment that is next in order.
     fn write_ready(&mut self, w: &Work<'_>, writer: &mut dyn TakesRendered, totals: &mut Totals) {
-        while let Some(d) = self.pending.remove(&self.next) {
+        while let Some(mut d) = self.pending.remove(&self.next) {
             if let Some(e) = d.error {
                 tracing::error!(path = %w.path.display(), cause = %e, "read error in a segment; its lines are skipped");
                 self.read_error.get_or_insert(e);
             }
+            let mut events = std::mem::take(&mut d.unknown_events).into_iter();
             match (&d.marks, &d.unknowns) {
                 (marks, Some((pending, slots))) if !slots.is_empty() => {
                     // Clustered here, in input order, as one reader would have: the same ids,
                     // templates and counts whatever the threads.
                     let shared = w.cfg.stage.unknown.as_ref().expect("unknowns are kept only with --unknown");
+                    let ecs = writer.format() == crate::event::Format::Ecs;
                     let mut c = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
                     self.relocated.clear();
                     let marks = marks.as_deref().unwrap_or_default();
@@ -300,7 +308,12 @@ impl InOrder<'_> {
                         slots,
                         |i, to| {
                             let (text, needs_constant) = pending.get(i);
-                            if let Some(seen) = c.observe_if(text, needs_constant) {
+                            let seen = c.observe_if(text, needs_constant);
+                            if ecs {
+                                let v = events.next().expect("an ECS event for each slot");
+                                let seen = seen.as_ref().map(|s| (s.id, s.template, s.count));
+                                crate::event::write_ecs_unknown(to, v, seen, w.cfg.shape.max_event_bytes);
+                            } else if let Some(seen) = seen {
                                 crate::event::write_unknown_object(to, seen.id, seen.template, seen.count);
                             }
                         },
