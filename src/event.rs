@@ -504,12 +504,14 @@ impl<W: Write> Writer for OutWriter<W> {
             Format::Json => {
                 let start = self.buf.len();
                 let (mut at, slot) = write_json(&mut self.buf, ev, &mut self.cache, &self.shape.fields);
+                // The events of a segment that gets `unknown` objects or line numbers later
+                // are bounded by the reader, once those are in ([`splice_segment`]): the bound
+                // counts them, and an event is cut once.
                 if let Some(max) = self.shape.max_event_bytes
                     && self.buf.len() - start > max
+                    && self.line_marks.is_none()
+                    && self.unknown_slots.is_none()
                 {
-                    // A parallel read that splices `unknown` objects in never bounds events
-                    // (the bound would have to count the object that is not there yet).
-                    debug_assert!(slot.is_none(), "an event with an unknown slot is not fitted");
                     fit(&mut self.buf, start, max, Format::Json);
                     at = line_digits_at(&self.buf, start);
                 }
@@ -747,23 +749,29 @@ fn span(out: &mut Vec<u8>, f: &Found) {
 
 /// Copy JSON output rendered with line numbers relative to a segment into `to`, each line number
 /// (at the `marks` [`OutWriter::mark_lines`] recorded) raised by `base`.
-pub fn relocate_lines(rendered: &[u8], marks: &[(u64, u64)], base: u64, to: &mut Vec<u8>) {
-    splice_segment(rendered, marks, base, &[], |_, _| unreachable!("no slots"), to);
+pub fn relocate_lines(rendered: &[u8], marks: &[(u64, u64)], base: u64, max: Option<usize>, to: &mut Vec<u8>) {
+    splice_segment(rendered, marks, base, &[], |_, _| unreachable!("no slots"), max, to);
 }
 
 /// Copy a parallel read's segment of JSON output into `to`: each line number (at `marks`, see
 /// [`relocate_lines`]) raised by `base`, and at each of `slots` ([`OutWriter::mark_unknowns`],
 /// in the order they were recorded) what `unknown(i, to)` writes for the `i`th: the event's
-/// `unknown` object, rendered as [`write_json`] renders it ([`write_unknown_object`]).
+/// `unknown` object, rendered as [`write_json`] renders it ([`write_unknown_object`]). With
+/// `max` (JSON's `--max-event-bytes`), each event is then cut to fit as [`OutWriter`] cuts the
+/// event of one reader: whole, with its line number and `unknown` object, once. (The workers
+/// leave that to here: a relative line number has fewer digits than the absolute one, which
+/// moved events over the bound and `truncated.original_bytes` by a few bytes.)
 pub fn splice_segment(
     rendered: &[u8],
     marks: &[(u64, u64)],
     base: u64,
     slots: &[u64],
     mut unknown: impl FnMut(usize, &mut Vec<u8>),
+    max: Option<usize>,
     to: &mut Vec<u8>,
 ) {
     to.reserve(rendered.len() + marks.len() * 4 + slots.len() * 96);
+    let began = to.len();
     let (mut from, mut m, mut k) = (0, 0, 0);
     loop {
         let line = marks.get(m).map(|&(at, _)| at);
@@ -780,9 +788,10 @@ pub fn splice_segment(
                 m += 1;
             }
             (_, Some(at)) => {
-                to.extend_from_slice(&rendered[from..at as usize]);
+                let at = at as usize;
+                to.extend_from_slice(&rendered[from..at]);
                 unknown(k, to);
-                from = at as usize;
+                from = at;
                 k += 1;
             }
             (None, None) => break,
@@ -790,6 +799,21 @@ pub fn splice_segment(
         }
     }
     to.extend_from_slice(&rendered[from..]);
+    if let Some(max) = max
+        && to[began..].split(|&b| b == b'\n').any(|e| e.len() > max)
+    {
+        let spliced = to.split_off(began);
+        for e in spliced.split_inclusive(|&b| b == b'\n') {
+            let start = to.len();
+            to.extend_from_slice(e.strip_suffix(b"\n").unwrap_or(e));
+            if to.len() - start > max {
+                fit(to, start, max, Format::Json);
+            }
+            if e.ends_with(b"\n") {
+                to.push(b'\n');
+            }
+        }
+    }
 }
 
 /// An event's `unknown` object as [`write_json`] renders it, with its leading comma.
@@ -1560,14 +1584,14 @@ mod tests {
         rendered.push(b'\n');
         let marks = [(18, 9), (at_b as u64 + 18, 120)];
         let mut out = Vec::new();
-        relocate_lines(&rendered, &marks, 991, &mut out);
+        relocate_lines(&rendered, &marks, 991, None, &mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"source\":{\"line\":1000,\"lines\":1},\"message\":\"line 9\"}\n\
              {\"source\":{\"line\":1111,\"lines\":2},\"message\":\"x\"}\n"
         );
         let mut same = Vec::new();
-        relocate_lines(&rendered, &marks, 0, &mut same);
+        relocate_lines(&rendered, &marks, 0, None, &mut same);
         assert_eq!(same, rendered);
     }
 

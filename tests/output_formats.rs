@@ -307,6 +307,50 @@ fn max_event_bytes_cuts_large_events_to_valid_json() {
     assert!(stderr_of(&out).contains("at least 1024"), "{}", stderr_of(&out));
 }
 
+/// Several threads wrote `truncated.original_bytes` a few bytes short in every segment after the
+/// first (the event was cut with its line number relative to the segment, fewer digits than
+/// the absolute one), and could leave an event that many bytes over the bound.
+#[test]
+fn regression_bounded_events_are_the_same_on_several_threads() {
+    let fx = fixture();
+    let tail = "z".repeat(1200);
+    let mut text = String::new();
+    let mut i = 0u32;
+    // Segments are 2 MiB: several of them.
+    while text.len() < 7 << 20 {
+        let line = if i % 20 == 0 {
+            rw_line(i, "WARN", "risingwave_meta::barrier", &format!("barrier collection failed for actor {i} {tail}"))
+        } else {
+            info_line(i, &format!("checkpoint {i} written"))
+        };
+        text.push_str(&line);
+        text.push('\n');
+        i += 1;
+    }
+    let file = fx.write("big.log", &text);
+    let run = |threads: &str| {
+        let out = fx.run(&["--format", "json", "--max-event-bytes", "1024", "--threads", threads, &path_str(&file)], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                assert!(l.len() <= 1024, "{threads} threads: {} bytes", l.len());
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("observed");
+                v
+            })
+            .collect::<Vec<_>>()
+    };
+    let (one, two) = (run("1"), run("2"));
+    assert!(one.len() > 2_000, "{} events", one.len());
+    assert!(one.iter().all(|e| e["truncated"]["original_bytes"].as_u64().is_some_and(|n| n > 1024)), "every event is cut");
+    assert_eq!(one.len(), two.len());
+    if let Some(k) = (0..one.len()).find(|&k| one[k] != two[k]) {
+        panic!("event {k} differs:\n1 thread:  {}\n2 threads: {}", one[k], two[k]);
+    }
+}
+
 /// Every event names its host: NODE_NAME when it is set (also as `log.kubernetes.node` and, in
 /// ECS, `kubernetes.node.name`), else the kernel's host name.
 #[test]

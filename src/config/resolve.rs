@@ -307,16 +307,13 @@ impl Config {
             // The sinks take events in input order from one reader.
             1
         } else if (c.format == Format::Pretty && c.stage.incidents.as_ref().is_some_and(|i| i.collapse))
-            || (c.stage.unknown.is_some()
-                && (!matches!(c.format, Format::Json | Format::Ecs)
-                    || (c.format == Format::Json && c.shape.max_event_bytes.is_some())))
+            || (c.stage.unknown.is_some() && !matches!(c.format, Format::Json | Format::Ecs))
         {
             // Collapsing decides each repeat in input order, as it is written; clusters depend on
             // the order lines arrive in. Several threads cluster only for JSON and ECS output,
             // whose reader clusters the workers' unknown events in input order and splices their
-            // `unknown` objects (JSON) or completes and renders their events (ECS); a JSON event
-            // bounded by --max-event-bytes would have to be fitted again, and pretty and OTLP
-            // output keep one reader.
+            // `unknown` objects in (JSON) or completes and renders their events (ECS), bounding
+            // them to --max-event-bytes there; pretty and OTLP output keep one reader.
             1
         } else {
             cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
@@ -727,7 +724,7 @@ mod tests {
         }
         cli.format = Some(Format::Json);
         cli.max_event_bytes = Some(4096);
-        assert_eq!(read(&cli, &Config::default()).run.threads, 1, "a bounded event is not spliced");
+        assert_eq!(read(&cli, &Config::default()).run.threads, 3, "JSON: the reader bounds the events it splices");
         cli.max_event_bytes = None;
         cli.unknown.unknown = None;
         let cfg = file("[[sinks]]\nurl = \"tcp://127.0.0.1:9\"\n");

@@ -317,6 +317,7 @@ impl InOrder<'_> {
                                 crate::event::write_unknown_object(to, seen.id, seen.template, seen.count);
                             }
                         },
+                        w.cfg.shape.max_event_bytes.filter(|_| !ecs),
                         &mut self.relocated,
                     );
                     drop(c);
@@ -324,7 +325,14 @@ impl InOrder<'_> {
                 }
                 (Some(marks), _) => {
                     self.relocated.clear();
-                    crate::event::relocate_lines(&d.output, marks, self.lines_before, &mut self.relocated);
+                    crate::event::relocate_lines(&d.output, marks, self.lines_before, w.cfg.shape.max_event_bytes, &mut self.relocated);
+                    writer.rendered(&self.relocated);
+                }
+                // A segment of JSON with `--unknown` and no slot: its events are bounded here
+                // all the same (the workers leave it to the reader, see `splice_segment`).
+                (None, Some(_)) if writer.format() == crate::event::Format::Json && w.cfg.shape.max_event_bytes.is_some() => {
+                    self.relocated.clear();
+                    crate::event::relocate_lines(&d.output, &[], self.lines_before, w.cfg.shape.max_event_bytes, &mut self.relocated);
                     writer.rendered(&self.relocated);
                 }
                 (None, _) => writer.rendered(&d.output),
