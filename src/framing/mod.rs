@@ -294,6 +294,8 @@ impl<'m> Framer<'m> {
             self.matcher.scan_marking(block, &mut hits, &mut self.scratch, &mut self.marks);
         } else {
             self.matcher.scan(block, &mut hits, &mut self.scratch);
+            // No count of this block's lines: `skip` counts them itself.
+            self.marks.lines.clear();
         }
         let (has_esc, unknown_escapes) = escapes(block);
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
@@ -392,7 +394,8 @@ impl<'m> Framer<'m> {
     fn skip(&mut self, block: &[u8], from: usize, to: usize, sink: &mut dyn EventSink) {
         if to > from {
             self.emit(block, sink);
-            let n = memchr::memchr_iter(b'\n', &block[from..to]).count() as u64;
+            // With the level look the skim has counted the block's line breaks as it read it.
+            let n = self.marks.count_lines(block, from, to);
             self.lines += n;
             self.stats.lines += n;
         }

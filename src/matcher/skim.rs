@@ -674,11 +674,30 @@ pub struct Marks {
     pub bytes: [u8; 2],
     /// Every position of one of `bytes` in the last text skimmed, ascending.
     pub at: Vec<usize>,
+    /// Line breaks in the last text skimmed, as far as the vector probe read it: `lines[r]` is
+    /// how many `\n` there are before byte `r * LINES_STEP`. Empty without the vector probe. The
+    /// framer counts the lines it skips with it instead of a pass of its own over them.
+    pub lines: Vec<u32>,
 }
+
+/// The step of [`Marks::lines`].
+pub const LINES_STEP: usize = simd::ROUND;
 
 impl Marks {
     pub fn new(bytes: [u8; 2]) -> Marks {
-        Marks { bytes, at: Vec::new() }
+        Marks { bytes, at: Vec::new(), lines: Vec::new() }
+    }
+
+    /// Line breaks in `text[from..to]`, `text` the text last skimmed.
+    pub fn count_lines(&self, text: &[u8], from: usize, to: usize) -> u64 {
+        let count = |r: std::ops::Range<usize>| memchr::memchr_iter(b'\n', &text[r]).count() as u64;
+        let covered = self.lines.len().saturating_sub(1) * LINES_STEP;
+        // Whole steps inside the range and inside what the index covers; the ends counted.
+        let (a, b) = (from.div_ceil(LINES_STEP), to.min(covered) / LINES_STEP);
+        if a >= b {
+            return count(from..to);
+        }
+        count(from..a * LINES_STEP) + u64::from(self.lines[b] - self.lines[a]) + count(b * LINES_STEP..to)
     }
 }
 
@@ -765,6 +784,7 @@ impl Skim {
     /// rest of `hay` (and all of it for the scalar probe) is searched with `memchr2`.
     pub fn find_marking(&self, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: &mut Marks) {
         marks.at.clear();
+        marks.lines.clear();
         let p = self.find_inner(hay, out, Some(marks));
         let [a, b] = marks.bytes;
         marks.at.extend(memchr::memchr2_iter(a, b, &hay[p..]).map(|i| p + i));
@@ -981,7 +1001,10 @@ mod tests {
         /// probe leaves, and at a round's last bytes.
         #[test]
         fn marks_are_every_position_of_their_bytes(
-            text in "[abWR{\n ]{0,700}",
+            // With bytes that share a mark's low four bits (`b`, `r`, `k`, `+`, `[`, and `Ò`
+            // and `û` whose UTF-8 bytes are 0x92 and 0xbb), which the vector probe's compare
+            // looks marks up by.
+            text in "[abWR{\n rk+\\[ÒûK2]{0,700}",
             picks in proptest::collection::vec((0usize..700, 8usize..20), 0..4),
         ) {
             let lits = cut_literals(&text, &picks);
@@ -999,6 +1022,43 @@ mod tests {
                 proptest::prop_assert_eq!(&marked, &plain, "vector probe: {}", probe.is_some());
                 proptest::prop_assert_eq!(&marks.at, &want, "vector probe: {}", probe.is_some());
             }
+        }
+    }
+
+    /// Every byte value, at every place in a vector round and across the vector probe's chunks:
+    /// only the marks' own are marked, the line breaks of any range are counted right, and
+    /// marking finds the literals that finding does.
+    #[test]
+    fn marks_are_their_bytes_alone() {
+        let mut text: Vec<u8> = Vec::new();
+        for pad in 0..40 {
+            text.extend(std::iter::repeat_n(b'.', pad));
+            text.extend(0..=255u8);
+        }
+        // A literal across each 4 KiB edge the vector probe looks for marks at.
+        let lit = b"across the chunk edge".to_vec();
+        for edge in [4096, 8192] {
+            text.splice(edge - 10..edge - 10 + lit.len(), lit.iter().copied());
+        }
+        let want: Vec<usize> = memchr::memchr2_iter(b'R', b'{', &text).collect();
+        for probe in [None, simd::Avx2::detect()] {
+            let sk = Skim::with_probe(std::slice::from_ref(&lit), Rarity::shared(), probe);
+            let mut marks = Marks::new(*b"R{");
+            let (mut found, mut plain) = (Vec::new(), Vec::new());
+            sk.find_marking(&text, &mut found, &mut marks);
+            sk.find(&text, &mut plain);
+            assert_eq!(marks.at, want, "vector probe: {}", probe.is_some());
+            // The line breaks of any range, counted from the index where it covers the range.
+            assert_eq!(marks.lines.is_empty(), probe.is_none());
+            for from in (0..text.len()).step_by(97) {
+                for to in (from..=text.len()).step_by(131).chain([text.len()]) {
+                    let naive = text[from..to].iter().filter(|&&b| b == b'\n').count() as u64;
+                    assert_eq!(marks.count_lines(&text, from, to), naive, "{from}..{to}");
+                }
+            }
+            found.sort_unstable();
+            assert_eq!(found, plain);
+            assert_eq!(found, vec![(4096 - 10 + lit.len(), 0), (8192 - 10 + lit.len(), 0)]);
         }
     }
 

@@ -4,8 +4,8 @@
 //! same skim would (every 4th position whose gram passes a group's bitmap under
 //! [`Hash::Lanes`]), from position 0 up to the position it returns; the caller probes the rest.
 //! Given [`Marks`], it also pushes, in order, every position below the one it returns that holds
-//! one of the marks' two bytes (what `memchr2` would find there), from the blocks it loads
-//! anyway.
+//! one of the marks' two bytes (what `memchr2` would find there), in a pass of its own over
+//! the bytes it has just probed.
 //!
 //! The only `unsafe` in annotail lives here, for three reasons the safe language has no answer
 //! to: calling a function compiled for AVX2 (sound once [`Avx2::detect`] has seen the CPU has
@@ -18,7 +18,7 @@
 //! bitmap words with one gather per group takes a fraction of that.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use x86::{Avx2, find};
+pub(crate) use x86::{Avx2, ROUND, find};
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use other::{Avx2, find};
@@ -40,6 +40,8 @@ mod other {
     pub(crate) fn find(avx2: Avx2, _: &Skim, _: &[u8], _: &mut Vec<(usize, u32)>, _: Option<&mut Marks>) -> usize {
         match avx2 {}
     }
+
+    pub(crate) const ROUND: usize = 128;
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -68,18 +70,39 @@ mod x86 {
         for g in [&sk.long, &sk.short] {
             assert!(g.bits >= 6 && g.bits <= 27 && g.bitmap.len() == 1 << (g.bits - 6));
         }
-        // SAFETY: the `Avx2` token exists, so the CPU has AVX2.
-        match marks {
-            None => unsafe { find_avx2::<false>(sk, hay, out, &mut Marks::new([0; 2])) },
-            Some(m) => unsafe { find_avx2::<true>(sk, hay, out, m) },
+        // The marks' compare looks a byte up by its low four bits (see `find_marks`): it takes two
+        // ASCII bytes that differ there.
+        if let Some(m) = &marks {
+            let [a, b] = m.bytes;
+            assert!(a < 0x80 && b < 0x80 && a & 15 != b & 15, "marks {a:#x} and {b:#x} need distinct low nibbles");
+        }
+        // SAFETY (the calls below): the `Avx2` token exists, so the CPU has AVX2.
+        let Some(m) = marks else { return unsafe { find_avx2(sk, hay, 0, usize::MAX, out) } };
+        // The marks are looked for a chunk at a time, right after the probe has read it: the
+        // chunk is still in L1. A pass over the whole block after the probe read it again from
+        // memory, which cost as much as the compares inside the probe had (about 7 ms on the
+        // 100 MB corpus).
+        let mut p = 0;
+        loop {
+            let q = unsafe { find_avx2(sk, hay, p, p + MARK_CHUNK, out) };
+            unsafe { find_marks(&hay[p..q], p, m) };
+            if q < p + MARK_CHUNK {
+                return q;
+            }
+            p = q;
         }
     }
+
+    /// Bytes probed before their marks are looked for: well inside L1 (32 KiB and more), beside
+    /// the bitmap words the probe's gathers bring in.
+    const MARK_CHUNK: usize = 4096;
+    const _: () = assert!(MARK_CHUNK % ROUND == 0);
 
     /// Bytes a round probes: four blocks of eight lanes, whose gathers are independent and
     /// overlap, and one branch for all of them. Measured on 100 MB (skim alone): 39.2 ms with
     /// rounds of 64 bytes, 35.2 with 128, 35.7 with 256 (4,350 records); 89 -> 77.6 ms for 43,500
     /// records, 64 -> 128.
-    const ROUND: usize = 128;
+    pub(crate) const ROUND: usize = 128;
     /// Bytes a round reads: its blocks, and the 4 bytes after them (the second half of the last
     /// lane's gram).
     const READ: usize = ROUND + 4;
@@ -112,10 +135,10 @@ mod x86 {
         _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(first, second))) as u32
     }
 
-    /// `MARK`: also push the positions of the marks' bytes (compiled apart, so that a skim
-    /// without marks pays nothing for them).
+    /// The probe loop, over the rounds from `from` (a multiple of [`ROUND`]) below `limit`;
+    /// returns the first position not probed.
     #[target_feature(enable = "avx2")]
-    fn find_avx2<const MARK: bool>(sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>, marks: &mut Marks) -> usize {
+    fn find_avx2(sk: &Skim, hay: &[u8], from: usize, limit: usize, out: &mut Vec<(usize, u32)>) -> usize {
         let (long, short) = (&sk.long, &sk.short);
         let k1 = _mm256_set1_epi32(K1 as i32);
         let k2 = _mm256_set1_epi32(K2 as i32);
@@ -124,14 +147,10 @@ mod x86 {
         let (lmask, smask) = (lane_mask(long), lane_mask(short));
         let lshift = _mm_cvtsi32_si128(32 - long.bits as i32);
         let sshift = _mm_cvtsi32_si128(32 - short.bits as i32);
-        let [m0, m1] = marks.bytes.map(|b| _mm256_set1_epi8(b as i8));
-        let mut p = 0;
-        while p + READ <= hay.len() {
+        let mut p = from;
+        while p < limit && p + READ <= hay.len() {
             let bytes: &[u8; READ] = hay[p..p + READ].try_into().expect("READ bytes");
             let mut masks = [(0u32, 0u32); ROUND / 32];
-            // The marks' bytes anywhere in the round: one test per round, the blocks looked at
-            // again only when there is one (on RisingWave logs, one round in about 20).
-            let mut marked = _mm256_setzero_si256();
             for (block, m) in masks.iter_mut().enumerate() {
                 let at = bytes[block * 32..].as_ptr();
                 // SAFETY: `bytes` holds READ bytes, so 32 bytes from `block * 32` and from 4 bytes
@@ -140,21 +159,6 @@ mod x86 {
                 let ak1 = _mm256_mullo_epi32(a, k1);
                 let (lh, sh) = (hashes(ak1, b, k2, lmask), hashes(ak1, b, k2, smask));
                 *m = (test(long, lh, lshift), test(short, sh, sshift));
-                if MARK {
-                    marked = _mm256_or_si256(marked, _mm256_or_si256(_mm256_cmpeq_epi8(a, m0), _mm256_cmpeq_epi8(a, m1)));
-                }
-            }
-            if MARK && _mm256_testz_si256(marked, marked) == 0 {
-                for block in 0..ROUND / 32 {
-                    // SAFETY: as above.
-                    let a = unsafe { _mm256_loadu_si256(bytes[block * 32..].as_ptr().cast()) };
-                    let eq = _mm256_or_si256(_mm256_cmpeq_epi8(a, m0), _mm256_cmpeq_epi8(a, m1));
-                    let mut m = _mm256_movemask_epi8(eq) as u32;
-                    while m != 0 {
-                        marks.at.push(p + block * 32 + m.trailing_zeros() as usize);
-                        m &= m - 1;
-                    }
-                }
             }
             if masks.iter().any(|&(l, s)| l | s != 0) {
                 for (block, &(l, s)) in masks.iter().enumerate() {
@@ -170,5 +174,63 @@ mod x86 {
             p += ROUND;
         }
         p
+    }
+
+    /// Push every position of the marks' bytes in `hay` (whole rounds: the range the probe has
+    /// just read, at `base` in its text), ascending.
+    ///
+    /// A pass of its own over bytes the probe has just read, not compares inside the probe's
+    /// rounds: there they kept each round's loads alive past its eight gathers, the compiler
+    /// spilled the round's vectors to the stack (68 stack moves against 36), and the probe ran
+    /// 11% longer with `--unknown warn` (47 more instructions a round; this pass runs about 17).
+    ///
+    /// It counts the line breaks of each round too ([`Marks::lines`]): the framer's count of the
+    /// lines it skips, a pass of its own over nearly every byte, is then taken from here.
+    #[target_feature(enable = "avx2")]
+    fn find_marks(hay: &[u8], base: usize, marks: &mut Marks) {
+        // Is a byte one of the marks? One shuffle and one compare: the shuffle picks, by the
+        // byte's low four bits, the mark that has them, or 0xff (no ASCII byte is that; a byte
+        // with its high bit set is shuffled to 0, which it is not either), and the compare
+        // keeps the bytes equal to what was picked.
+        let mut table = [0xffu8; 16];
+        for b in marks.bytes {
+            table[usize::from(b & 15)] = b;
+        }
+        let t = table.map(|b| b as i8);
+        let table = _mm256_setr_epi8(
+            t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15], t[0], t[1], t[2],
+            t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15],
+        );
+        let is_mark = |a: __m256i| _mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, a), a);
+        let nl = _mm256_set1_epi8(b'\n' as i8);
+        let breaks = |a: __m256i| (_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)) as u32).count_ones();
+        debug_assert_eq!(hay.len() % ROUND, 0);
+        debug_assert_eq!(marks.lines.len().saturating_sub(1) * ROUND, base, "the rounds are marked in order");
+        if marks.lines.is_empty() {
+            marks.lines.push(0);
+        }
+        let mut lines = *marks.lines.last().expect("pushed");
+        marks.lines.reserve(hay.len() / ROUND);
+        for (r, round) in hay.chunks_exact(ROUND).enumerate() {
+            // SAFETY: a round holds ROUND bytes, so 32 from each `block * 32`; `loadu` has no
+            // alignment requirement.
+            let load = |block: usize| unsafe { _mm256_loadu_si256(round[block * 32..].as_ptr().cast()) };
+            let a = [load(0), load(1), load(2), load(3)];
+            lines += breaks(a[0]) + breaks(a[1]) + breaks(a[2]) + breaks(a[3]);
+            marks.lines.push(lines);
+            let eq = a.map(is_mark);
+            let any = _mm256_or_si256(_mm256_or_si256(eq[0], eq[1]), _mm256_or_si256(eq[2], eq[3]));
+            // On RisingWave logs one round in about 20 has a mark.
+            if _mm256_testz_si256(any, any) != 0 {
+                continue;
+            }
+            for (block, eq) in eq.iter().enumerate() {
+                let mut m = _mm256_movemask_epi8(*eq) as u32;
+                while m != 0 {
+                    marks.at.push(base + r * ROUND + block * 32 + m.trailing_zeros() as usize);
+                    m &= m - 1;
+                }
+            }
+        }
     }
 }
