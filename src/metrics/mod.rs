@@ -423,7 +423,9 @@ impl Metrics {
     /// Count an event clustered as unknown under its `level` label.
     pub fn unknown_event(&self, level: &'static str) {
         match UNKNOWN_LABELS.iter().position(|&l| l == level) {
-            Some(i) => self.unknown_counters[i].get_or_init(|| self.unknown_events.get_or_create(&LevelLabel { level }).clone()).inc(),
+            Some(i) => self.unknown_counters[i]
+                .get_or_init(|| self.unknown_events.get_or_create(&LevelLabel { level }).clone())
+                .inc(),
             None => self.unknown_events.get_or_create(&LevelLabel { level }).inc(),
         };
     }

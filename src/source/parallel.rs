@@ -259,8 +259,8 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
         let unknown_events = std::mem::take(&mut out.unknown_events);
         w.inputs.give(std::mem::take(&mut bytes));
         let matches = deferred.take().unwrap_or_default();
-        if done_tx.send(Done { seq: seg.seq, output, marks, totals, error: None, matches, unknowns, unknown_events }).is_err()
-        {
+        let done = Done { seq: seg.seq, output, marks, totals, error: None, matches, unknowns, unknown_events };
+        if done_tx.send(done).is_err() {
             break;
         }
     }
