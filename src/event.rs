@@ -999,7 +999,7 @@ pub fn write_ecs_unknown(
     let start = out.len();
     match seen {
         Some((cluster, template, count)) => {
-            let id = format!("{cluster:016x}");
+            let id = crate::unknown::id_text(cluster);
             if let Some(Value::Object(u)) = v.get_mut("annotail").and_then(|a| a.get_mut("unknown")) {
                 u.insert("cluster".into(), Value::String(id.clone()));
                 u.insert("template".into(), Value::String(template.to_owned()));

@@ -144,9 +144,11 @@ pub fn timestamp_len(s: &[u8]) -> Option<usize> {
 /// Length of a timestamp at the start of `s` as log viewers and exports print it: RFC 3339 with
 /// the zone optional (`2025-02-11 09:14:52.417`).
 pub fn loose_timestamp_len(s: &[u8]) -> Option<usize> {
-    if let Some(n) = timestamp_len(s) {
-        return Some(n);
-    }
+    timestamp_len(s).or_else(|| zoneless_timestamp_len(s))
+}
+
+/// [`loose_timestamp_len`] where `s` has no zoned timestamp at its start.
+fn zoneless_timestamp_len(s: &[u8]) -> Option<usize> {
     let i = date_time_len(s)?;
     // The zone-less time must end the token: `...:52.417abc` is not a time.
     if i == s.len() || matches!(s[i], b' ' | b'\t') { Some(i) } else { None }
@@ -297,7 +299,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     let ts_at = i;
     // A log viewer's time before the line: `<date> <time> | ` or `<date> <time>\t`.
     if line.get(i).is_some_and(u8::is_ascii_digit)
-        && let Some(t) = ts_here.or_else(|| loose_timestamp_len(&line[i..]))
+        && let Some(t) = ts_here.or_else(|| zoneless_timestamp_len(&line[i..]))
     {
         let after = &line[i + t..];
         let sep = if after.starts_with(b" | ") {

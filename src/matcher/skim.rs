@@ -1025,9 +1025,9 @@ mod tests {
         }
     }
 
-    /// Every byte value, at every place in a vector round and across the vector probe's chunks:
-    /// only the marks' own are marked, the line breaks of any range are counted right, and
-    /// marking finds the literals that finding does.
+    /// Every byte value, at every place in a vector round, over several KiB: only the marks' own
+    /// are marked, the line breaks of any range are counted right, and marking finds the
+    /// literals that finding does.
     #[test]
     fn marks_are_their_bytes_alone() {
         let mut text: Vec<u8> = Vec::new();
@@ -1035,7 +1035,7 @@ mod tests {
             text.extend(std::iter::repeat_n(b'.', pad));
             text.extend(0..=255u8);
         }
-        // A literal across each 4 KiB edge the vector probe looks for marks at.
+        // A literal across each of two 4 KiB edges.
         let lit = b"across the chunk edge".to_vec();
         for edge in [4096, 8192] {
             text.splice(edge - 10..edge - 10 + lit.len(), lit.iter().copied());

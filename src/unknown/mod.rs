@@ -49,18 +49,13 @@ impl Levels {
     /// Does an event at `level` (none: a line without one) get clustered? `panic`: the event is
     /// a Rust panic, an error whatever its level says.
     pub fn wants(self, level: Option<&[u8]>, panic: bool) -> bool {
-        match self {
+        let least = match self {
             Levels::Off => return false,
             Levels::Any => return true,
-            Levels::Error | Levels::Warn => {}
-        }
-        let rank = if panic { 3 } else { level.map_or(1, |l| rank(trim_level(l))) };
-        match self {
-            Levels::Off => false,
-            Levels::Error => rank >= 3,
-            Levels::Warn => rank >= 2,
-            Levels::Any => true,
-        }
+            Levels::Error => 3,
+            Levels::Warn => 2,
+        };
+        panic || level.is_some_and(|l| rank(trim_level(l)) >= least)
     }
 }
 

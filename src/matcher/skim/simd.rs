@@ -5,7 +5,7 @@
 //! [`Hash::Lanes`]), from position 0 up to the position it returns; the caller probes the rest.
 //! Given [`Marks`], it also pushes, in order, every position below the one it returns that holds
 //! one of the marks' two bytes (what `memchr2` would find there), in a pass of its own over
-//! the bytes it has just probed.
+//! the bytes it has probed.
 //!
 //! The only `unsafe` in annotail lives here, for three reasons the safe language has no answer
 //! to: calling a function compiled for AVX2 (sound once [`Avx2::detect`] has seen the CPU has
@@ -80,25 +80,12 @@ mod x86 {
             assert!(a < 0x80 && b < 0x80 && a & 15 != b & 15, "marks {a:#x} and {b:#x} need distinct low nibbles");
         }
         // SAFETY (the calls below): the `Avx2` token exists, so the CPU has AVX2 and POPCNT.
-        let Some(m) = marks else { return unsafe { find_avx2(sk, hay, 0, usize::MAX, out) } };
-        // The marks are looked for a chunk at a time, right after the probe has read it, so that
-        // the bytes are read again from cache. (Measured, a pass over the whole block after the
-        // probe cost the same: 118 CPU-clock samples a run on the 100 MB corpus, either way.)
-        let mut p = 0;
-        loop {
-            let q = unsafe { find_avx2(sk, hay, p, p + MARK_CHUNK, out) };
-            unsafe { find_marks(&hay[p..q], p, m) };
-            if q < p + MARK_CHUNK {
-                return q;
-            }
-            p = q;
+        let p = unsafe { find_avx2(sk, hay, out) };
+        if let Some(m) = marks {
+            unsafe { find_marks(&hay[..p], m) };
         }
+        p
     }
-
-    /// Bytes probed before their marks are looked for: well inside L1 (32 KiB and more), beside
-    /// the bitmap words the probe's gathers bring in. Not tuned: see `find`.
-    const MARK_CHUNK: usize = 4096;
-    const _: () = assert!(MARK_CHUNK % ROUND == 0);
 
     /// Bytes a round probes: four blocks of eight lanes, whose gathers are independent and
     /// overlap, and one branch for all of them. Measured on 100 MB (skim alone): 39.2 ms with
@@ -137,10 +124,9 @@ mod x86 {
         _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(first, second))) as u32
     }
 
-    /// The probe loop, over the rounds from `from` (a multiple of [`ROUND`]) below `limit`;
-    /// returns the first position not probed.
+    /// The probe loop; returns the first position not probed.
     #[target_feature(enable = "avx2")]
-    fn find_avx2(sk: &Skim, hay: &[u8], from: usize, limit: usize, out: &mut Vec<(usize, u32)>) -> usize {
+    fn find_avx2(sk: &Skim, hay: &[u8], out: &mut Vec<(usize, u32)>) -> usize {
         let (long, short) = (&sk.long, &sk.short);
         let k1 = _mm256_set1_epi32(K1 as i32);
         let k2 = _mm256_set1_epi32(K2 as i32);
@@ -149,8 +135,8 @@ mod x86 {
         let (lmask, smask) = (lane_mask(long), lane_mask(short));
         let lshift = _mm_cvtsi32_si128(32 - long.bits as i32);
         let sshift = _mm_cvtsi32_si128(32 - short.bits as i32);
-        let mut p = from;
-        while p < limit && p + READ <= hay.len() {
+        let mut p = 0;
+        while p + READ <= hay.len() {
             let bytes: &[u8; READ] = hay[p..p + READ].try_into().expect("READ bytes");
             let mut masks = [(0u32, 0u32); ROUND / 32];
             for (block, m) in masks.iter_mut().enumerate() {
@@ -179,9 +165,9 @@ mod x86 {
     }
 
     /// Push every position of the marks' bytes in `hay` (whole rounds: the range the probe has
-    /// just read, at `base` in its text), ascending.
+    /// just read), ascending.
     ///
-    /// A pass of its own over bytes the probe has just read, not compares inside the probe's
+    /// A pass of its own over the bytes the probe has read, not compares inside the probe's
     /// rounds: there they kept each round's loads alive past its eight gathers, the compiler
     /// spilled the round's vectors to the stack (68 stack moves against 36), and the probe ran
     /// 11% longer with `--unknown warn` (47 more instructions a round; this pass runs about 17).
@@ -191,7 +177,7 @@ mod x86 {
     /// POPCNT: without it `count_ones` is a dozen instructions a block, and the pass ran 113
     /// instructions a round instead of about 40.
     #[target_feature(enable = "avx2,popcnt")]
-    fn find_marks(hay: &[u8], base: usize, marks: &mut Marks) {
+    fn find_marks(hay: &[u8], marks: &mut Marks) {
         // Is a byte one of the marks? One shuffle and one compare: the shuffle picks, by the
         // byte's low four bits, the mark that has them, or 0xff (no ASCII byte is that; a byte
         // with its high bit set is shuffled to 0, which it is not either), and the compare
@@ -209,12 +195,10 @@ mod x86 {
         let nl = _mm256_set1_epi8(b'\n' as i8);
         let breaks = |a: __m256i| (_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)) as u32).count_ones();
         debug_assert_eq!(hay.len() % ROUND, 0);
-        debug_assert_eq!(marks.lines.len().saturating_sub(1) * ROUND, base, "the rounds are marked in order");
-        if marks.lines.is_empty() {
-            marks.lines.push(0);
-        }
-        let mut lines = *marks.lines.last().expect("pushed");
-        marks.lines.reserve(hay.len() / ROUND);
+        debug_assert!(marks.lines.is_empty(), "cleared by `Skim::find_marking`");
+        marks.lines.reserve(hay.len() / ROUND + 1);
+        marks.lines.push(0);
+        let mut lines = 0;
         for (r, round) in hay.chunks_exact(ROUND).enumerate() {
             // SAFETY: a round holds ROUND bytes, so 32 from each `block * 32`; `loadu` has no
             // alignment requirement.
@@ -231,7 +215,7 @@ mod x86 {
             for (block, eq) in eq.iter().enumerate() {
                 let mut m = _mm256_movemask_epi8(*eq) as u32;
                 while m != 0 {
-                    marks.at.push(base + r * ROUND + block * 32 + m.trailing_zeros() as usize);
+                    marks.at.push(r * ROUND + block * 32 + m.trailing_zeros() as usize);
                     m &= m - 1;
                 }
             }
