@@ -83,6 +83,14 @@ impl Tokens {
         }
     }
 
+    /// The bytes of the last `n` tokens, with the blanks between them.
+    pub fn suffix(&self, n: usize) -> &[u8] {
+        match n.min(self.len()) {
+            0 => &[],
+            k => &self.buf[self.spans[self.len() - k].0 as usize..],
+        }
+    }
+
     /// The tokens joined by single spaces.
     pub fn render(&self, out: &mut String) {
         out.clear();

@@ -11,7 +11,9 @@
 //! [`PREFIX_TOKENS`] tokens; within a group the template with the most equal positions is taken
 //! when at least [`SIMILARITY`] of them are equal (and it does not differ in a position that
 //! stayed one word for [`STABLE`] events), and the positions that differ become `<*>`;
-//! otherwise the line starts a cluster of its own.
+//! failing that, the templates of its count and last [`PREFIX_TOKENS`] tokens are tried the same
+//! way, where the first tokens that differ are names (a kind led by a table's name); otherwise
+//! the line starts a cluster of its own.
 //!
 //! Contract: synchronous, no I/O. Deterministic: the same lines in the same order give the same
 //! clusters, and a cluster's id is the XXH3-64 of the template it was created with (never an
@@ -232,6 +234,8 @@ pub struct Cluster {
     pub template: String,
     last_seen: u64,
     key: u64,
+    /// Its first line's [`tail_key`] (0: none).
+    tail: u64,
 }
 
 /// A cluster as kept across a restart (in follow mode's state directory): what
@@ -245,6 +249,10 @@ pub struct SavedCluster {
     /// The group it was created in (16 hex digits): its first line's key, which a template that
     /// has since turned a leading word into `<*>` would not give again.
     pub group: String,
+    /// Its group by its end ([`tail_key`], 16 hex digits); a state written before it was kept
+    /// has none, and the template's end is taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<String>,
     pub tokens: Vec<String>,
     pub count: u64,
 }
@@ -265,6 +273,8 @@ pub struct Clusterer {
     clusters: Vec<Option<Cluster>>,
     free: Vec<u32>,
     groups: FxHashMap<u64, Vec<u32>>,
+    /// The same clusters by [`tail_key`].
+    tails: FxHashMap<u64, Vec<u32>>,
     /// Template (its tokens' hash) → cluster: a line equal to a template, most lines once a
     /// kind's template has settled, skips the comparison with every template of its group.
     exact: FxHashMap<u64, u32>,
@@ -291,6 +301,32 @@ fn group_key(t: &Tokens) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(t.prefix(PREFIX_TOKENS), t.len() as u64)
 }
 
+/// The key of a line's group by its end: its token count and last [`PREFIX_TOKENS`] tokens;
+/// 0 (none) for a line no longer than that, whose end is its start.
+fn tail_key(t: &Tokens) -> u64 {
+    if t.len() <= PREFIX_TOKENS {
+        return 0;
+    }
+    xxhash_rust::xxh3::xxh3_64_with_seed(t.suffix(PREFIX_TOKENS), !(t.len() as u64)).max(1)
+}
+
+/// A template a line was compared with: its cluster, how many positions are equal, its
+/// variables, and whether a constant of it differs from the line.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    m: u32,
+    same: usize,
+    vars: usize,
+    grows: bool,
+}
+
+impl Best {
+    /// Does the line join this template: at least [`SIMILARITY`] of its positions equal?
+    fn joins(&self, line: &Tokens) -> bool {
+        self.same as f32 >= SIMILARITY * line.len() as f32
+    }
+}
+
 /// The hash of a line's (or a template's) tokens: its joined bytes. Tokens hold no blank but
 /// inside a quoted string, which is masked whole, so joined bytes tell token lists apart but
 /// for that rare case, and a hit is compared token by token anyway.
@@ -305,6 +341,7 @@ impl Clusterer {
             clusters: Vec::new(),
             free: Vec::new(),
             groups: FxHashMap::default(),
+            tails: FxHashMap::default(),
             exact: FxHashMap::default(),
             tick: 0,
             alive: 0,
@@ -334,6 +371,7 @@ impl Clusterer {
             .map(|c| SavedCluster {
                 id: id_text(c.id),
                 group: id_text(c.key),
+                tail: Some(id_text(c.tail)),
                 tokens: (0..c.tokens.len()).map(|i| String::from_utf8_lossy(c.tokens.get(i)).into_owned()).collect(),
                 count: c.count,
             })
@@ -361,7 +399,11 @@ impl Clusterer {
             let mut template = String::new();
             tokens.render(&mut template);
             let whole = tokens_hash(&tokens);
-            self.insert(Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key }, whole);
+            let tail = match &s.tail {
+                Some(t) => hex(t).unwrap_or(0),
+                None => tail_key(&tokens),
+            };
+            self.insert(Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key, tail }, whole);
             taken += 1;
         }
         taken
@@ -410,37 +452,20 @@ impl Clusterer {
             return Some((m, false));
         }
         let key = group_key(line);
-        // (cluster, equal positions, template's variables, a constant of it differs)
-        let mut best: Option<(u32, usize, usize, bool)> = None;
-        if let Some(members) = self.groups.get(&key) {
-            for &m in members {
-                let c = self.clusters[m as usize].as_ref().expect("group members are alive");
-                let (mut same, mut grows, mut settled) = (0, false, false);
-                let stable = c.count >= STABLE;
-                for i in 0..line.len() {
-                    let (t, l) = (c.tokens.get(i), line.get(i));
-                    if t == l {
-                        same += 1;
-                    } else if t != VAR {
-                        grows = true;
-                        if stable && l != VAR {
-                            settled = true;
-                            break;
-                        }
-                    }
-                }
-                if settled {
-                    continue;
-                }
-                let vars = c.tokens.vars as usize;
-                if best.is_none_or(|(_, s, v, _)| same > s || (same == s && vars > v)) {
-                    best = Some((m, same, vars, grows));
-                }
-            }
-        }
-        if let Some((m, same, _, grows)) = best
-            && same as f32 >= SIMILARITY * line.len() as f32
+        let tail = tail_key(line);
+        // A kind whose first words are values no mask knows (`ledger_dedup must be between 1
+        // and …`, table names) gets a group for each value: its line is looked for among the
+        // templates of its last words too, when its first find none it may join.
+        let mut best = self.groups.get(&key).and_then(|g| self.best_of(g, line));
+        if best.is_none_or(|b| !b.joins(line))
+            && tail != 0
+            && let Some(b) = self.tails.get(&tail).and_then(|g| self.best_of(g, line))
+            && b.joins(line)
+            && self.names_differ(b.m, line)
         {
+            best = Some(b);
+        }
+        if let Some(Best { m, grows, .. }) = best.filter(|b| b.joins(line)) {
             let tick = self.tick;
             let c = self.clusters[m as usize].as_mut().expect("alive");
             c.count += 1;
@@ -470,14 +495,59 @@ impl Clusterer {
         let mut template = String::new();
         line.render(&mut template);
         let id = xxhash_rust::xxh3::xxh3_64(template.as_bytes());
-        let idx = self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key }, whole);
+        let idx = self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key, tail }, whole);
         Some((idx, true))
+    }
+
+    /// Do the first words of `line` and of template `m` differ only where both are names
+    /// (`ledger_dedup`, `public.orders_mv`, `BIT(orders_mv)`: a `_`, `.`, bracket or digit in
+    /// them) or the template already has `<*>`? Only then does a line found by its end join a
+    /// template whose start differs: plain words there are the kind's own (`Failed password
+    /// for …` and `Accepted password for …` are two kinds, `Acquiring` and `Releasing` too).
+    fn names_differ(&self, m: u32, line: &Tokens) -> bool {
+        let c = self.clusters[m as usize].as_ref().expect("alive");
+        let name = |t: &[u8]| t.iter().any(|&b| matches!(b, b'_' | b'.' | b'(' | b'[' | b'0'..=b'9'));
+        (0..PREFIX_TOKENS.min(line.len())).all(|i| {
+            let (t, l) = (c.tokens.get(i), line.get(i));
+            t == l || t == VAR || (name(t) && name(l))
+        })
+    }
+
+    /// The template of `members` that `line` is closest to: the most equal positions, then the
+    /// most variables; none when each differs from it in a settled constant.
+    fn best_of(&self, members: &[u32], line: &Tokens) -> Option<Best> {
+        let mut best: Option<Best> = None;
+        for &m in members {
+            let c = self.clusters[m as usize].as_ref().expect("group members are alive");
+            let (mut same, mut grows, mut settled) = (0, false, false);
+            let stable = c.count >= STABLE;
+            for i in 0..line.len() {
+                let (t, l) = (c.tokens.get(i), line.get(i));
+                if t == l {
+                    same += 1;
+                } else if t != VAR {
+                    grows = true;
+                    if stable && l != VAR {
+                        settled = true;
+                        break;
+                    }
+                }
+            }
+            if settled {
+                continue;
+            }
+            let vars = c.tokens.vars as usize;
+            if best.is_none_or(|b| same > b.same || (same == b.same && vars > b.vars)) {
+                best = Some(Best { m, same, vars, grows });
+            }
+        }
+        best
     }
 
     /// Keep `c` (a free slot first), findable by its group key and by `whole`, the hash of its
     /// tokens; its index.
     fn insert(&mut self, c: Cluster, whole: u64) -> u32 {
-        let key = c.key;
+        let (key, tail) = (c.key, c.tail);
         let idx = match self.free.pop() {
             Some(i) => {
                 self.clusters[i as usize] = Some(c);
@@ -489,6 +559,9 @@ impl Clusterer {
             }
         };
         self.groups.entry(key).or_default().push(idx);
+        if tail != 0 {
+            self.tails.entry(tail).or_default().push(idx);
+        }
         self.exact.insert(whole, idx);
         self.alive += 1;
         idx
@@ -507,17 +580,19 @@ impl Clusterer {
             if let Some(c) = &self.clusters[i]
                 && c.last_seen <= limit
             {
-                let key = c.key;
+                let (key, tail) = (c.key, c.tail);
                 let whole = tokens_hash(&c.tokens);
                 if self.exact.get(&whole) == Some(&(i as u32)) {
                     self.exact.remove(&whole);
                 }
                 self.clusters[i] = None;
                 self.free.push(i as u32);
-                if let Some(g) = self.groups.get_mut(&key) {
-                    g.retain(|&m| m as usize != i);
-                    if g.is_empty() {
-                        self.groups.remove(&key);
+                for (map, k) in [(&mut self.groups, key), (&mut self.tails, tail)] {
+                    if let Some(g) = map.get_mut(&k) {
+                        g.retain(|&m| m as usize != i);
+                        if g.is_empty() {
+                            map.remove(&k);
+                        }
                     }
                 }
                 dropped += 1;
@@ -579,6 +654,27 @@ mod tests {
             (&["table t1 dropped", "table t1 dropped twice"], &[0, 1], &["table <*> dropped", "table <*> dropped twice"]),
             // different first words never merge
             (&["cannot open file", "could not open file"], &[0, 1], &["cannot open file", "could not open file"]),
+            // unless both are names (found by the line's last words): a table name leads the kind
+            (
+                &[
+                    "ledger_dedup must be between 1 and Created, or DEFAULT",
+                    "trades_mv must be between 1 and Recovering, or DEFAULT",
+                    "public.orders must be between 1 and Running, or DEFAULT",
+                ],
+                &[0, 0, 0],
+                &["<*> must be between <*> and <*> or DEFAULT"],
+            ),
+            (
+                &["Iceberg auctions_daily value Creating exceeds BIGINT", "Iceberg customers_agg value sinks exceeds BIGINT"],
+                &[0, 0],
+                &["Iceberg <*> value <*> exceeds BIGINT"],
+            ),
+            // plain words leading a line found by its end are the kind's own
+            (
+                &["Failed password for root from 10.0.0.1 port 22 ssh2", "Accepted password for root from 10.0.0.1 port 22 ssh2"],
+                &[0, 1],
+                &["Failed password for root from <*> port <*>", "Accepted password for root from <*> port <*>"],
+            ),
         ];
         for (lines, groups, templates) in cases {
             let (g, t) = run(lines);
