@@ -743,7 +743,7 @@ fn unexplained(
     }
     let own = |f: &Found| {
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
-        f.start..if wrapper { f.tail } else { f.end }
+        f.start..if wrapper { balanced_tail(hays[f.hay as usize].text, f.start, f.tail, f.end) } else { f.end }
     };
     let in_region = |f: &Found, (h, r): &(usize, Range<usize>)| f.hay as usize == *h && f.start < r.end && f.end > r.start;
     // (region, offset) where the innermost known error's own text ends.
@@ -817,6 +817,36 @@ fn unexplained(
         }
     }
     remnant_at
+}
+
+/// Where a wrapper's trailing capture starts, `tail` as the match gave it unless the text before
+/// it opens a bracket it does not close: a lazy capture of a `{:?}`-printed value stops at the
+/// first `: ` inside it (`Failed to notify {:?} {:?}: {}` over `EpochPair { curr: 1, prev: 2 }
+/// [3]: cause`), and the trailing capture is then what follows the first `: ` after the
+/// brackets close (`cause`). `tail` when there is none before `end`.
+fn balanced_tail(text: &[u8], start: usize, tail: usize, end: usize) -> usize {
+    let depth = |t: &[u8]| {
+        t.iter().fold(0i32, |d, b| match b {
+            b'(' | b'[' | b'{' => d + 1,
+            b')' | b']' | b'}' => d - 1,
+            _ => d,
+        })
+    };
+    let mut d = depth(&text[start..tail]);
+    if d <= 0 {
+        return tail;
+    }
+    let mut i = tail;
+    while i + 1 < end {
+        match text[i] {
+            b'(' | b'[' | b'{' => d += 1,
+            b')' | b']' | b'}' => d -= 1,
+            b':' if d <= 0 && text[i + 1] == b' ' => return i + 2,
+            _ => {}
+        }
+        i += 1;
+    }
+    tail
 }
 
 /// Where the causes printed below an event's first line (which ends at `nl`) end: at a

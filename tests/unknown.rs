@@ -15,12 +15,14 @@ use common::{PATIENCE, cmd, events, path_str, rw_line, run};
 use serde_json::Value;
 
 /// A host message, an error with a trailing cause (`Failed to complete epoch {}: {}`), two causes,
-/// and a wrapper that only passes its source on (`Storage error: {0}`).
+/// a wrapper that only passes its source on (`Storage error: {0}`), and a wrapper whose
+/// trailing cause follows two `{:?}`-printed values.
 const CATALOG: &str = r#"{"id":"h-inject","slug":"inject-barrier","severity":"error","errorMessage":"failed to inject barrier","messagePattern":"failed to inject barrier"}
 {"id":"w-epoch","slug":"complete-epoch","severity":"error","errorMessage":"Failed to complete epoch {}: {}","messagePattern":"Failed to complete epoch (.+?): (.+?)"}
 {"id":"c-actor","slug":"barrier-collect","severity":"warning","errorMessage":"barrier collection failed for actor {actor_id}","messagePattern":"barrier collection failed for actor (.+?)"}
 {"id":"w-storage","slug":"storage-error","severity":"error","errorMessage":"Storage error: {0}","messagePattern":"Storage error: (.+?)"}
 {"id":"c-lease","slug":"lease-lost","severity":"error","errorMessage":"meta leader lease lost","messagePattern":"meta leader lease lost"}
+{"id":"w-notify","slug":"notify-failed","severity":"warning","errorMessage":"Failed to notify {:?} {:?}: {}","messagePattern":"Failed to notify (.+?) (.+?): (.+?)"}
 "#;
 
 struct Dir {
@@ -129,6 +131,10 @@ fn chain_cases_cluster_the_unexplained_part() {
         (warn(14, "failed to inject barrier error=compaction stalled: Failed to complete epoch 5: disk full"), Some("disk full")),
         // a `{:?}`-quoted chain whose outer link is known: its cause without the closing quote
         (warn(15, r#"failed to inject barrier error="barrier collection failed for actor 4: quota exceeded""#), Some("quota exceeded")),
+        // a wrapper's trailing cause after `{:?}`-printed values that hold `: `: the cause, not
+        // the inside of a value (the lazy capture stops at the first `: `)
+        (warn(16, "Failed to notify EpochPair { curr: 1, prev: 2 } [3, 4]: sink 5 unreachable"), Some("sink <*> unreachable")),
+        (warn(17, "Failed to notify Table { id: 9 } Some(3): sink 6 unreachable: io error"), Some("sink <*> unreachable")),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
