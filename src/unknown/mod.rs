@@ -729,6 +729,27 @@ mod tests {
     }
 
     #[test]
+    fn regression_a_state_saved_before_tail_groups_still_restores() {
+        // A kind led by names, saved by a daemon that did not keep `tail`: restored, a line
+        // that only its end finds still joins it.
+        let mut one = Clusterer::new(10);
+        let first = one.observe(b"ledger_dedup must be between 1 and Created, or DEFAULT").unwrap().id;
+        let mut saved = one.export();
+        assert!(saved[0].tail.is_some());
+        let json = serde_json::to_string(&saved).unwrap();
+        saved[0].tail = None;
+        let old = serde_json::to_string(&saved).unwrap();
+        assert!(!old.contains("\"tail\"") && json.contains("\"tail\""), "{old} / {json}");
+        for state in [json, old] {
+            let restored: Vec<SavedCluster> = serde_json::from_str(&state).unwrap();
+            let mut two = Clusterer::new(10);
+            assert_eq!(two.restore(&restored), 1);
+            let seen = two.observe(b"trades_mv must be between 1 and Recovering, or DEFAULT").unwrap();
+            assert_eq!((seen.id, seen.count, seen.new), (first, 2, false), "{state}");
+        }
+    }
+
+    #[test]
     fn restored_clusters_keep_their_ids_groups_and_counts() {
         let lines = ["table t1 dropped by alice", "table t2 dropped by bob", "actor 7 is slow", "actor 8 is slow"];
         let mut one = Clusterer::new(10);
