@@ -135,6 +135,11 @@ fn chain_cases_cluster_the_unexplained_part() {
         // the inside of a value (the lazy capture stops at the first `: `)
         (warn(16, "Failed to notify EpochPair { curr: 1, prev: 2 } [3, 4]: sink 5 unreachable"), Some("sink <*> unreachable")),
         (warn(17, "Failed to notify Table { id: 9 } Some(3): sink 6 unreachable: io error"), Some("sink <*> unreachable")),
+        // a known error's text after words of a longer message is not that error: the whole
+        // message is unknown (an error stands after `: `, `=`, a quote or in a capture)
+        (warn(18, "failed to inject barrier error=remote barrier collection failed for actor 4"), Some("remote barrier collection failed for actor <*>")),
+        // after `: ` it is that error, and the link outside it is its context: explained
+        (warn(19, "failed to inject barrier error=retry: barrier collection failed for actor 4"), None),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.

@@ -605,7 +605,7 @@ impl Clusterer {
 
 #[cfg(test)]
 mod tests {
-    use super::{Clusterer, Levels};
+    use super::{Clusterer, Levels, SavedCluster};
 
     /// Lines in order → the group each lands in (by first appearance) and the final templates.
     fn run(lines: &[&str]) -> (Vec<usize>, Vec<String>) {
