@@ -51,16 +51,15 @@ mod other {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::super::{Group, Hash, K1, K2, Marks, Skim, load8};
+    use super::super::{Group, Hash, K1, K2, LINES_STEP, Marks, STEP_ROUNDS, Skim, load8};
 
-    /// Proof that this CPU has AVX2 (and POPCNT, which every CPU with AVX2 has, for the marks'
-    /// line counts): only [`Avx2::detect`] makes one.
+    /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one.
     #[derive(Debug, Clone, Copy)]
     pub(crate) struct Avx2(());
 
     impl Avx2 {
         pub(crate) fn detect() -> Option<Avx2> {
-            (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")).then_some(Avx2(()))
+            is_x86_feature_detected!("avx2").then_some(Avx2(()))
         }
     }
 
@@ -79,7 +78,7 @@ mod x86 {
             let [a, b] = m.bytes;
             assert!(a < 0x80 && b < 0x80 && a & 15 != b & 15, "marks {a:#x} and {b:#x} need distinct low nibbles");
         }
-        // SAFETY (the calls below): the `Avx2` token exists, so the CPU has AVX2 and POPCNT.
+        // SAFETY (the calls below): the `Avx2` token exists, so the CPU has AVX2.
         let p = unsafe { find_avx2(sk, hay, out) };
         if let Some(m) = marks {
             unsafe { find_marks(&hay[..p], m) };
@@ -172,11 +171,10 @@ mod x86 {
     /// spilled the round's vectors to the stack (68 stack moves against 36), and the probe ran
     /// 11% longer with `--unknown warn` (47 more instructions a round; this pass runs about 17).
     ///
-    /// It counts the line breaks of each round too ([`Marks::lines`]): the framer's count of the
-    /// lines it skips, a pass of its own over nearly every byte, is then taken from here.
-    /// POPCNT: without it `count_ones` is a dozen instructions a block, and the pass ran 113
-    /// instructions a round instead of about 40.
-    #[target_feature(enable = "avx2,popcnt")]
+    /// It counts the line breaks too, a total every [`STEP_ROUNDS`] rounds ([`Marks::lines`]):
+    /// the framer's count of the lines it skips, a pass of its own over nearly every byte, is
+    /// then taken from here.
+    #[target_feature(enable = "avx2")]
     fn find_marks(hay: &[u8], marks: &mut Marks) {
         // Is a byte one of the marks? One shuffle and one compare: the shuffle picks, by the
         // byte's low four bits, the mark that has them, or 0xff (no ASCII byte is that; a byte
@@ -193,30 +191,58 @@ mod x86 {
         );
         let is_mark = |a: __m256i| _mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, a), a);
         let nl = _mm256_set1_epi8(b'\n' as i8);
-        let breaks = |a: __m256i| (_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)) as u32).count_ones();
         debug_assert_eq!(hay.len() % ROUND, 0);
         debug_assert!(marks.lines.is_empty(), "cleared by `Skim::find_marking`");
-        marks.lines.reserve(hay.len() / ROUND + 1);
+        marks.lines.reserve(hay.len() / LINES_STEP + 1);
         marks.lines.push(0);
-        let mut lines = 0;
-        for (r, round) in hay.chunks_exact(ROUND).enumerate() {
-            // SAFETY: a round holds ROUND bytes, so 32 from each `block * 32`; `loadu` has no
-            // alignment requirement.
-            let load = |block: usize| unsafe { _mm256_loadu_si256(round[block * 32..].as_ptr().cast()) };
-            let a = [load(0), load(1), load(2), load(3)];
-            lines += breaks(a[0]) + breaks(a[1]) + breaks(a[2]) + breaks(a[3]);
-            marks.lines.push(lines);
-            let eq = a.map(is_mark);
-            let any = _mm256_or_si256(_mm256_or_si256(eq[0], eq[1]), _mm256_or_si256(eq[2], eq[3]));
-            // On RisingWave logs one round in about 20 has a mark.
-            if _mm256_testz_si256(any, any) != 0 {
-                continue;
+        let mut lines = 0u32;
+        // The blocks' marks of a step, kept as bit masks and pushed after the step's rounds: a
+        // push (which may grow the vector, a call) inside the rounds made the compiler keep
+        // the count, the table and two compares on the stack, 41 instructions a round.
+        // Only a marked round's masks are written, and only those are read.
+        let mut masks = [0u32; 4 * STEP_ROUNDS];
+        for (step, chunk) in hay.chunks(LINES_STEP).enumerate() {
+            let rounds = chunk.len() / ROUND;
+            // Each byte lane counts the line breaks met in it over the step's rounds (at most 4
+            // a round, 32 a step: well under a byte's 255), summed once a step: a compare and a
+            // subtract a block, where a movemask and a POPCNT a block and a total a round cost
+            // 16 instructions more a round.
+            let mut acc = _mm256_setzero_si256();
+            // The step's rounds with a mark, a bit each: only those are read after the rounds.
+            let mut marked = 0u32;
+            for (r, round) in chunk.chunks_exact(ROUND).enumerate() {
+                // SAFETY: a round holds ROUND bytes, so 32 from each `block * 32`; `loadu` has
+                // no alignment requirement.
+                let load = |block: usize| unsafe { _mm256_loadu_si256(round[block * 32..].as_ptr().cast()) };
+                let a = [load(0), load(1), load(2), load(3)];
+                for v in a {
+                    acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(v, nl));
+                }
+                let eq = a.map(is_mark);
+                let any = _mm256_or_si256(_mm256_or_si256(eq[0], eq[1]), _mm256_or_si256(eq[2], eq[3]));
+                // On RisingWave logs one round in about 9 has a mark.
+                if _mm256_testz_si256(any, any) == 0 {
+                    for (block, eq) in eq.iter().enumerate() {
+                        masks[r * 4 + block] = _mm256_movemask_epi8(*eq) as u32;
+                    }
+                    marked |= 1 << r;
+                }
             }
-            for (block, eq) in eq.iter().enumerate() {
-                let mut m = _mm256_movemask_epi8(*eq) as u32;
-                while m != 0 {
-                    marks.at.push(r * ROUND + block * 32 + m.trailing_zeros() as usize);
-                    m &= m - 1;
+            if rounds == STEP_ROUNDS {
+                let sums = _mm256_sad_epu8(acc, _mm256_setzero_si256());
+                let two = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256::<1>(sums));
+                lines += (_mm_cvtsi128_si64(two) + _mm_extract_epi64::<1>(two)) as u32;
+                marks.lines.push(lines);
+            }
+            while marked != 0 {
+                let r = marked.trailing_zeros() as usize;
+                marked &= marked - 1;
+                for (block, &m) in masks[r * 4..r * 4 + 4].iter().enumerate() {
+                    let mut m = m;
+                    while m != 0 {
+                        marks.at.push(step * LINES_STEP + r * ROUND + block * 32 + m.trailing_zeros() as usize);
+                        m &= m - 1;
+                    }
                 }
             }
         }
