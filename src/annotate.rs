@@ -745,21 +745,22 @@ fn unexplained(
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
         f.start..if wrapper { balanced_tail(hays[f.hay as usize].text, f.start, f.tail, f.end) } else { f.end }
     };
-    // A known error whose match starts after a word and a blank, where no other match's
+    // A known error whose match starts after a word and a blank of its region (not of the
+    // line's header, `WARN` before a message without a target), where no other match's
     // trailing capture starts, is the end of a longer message no record knows (`old sink job 7
     // not found in barrier state` over a record's `job {} not found in barrier state`): an
     // error's text stands at the start of a message or field, after a `: `, a quote or a
     // bracket, or in a host's capture, not after words of its own. It explains nothing there.
-    let mid_words = |f: &Found| {
+    let mid_words = |f: &Found, r: &Range<usize>| {
         let t = hays[f.hay as usize].text;
         m.entries[f.entry as usize].class != crate::matcher::Class::LogEvent
-            && f.start >= 2
+            && f.start >= r.start + 2
             && t[f.start - 1] == b' '
             && t[f.start - 2].is_ascii_alphanumeric()
             && !found.iter().any(|g| g.hay == f.hay && g.tail == f.start && g.start < f.start)
     };
     let in_region = |f: &Found, (h, r): &(usize, Range<usize>)| {
-        f.hay as usize == *h && f.start < r.end && f.end > r.start && !mid_words(f)
+        f.hay as usize == *h && f.start < r.end && f.end > r.start && !mid_words(f, r)
     };
     // (region, offset) where the innermost known error's own text ends.
     let mut after: Option<(usize, usize)> = None;

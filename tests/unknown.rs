@@ -138,6 +138,8 @@ fn chain_cases_cluster_the_unexplained_part() {
         // a known error's text after words of a longer message is not that error: the whole
         // message is unknown (an error stands after `: `, `=`, a quote or in a capture)
         (warn(18, "failed to inject barrier error=remote barrier collection failed for actor 4"), Some("remote barrier collection failed for actor <*>")),
+        // a known error opening a message without a target (after the level): that error
+        ("2026-03-02T08:00:20.123456789Z  WARN barrier collection failed for actor 4".to_owned(), None),
         // after `: ` it is that error, and the link outside it is its context: explained
         (warn(19, "failed to inject barrier error=retry: barrier collection failed for actor 4"), None),
     ];
