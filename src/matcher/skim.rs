@@ -681,9 +681,9 @@ pub struct Marks {
 }
 
 /// The step of [`Marks::lines`], in the vector probe's rounds: the line breaks are summed once
-/// a step. Eight rounds (1 KiB): the per-round sum cost about 16 instructions a round, and
-/// [`Marks::count_lines`] counts at most a step at each end of a range itself, a few dozen
-/// instructions for each skip over lines without hits.
+/// a step. Eight rounds (1 KiB): a total every round was a movemask and a POPCNT a block more,
+/// and [`Marks::count_lines`] counts at most a step at each end of a range itself (0.63 M
+/// instructions on the peers corpus's first 20 MB, against 1.8 M the pass saves).
 pub(crate) const STEP_ROUNDS: usize = 8;
 
 /// The step of [`Marks::lines`], in bytes.
