@@ -471,20 +471,17 @@ impl Clusterer {
             return Some((m, false));
         }
         let key = group_key(line);
-        let tail = tail_key(line);
         // A kind whose first words are values no mask knows (`ledger_dedup must be between 1
-        // and …`, table names) gets a group for each value: its line is looked for among the
-        // templates of its last words too, when its first find none it may join.
-        let mut best = self.groups.get(&key).and_then(|g| self.best_of(g, line));
-        if best.is_none_or(|b| !b.joins(line))
-            && tail != 0
-            && let Some(b) = self.tails.get(&tail).and_then(|g| self.best_of(g, line))
-            && b.joins(line)
-            && self.names_differ(b.m, line)
-        {
-            best = Some(b);
-        }
-        if let Some(Best { m, grows, .. }) = best.filter(|b| b.joins(line)) {
+        // and …`, table names) gets a group for each value: a line that joins no template of
+        // its first words is looked for among those of its last words (no group has key 0,
+        // a line too short for one).
+        let joined = self.groups.get(&key).and_then(|g| self.best_of(g, line)).filter(|b| b.joins(line)).or_else(|| {
+            self.tails
+                .get(&tail_key(line))
+                .and_then(|g| self.best_of(g, line))
+                .filter(|b| b.joins(line) && self.names_differ(b.m, line))
+        });
+        if let Some(Best { m, grows, .. }) = joined {
             let tick = self.tick;
             let c = self.clusters[m as usize].as_mut().expect("alive");
             c.count += 1;
