@@ -1031,19 +1031,21 @@ mod tests {
         }
     }
 
-    /// Every byte value, at every place in a vector round, over several KiB: only the marks' own
-    /// are marked, the line breaks of any range are counted right, and marking finds the
-    /// literals that finding does.
+    /// Every byte value, at every place in a vector round, over more than two of the marks
+    /// pass's chunks: only the marks' own are marked, the line breaks of any range are counted
+    /// right, and marking finds the literals that finding does, across chunk edges too.
     #[test]
     fn marks_are_their_bytes_alone() {
         let mut text: Vec<u8> = Vec::new();
-        for pad in 0..40 {
+        for pad in 0..140 {
             text.extend(std::iter::repeat_n(b'.', pad));
             text.extend(0..=255u8);
         }
-        // A literal across each of two 4 KiB edges.
+        // A literal across 4 KiB edges and the edges of the marks pass's 16 KiB chunks.
         let lit = b"across the chunk edge".to_vec();
-        for edge in [4096, 8192] {
+        let edges = [4096, 8192, 16384, 32768];
+        assert!(text.len() > 2 * 16384 + 1024, "{}", text.len());
+        for edge in edges {
             text.splice(edge - 10..edge - 10 + lit.len(), lit.iter().copied());
         }
         let want: Vec<usize> = memchr::memchr2_iter(b'R', b'{', &text).collect();
@@ -1064,7 +1066,7 @@ mod tests {
             }
             found.sort_unstable();
             assert_eq!(found, plain);
-            assert_eq!(found, vec![(4096 - 10 + lit.len(), 0), (8192 - 10 + lit.len(), 0)]);
+            assert_eq!(found, edges.map(|e| (e - 10 + lit.len(), 0)).to_vec());
         }
     }
 
