@@ -102,9 +102,10 @@ mod x86 {
 
     /// Bytes the probe reads before the marks pass reads them again: well inside L1d, and a
     /// whole number of [`LINES_STEP`]s (the line counts' steps start at multiples of it). On
-    /// the 100 MB peers corpus, one thread, 15 interleaved rounds less start-up: `--unknown
-    /// warn` cost 11.1% over `off` with the pass after each 4 MiB block, 7.2% with it after
-    /// each 16 KiB (0.4 M more instructions on 20 MB, the two loops' set-up per chunk).
+    /// the 100 MB peers corpus, one thread pinned to one core, 100 interleaved rounds less
+    /// start-up: `--unknown warn` cost 9.6% over `off` with the pass after each 4 MiB block,
+    /// 8.4% with it after each 16 KiB (0.4 M more instructions on 20 MB, the two loops' set-up
+    /// per chunk).
     const MARKS_CHUNK: usize = 16 * LINES_STEP;
 
     /// Bytes a round probes: four blocks of eight lanes, whose gathers are independent and
