@@ -5,7 +5,7 @@
 //! [`Hash::Lanes`]), from position 0 up to the position it returns; the caller probes the rest.
 //! Given [`Marks`], it also pushes, in order, every position below the one it returns that holds
 //! one of the marks' two bytes (what `memchr2` would find there), in a pass of its own over
-//! the bytes it has probed.
+//! each chunk of bytes it has just probed.
 //!
 //! The only `unsafe` in annotail lives here, for three reasons the safe language has no answer
 //! to: calling a function compiled for AVX2 (sound once [`Avx2::detect`] has seen the CPU has
@@ -82,6 +82,7 @@ mod x86 {
             // SAFETY: the `Avx2` token exists, so the CPU has AVX2.
             return unsafe { find_avx2(sk, hay, 0, hay.len(), out) };
         };
+        debug_assert!(m.lines.is_empty(), "cleared by `Skim::find_marking`");
         m.lines.reserve(hay.len() / LINES_STEP + 1);
         m.lines.push(0);
         // The marks pass follows the probe a chunk at a time, while the chunk is still in L1
@@ -197,10 +198,10 @@ mod x86 {
     /// It counts the line breaks too, a total every [`STEP_ROUNDS`] rounds ([`Marks::lines`]):
     /// the framer's count of the lines it skips, a pass of its own over nearly every byte, is
     /// then taken from here.
-    #[target_feature(enable = "avx2")]
     ///
     /// It reads `hay[from..to]`: `from` a multiple of [`LINES_STEP`], the range whole rounds, and
     /// `marks.lines` holding the counts up to `from`.
+    #[target_feature(enable = "avx2")]
     fn find_marks(hay: &[u8], from: usize, to: usize, marks: &mut Marks) {
         // Is a byte one of the marks? One shuffle and one compare: the shuffle picks, by the
         // byte's low four bits, the mark that has them, or 0xff (no ASCII byte is that; a byte
