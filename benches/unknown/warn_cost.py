@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""warn_cost.py: what `--unknown warn` costs over `--unknown off`, in interleaved rounds.
+
+Usage: benches/unknown/warn_cost.py ANNOTAIL CORPUS [--rounds N] [--pin CPU] [--threads T]
+                                    [--catalog CATALOG] [--other NAME=ANNOTAIL]...
+
+Each round runs `off`, `warn` and an empty file (start-up) one after the other, so that a
+machine that speeds up or slows down over the minutes affects them alike; the medians over the
+rounds are compared, start-up taken off. `--pin CPU` runs every command on that core alone
+(`taskset`): on a shared 2-core VM, unpinned medians of 60 rounds differed by 4 ms (4%) between
+two builds running the same code, pinned ones by about 1%. `--other NAME=ANNOTAIL` adds another
+binary's `warn` to each round (an A/B of two builds in one run).
+
+Prints the scan time of each (median wall less the empty file's), the time `warn` adds, and the
+cost as the issue states it: the fall of the scan rate, 1 - rate(warn) / rate(off).
+"""
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("annotail")
+    ap.add_argument("corpus")
+    ap.add_argument("--rounds", type=int, default=100)
+    ap.add_argument("--pin", help="run every command on this CPU (taskset -c)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--catalog", help="passed as --catalog (default: the embedded catalog)")
+    ap.add_argument("--other", action="append", default=[], metavar="NAME=ANNOTAIL")
+    a = ap.parse_args()
+    if a.pin and not shutil.which("taskset"):
+        sys.exit("warn_cost.py: --pin needs taskset (util-linux)")
+    empty = tempfile.NamedTemporaryFile(suffix=".log", delete=False)
+    empty.close()
+
+    def cmd(binary, unknown, path):
+        c = [binary, "--format", "json", "--threads", str(a.threads), "--unknown", unknown]
+        if a.catalog:
+            c += ["--catalog", a.catalog]
+        c.append(path)
+        return (["taskset", "-c", a.pin] if a.pin else []) + c
+
+    runs = [("off", cmd(a.annotail, "off", a.corpus)), ("warn", cmd(a.annotail, "warn", a.corpus))]
+    for o in a.other:
+        name, _, binary = o.partition("=")
+        if not binary:
+            sys.exit(f"warn_cost.py: --other {o!r}: give NAME=ANNOTAIL")
+        runs.append((name, cmd(binary, "warn", a.corpus)))
+    runs.append(("empty", cmd(a.annotail, "warn", empty.name)))
+    wall = {n: [] for n, _ in runs}
+    cpu = {n: [] for n, _ in runs}
+    try:
+        for _ in range(a.rounds):
+            for name, c in runs:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t = time.perf_counter()
+                subprocess.run(c, stdout=subprocess.DEVNULL, check=True)
+                wall[name].append(time.perf_counter() - t)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    finally:
+        os.unlink(empty.name)
+    med = {n: statistics.median(v) for n, v in wall.items()}
+    cmed = {n: statistics.median(v) for n, v in cpu.items()}
+    scan = {n: med[n] - med["empty"] for n in med if n != "empty"}
+    cscan = {n: cmed[n] - cmed["empty"] for n in cmed if n != "empty"}
+    size = os.stat(a.corpus).st_size
+    pin = f", pinned to CPU {a.pin}" if a.pin else ""
+    print(f"{a.rounds} interleaved rounds, {a.threads} thread(s){pin}; start-up (empty file) "
+          f"{med['empty'] * 1000:.1f} ms wall, {cmed['empty'] * 1000:.1f} ms CPU, taken off")
+    print("%-12s %10s %10s %12s %10s" % ("run", "scan_ms", "scan_MB/s", "cpu_scan_ms", "vs off"))
+    for n in scan:
+        vs = "" if n == "off" else "%+.1f%%" % (100 * (scan[n] / scan["off"] - 1))
+        print("%-12s %10.1f %10.1f %12.1f %10s" % (n, scan[n] * 1000, size / 1e6 / scan[n], cscan[n] * 1000, vs))
+    for n in scan:
+        if n != "off":
+            print(f"{n}: scan rate {100 * (1 - scan['off'] / scan[n]):.1f}% below off's (wall), "
+                  f"{100 * (1 - cscan['off'] / cscan[n]):.1f}% (CPU)")
+
+
+if __name__ == "__main__":
+    main()
