@@ -234,7 +234,8 @@ pub struct Cluster {
     pub template: String,
     last_seen: u64,
     key: u64,
-    /// Its first line's [`tail_key`] (0: none).
+    /// Its first line's [`kept_tail`] (0: none). Kept, not derived from `tokens`: those lose
+    /// constants to `<*>` as lines join, and the group a cluster is in must not change.
     tail: u64,
 }
 

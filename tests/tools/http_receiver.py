@@ -40,7 +40,7 @@ def end_torn_line(path):
         with open(path, "rb") as f:
             f.seek(-1, os.SEEK_END)
             last = f.read(1)
-    except (FileNotFoundError, OSError):
+    except OSError:  # no file yet, or an empty one
         return
     if last != b"\n":
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)

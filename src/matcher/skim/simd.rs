@@ -72,16 +72,14 @@ mod x86 {
         for g in [&sk.long, &sk.short] {
             assert!(g.bits >= 6 && g.bits <= 27 && g.bitmap.len() == 1 << (g.bits - 6));
         }
-        // The marks' compare looks a byte up by its low four bits (see `find_marks`): it takes two
-        // ASCII bytes that differ there.
-        if let Some(m) = &marks {
-            let [a, b] = m.bytes;
-            assert!(a < 0x80 && b < 0x80 && a & 15 != b & 15, "marks {a:#x} and {b:#x} need distinct low nibbles");
-        }
         let Some(m) = marks else {
             // SAFETY: the `Avx2` token exists, so the CPU has AVX2.
             return unsafe { find_avx2(sk, hay, 0, hay.len(), out) };
         };
+        // The marks' compare looks a byte up by its low four bits (see `find_marks`): it takes two
+        // ASCII bytes that differ there.
+        let [a, b] = m.bytes;
+        assert!(a < 0x80 && b < 0x80 && a & 15 != b & 15, "marks {a:#x} and {b:#x} need distinct low nibbles");
         debug_assert!(m.lines.is_empty(), "cleared by `Skim::find_marking`");
         m.lines.reserve(hay.len() / LINES_STEP + 1);
         m.lines.push(0);
