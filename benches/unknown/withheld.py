@@ -13,7 +13,11 @@ count as the withheld record's; `own_cluster_strict` counts them against its clu
 (host, wrapper, cause). Events whose withheld text a record left in the catalog still matches
 (a generic pattern), in the message or its error field, have nothing unknown in them and are
 counted apart (`events_still_explained`). `missed_why` sorts the records that miss by a rough
-reading of why (see the comment where it is computed). Prints JSON.
+reading of why (see the comment where it is computed). `own_cluster_given_pieces` is the same
+test for the clusterer alone, handed each withheld event's own text rebuilt from its record and
+the truth's values: what a perfect choice of each event's unexplained part would score, so that
+the two halves of a miss (clustering, and which link of a chain is taken) are told apart.
+Prints JSON.
 """
 import argparse, collections, json, os, random, re, subprocess, sys
 
@@ -155,6 +159,43 @@ def main():
         if len({c for c in got if c is not None and own_text(c, w)}) > 1:
             tags.append("split")
         why["+".join(tags) or "shared"] += 1
+    # The clusterer alone, handed each withheld event's own text (what a perfect choice of the
+    # unexplained part would give it): the record's errorMessage filled with the truth's values,
+    # up to a trailing error placeholder (its first link), one plain line each, in corpus order.
+    # This splits the goal's gap in two: how well the clusterer keeps records apart, and how
+    # often the event's unexplained part is the withheld record's text (the rest). Events whose
+    # text a record left in the catalog still matches get no cluster and are left out.
+    template = {rec(o)["id"]: rec(o).get("errorMessage") or "" for o in records}
+
+    def own_text(t):
+        m = template[t["id"]].replace("{{", "\x00").replace("}}", "\x01")
+        parts = re.split(r"(\{[^{}]*\})", m)
+        values, out = list(t.get("values") or []), []
+        for i, part in enumerate(parts):
+            if i % 2 == 0:
+                out.append(part)
+                continue
+            if i == len(parts) - 2 and parts[-1] == "" and out[-1].endswith(": "):
+                out[-1] = out[-1][:-2]
+                break
+            out.append(str(values.pop(0)) if values else "x")
+        return "".join(out).replace("\x00", "{").replace("\x01", "}").split("\n")[0]
+
+    own = [(t, own_text(t)) for t in events if t["id"] in hidden and t["line"] not in explained]
+    pieces = os.path.join(a.work, "pieces.txt")
+    with open(pieces, "w", encoding="utf-8") as out:
+        out.write("".join(text + "\n" for _, text in own))
+    given = {e["source"]["line"]: e["unknown"]["cluster"]
+             for e in run_json([a.annotail, "-c", reduced, "--unknown", "any", "--format", "json", pieces]) if e.get("unknown")}
+    given_by = collections.defaultdict(list)
+    for i, (t, _) in enumerate(own):
+        if i + 1 in given:
+            given_by[same_as[t["id"]]].append(given[i + 1])
+    given_members = collections.Counter(c for cs in given_by.values() for c in cs)
+    given_passed = 0
+    for w, cs in given_by.items():
+        best, n = collections.Counter(cs).most_common(1)[0]
+        given_passed += n / len(cs) >= 0.9 and n / given_members[best] >= 0.95
     drafts = os.path.join(a.work, "drafts.jsonl")
     with open(drafts, "wb") as out:
         out.write(subprocess.run([a.annotail, "discover", "-c", reduced, "--format", "catalog", corpus],
@@ -177,6 +218,8 @@ def main():
         "own_cluster_share_strict": round(passed_strict / max(1, len(scored_strict)), 3),
         "any_role_scored": len(scored_any), "own_cluster_any_role": passed_any,
         "own_cluster_share_any_role": round(passed_any / max(1, len(scored_any)), 3),
+        "given_pieces_scored": len(given_by), "own_cluster_given_pieces": given_passed,
+        "own_cluster_share_given_pieces": round(given_passed / max(1, len(given_by)), 3),
         "drafts": len(draft_ids), "check_status": check.returncode, "check": check.stdout.strip().splitlines()[-1],
         "draft_matched_events": matched, "draft_matched_share": round(matched / max(1, len(w_lines)), 3),
         "missed_why": dict(why.most_common()),
