@@ -561,8 +561,9 @@ pub struct PendingUnknowns {
     /// Per event: where its text ends in `texts`, and whether it needs a constant token to be
     /// clustered (see [`crate::unknown::Clusterer::observe_if`]).
     pub items: Vec<(usize, bool)>,
-    /// [`crate::unknown::Clusterer::would_cluster`]'s buffer.
-    scratch: crate::unknown::mask::Tokens,
+    /// [`crate::unknown::Clusterer::would_cluster`]'s tokenizer (its cache kept from event to
+    /// event).
+    scratch: crate::unknown::Tokenizer,
 }
 
 impl PendingUnknowns {

@@ -284,10 +284,7 @@ pub struct Clusterer {
     tick: u64,
     alive: usize,
     pub evicted: u64,
-    /// Texts tokenized lately and their tokens (see [`TokenCache`]).
-    cache: TokenCache,
-    /// The tokens of a text too long for the cache (a buffer reused).
-    long: Tokens,
+    tokenizer: Tokenizer,
 }
 
 /// Slots of [`TokenCache`]: a power of two, indexed by the text's hash. 1,024 hold the distinct
@@ -320,6 +317,31 @@ struct Slot {
     tokens: Tokens,
     /// [`tokens_hash`] of `tokens`.
     whole: u64,
+}
+
+/// Texts → their masked tokens and their [`tokens_hash`], through a [`TokenCache`]. The
+/// clusterer has one; so does each worker of a parallel read, which tokenizes an unknown text
+/// to know whether the reader will cluster it.
+#[derive(Debug, Clone, Default)]
+pub struct Tokenizer {
+    cache: TokenCache,
+    /// The tokens of a text too long for the cache (a buffer reused).
+    long: Tokens,
+}
+
+impl Tokenizer {
+    /// `text`'s tokens and their hash: what [`mask::tokenize`] gives, from the cache when the
+    /// text was met lately.
+    pub fn tokens(&mut self, text: &[u8]) -> (&Tokens, u64) {
+        match self.cache.slot(text) {
+            Some(s) => (&s.tokens, s.whole),
+            None => {
+                mask::tokenize(text, &mut self.long);
+                let whole = tokens_hash(&self.long);
+                (&self.long, whole)
+            }
+        }
+    }
 }
 
 impl TokenCache {
@@ -426,8 +448,7 @@ impl Clusterer {
             tick: 0,
             alive: 0,
             evicted: 0,
-            cache: TokenCache::default(),
-            long: Tokens::default(),
+            tokenizer: Tokenizer::default(),
         }
     }
 
@@ -498,35 +519,24 @@ impl Clusterer {
     /// [`Clusterer::observe`]; with `needs_constant`, `None` also when every token is a
     /// variable (the rest of a matched chain that is only a value says nothing new).
     pub fn observe_if(&mut self, text: &[u8], needs_constant: bool) -> Option<Seen<'_>> {
-        // The tokens are taken out of their slot while the clusters are looked at (and put
-        // back after); a text too long for the cache is tokenized into a buffer of its own.
-        let (line, whole, slot) = match self.cache.slot(text) {
-            Some(s) => (std::mem::take(&mut s.tokens), s.whole, Some(s.hash as usize & (CACHE_SLOTS - 1))),
-            None => {
-                let mut t = std::mem::take(&mut self.long);
-                mask::tokenize(text, &mut t);
-                let whole = tokens_hash(&t);
-                (t, whole, None)
-            }
-        };
+        // The tokenizer is taken out while the clusters are looked at (moving it moves a few
+        // pointers, not its slots), and put back after.
+        let mut tokenizer = std::mem::take(&mut self.tokenizer);
+        let (line, whole) = tokenizer.tokens(text);
         let all_vars = line.vars as usize == line.len();
-        let r = if needs_constant && all_vars { None } else { self.observe_tokens(&line, whole) };
-        match slot {
-            Some(i) => self.cache.slots[i].tokens = line,
-            None => self.long = line,
-        }
+        let r = if needs_constant && all_vars { None } else { self.observe_tokens(line, whole) };
+        self.tokenizer = tokenizer;
         let (idx, new) = r?;
         let c = self.clusters[idx as usize].as_ref().expect("just seen");
         Some(Seen { id: c.id, template: &c.template, count: c.count, new })
     }
 
     /// Would [`Clusterer::observe_if`] cluster `text` (whatever the clusters are so far)? It
-    /// does unless `text` has no token, or (with `needs_constant`) only variables. `scratch` is
-    /// the token buffer, reused.
-    pub fn would_cluster(text: &[u8], needs_constant: bool, scratch: &mut Tokens) -> bool {
-        mask::tokenize(text, scratch);
-        let all_vars = scratch.vars as usize == scratch.len();
-        !(scratch.is_empty() || (needs_constant && all_vars))
+    /// does unless `text` has no token, or (with `needs_constant`) only variables.
+    pub fn would_cluster(text: &[u8], needs_constant: bool, tokenizer: &mut Tokenizer) -> bool {
+        let (t, _) = tokenizer.tokens(text);
+        let all_vars = t.vars as usize == t.len();
+        !(t.is_empty() || (needs_constant && all_vars))
     }
 
     /// Cluster `line`, whose [`tokens_hash`] is `whole`.
@@ -695,7 +705,7 @@ impl Clusterer {
 
 #[cfg(test)]
 mod tests {
-    use super::{CACHE_MAX_TEXT, CACHE_SLOTS, Clusterer, Levels, SavedCluster, TokenCache, mask, tokens_hash};
+    use super::{CACHE_MAX_TEXT, CACHE_SLOTS, Clusterer, Levels, SavedCluster, Tokenizer, mask, tokens_hash};
 
     /// Lines in order → the group each lands in (by first appearance) and the final templates.
     fn run(lines: &[&str]) -> (Vec<usize>, Vec<String>) {
@@ -794,27 +804,23 @@ mod tests {
         assert_eq!((s.id, s.count, s.template, s.new), (first, 2, "session of <*> closed", false));
     }
 
-    /// The cache gives what tokenizing gives, whatever it held before: texts that take each
-    /// other's slots (more texts than slots, each seen again later), a text met again at once,
-    /// and a text too long to keep.
+    /// The tokenizer gives what tokenizing gives, whatever its cache held before: texts that take
+    /// each other's slots (more texts than slots, each seen again later), a text met again at
+    /// once, and texts too long to keep.
     #[test]
-    fn token_cache_gives_what_tokenize_gives() {
-        let mut cache = TokenCache::default();
+    fn tokenizer_gives_what_tokenize_gives() {
+        let mut tokenizer = Tokenizer::default();
         let texts: Vec<String> = (0..3 * CACHE_SLOTS)
             .map(|i| format!("job {i} failed on node-{} [{}, {}] \"q {i}\"", i % 7, i, i + 1))
-            .chain(["".to_string(), "x".repeat(CACHE_MAX_TEXT), "y ".repeat(CACHE_MAX_TEXT)])
+            .chain(["".to_string(), "x".repeat(CACHE_MAX_TEXT), "y ".repeat(CACHE_MAX_TEXT), "z 1 ".repeat(CACHE_MAX_TEXT)])
             .collect();
         let mut want = mask::Tokens::default();
         for round in 0..2 {
             for t in texts.iter().chain(texts.iter().rev().take(50)) {
                 mask::tokenize(t.as_bytes(), &mut want);
-                match cache.slot(t.as_bytes()) {
-                    Some(slot) => {
-                        assert_eq!((&slot.tokens.buf, &slot.tokens.spans, slot.tokens.vars), (&want.buf, &want.spans, want.vars), "{t:?} (round {round})");
-                        assert_eq!(slot.whole, tokens_hash(&want));
-                    }
-                    None => assert!(t.len() > CACHE_MAX_TEXT, "{t:?} not kept"),
-                }
+                let (got, whole) = tokenizer.tokens(t.as_bytes());
+                assert_eq!((&got.buf, &got.spans, got.vars), (&want.buf, &want.spans, want.vars), "{t:?} (round {round})");
+                assert_eq!(whole, tokens_hash(&want), "{t:?}");
             }
         }
     }
