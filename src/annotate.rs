@@ -780,7 +780,7 @@ fn unexplained(
             let t = hays[h].text;
             let range = trim_links(t, region);
             if enough_alnum(&t[range.clone()]) {
-                let range = if structured || i != 1 { first_link(t, range) } else { range };
+                let range = if structured || i != 1 { first_link(t, range, i != 1) } else { range };
                 return Some((h, range));
             }
         }
@@ -818,7 +818,8 @@ fn unexplained(
                     && at > region.start
                     && t.get(lo).is_some_and(|b| *b == b' ')
                     && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                let range = first_link(t, trim_links(t, gap));
+                // At the message's start a first word is the log site's own (see `first_link`).
+                let range = first_link(t, trim_links(t, gap), i != 1 || lo > region.start);
                 if enough_alnum(&t[range.clone()]) {
                     if !remnant {
                         return Some((h, range));
@@ -910,10 +911,12 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 
 /// The first link of the error chain in `r`: up to the first `: ` outside brackets and quotes
 /// (how an error report joins an error to its source, and where the matcher ends a trailing
-/// value that is not an error), or the end of its line. A multi-line report's header
+/// value that is not an error), or the end of its line. With `label`, a first link of one word
+/// (a label: `status: Unavailable, message: …`) is taken with the link after it; without (the
+/// start of a message, where a first word is the log site's own: `terminate: {value}`), alone. A multi-line report's header
 /// (`Caused by:`, `Caused by these errors (recent errors listed first):`) and a cause's number
 /// (`0: `) are skipped first: the link is the cause under them.
-fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
+fn first_link(text: &[u8], mut r: Range<usize>, label: bool) -> Range<usize> {
     loop {
         let t = &text[r.clone()];
         let line = &t[..memchr::memchr(b'\n', t).unwrap_or(t.len())];
@@ -931,7 +934,23 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         }
     }
     let t = &text[r.clone()];
-    let (mut depth, mut i) = (0i32, 0);
+    let end = match link_end(t, 0) {
+        // A first link of one word is a label, not an error (`status: Internal, message: …`,
+        // `Local: Broker transport failure`, `injected: <failpoint>`): alone it names no kind,
+        // and every error it heads would be one cluster. The link after it goes with it.
+        Some((i, true)) if label && !t[..i].iter().any(u8::is_ascii_whitespace) => {
+            link_end(t, i + 2).map_or(t.len(), |(j, _)| j)
+        }
+        Some((i, _)) => i,
+        None => return r,
+    };
+    trim_links(text, r.start..r.start + end)
+}
+
+/// Where the link of the chain `t` that starts at `from` ends: at the first `: ` outside
+/// brackets and quotes (`true`), or at a line break (`false`); `None`: at the end of `t`.
+fn link_end(t: &[u8], from: usize) -> Option<(usize, bool)> {
+    let (mut depth, mut i) = (0i32, from);
     while i < t.len() {
         let b = t[i];
         // Most bytes are none of those below: one table look each, where the match on every
@@ -946,17 +965,17 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
             // the end.
             b'"' | b'`' => match memchr::memchr(b, &t[i + 1..]) {
                 Some(j) => i += j + 1,
-                None => break,
+                None => return None,
             },
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
-            b'\n' => return trim_links(text, r.start..r.start + i),
-            b':' if depth <= 0 && t.get(i + 1) == Some(&b' ') && i > 0 => return trim_links(text, r.start..r.start + i),
+            b'\n' => return Some((i, false)),
+            b':' if depth <= 0 && t.get(i + 1) == Some(&b' ') && i > from => return Some((i, true)),
             _ => {}
         }
         i += 1;
     }
-    r
+    None
 }
 
 /// The bytes [`first_link`] acts on.
@@ -1212,11 +1231,22 @@ mod tests {
             ("column `a: b` missing: x", "column `a: b` missing"),
             ("unclosed \"quote: here", "unclosed \"quote: here"),
             ("a \"b\" c \"d: e", "a \"b\" c \"d: e"),
+            // a first link of one word is a label: the next link goes with it
+            ("status: Internal, message: \"stream reset\", details: []", "status: Internal, message"),
+            ("Local: Broker transport failure", "Local: Broker transport failure"),
+            ("injected: iceberg_fail: failed to decode secret", "injected: iceberg_fail"),
+            ("Error: disk full\nmore", "Error: disk full"),
+            ("timeout", "timeout"),
+            // two words are a link of their own
+            ("dns error: failed to lookup address", "dns error"),
         ];
         for (text, want) in cases {
             let t = text.as_bytes();
-            let r = first_link(t, trim_links(t, 0..t.len()));
+            let r = first_link(t, trim_links(t, 0..t.len()), true);
             assert_eq!(std::str::from_utf8(&t[r]).unwrap(), *want, "{text:?}");
         }
+        // At a message's start the first word is the log site's own: taken alone.
+        let t = b"terminate: error returned from database: duplicate key";
+        assert_eq!(&t[first_link(t, 0..t.len(), false)], b"terminate");
     }
 }

@@ -59,6 +59,11 @@ pub enum DiscoverFormat {
     Catalog,
 }
 
+/// Targets a text report names per cluster, and tags a draft takes from them: a third-party root
+/// cause (`Connection refused`) is logged from dozens of modules, and a line of all of them
+/// was longer than a screen. The JSON report has them all.
+const TARGETS_SHOWN: usize = 5;
+
 /// Example lines kept per cluster: enough to see what varies.
 const EXAMPLES: usize = 3;
 
@@ -81,7 +86,11 @@ pub struct ClusterReport {
     pub template: String,
     pub count: u64,
     pub levels: BTreeSet<String>,
-    pub targets: BTreeSet<String>,
+    /// The targets its events were logged from, the most events first (then by name).
+    pub targets: Vec<String>,
+    /// The events of each of `targets`, in the same order.
+    #[serde(skip)]
+    pub target_events: Vec<u64>,
     pub first: Seen,
     pub last: Seen,
     pub examples: Vec<String>,
@@ -90,6 +99,8 @@ pub struct ClusterReport {
 /// Collects the unknown events of a run by cluster.
 struct Collector {
     by_id: HashMap<u64, ClusterReport>,
+    /// Events per (cluster, target), which [`discover`] orders each report's targets by.
+    targets: HashMap<(u64, String), u64>,
 }
 
 impl Writer for Collector {
@@ -105,7 +116,8 @@ impl Writer for Collector {
             template: String::new(),
             count: 0,
             levels: BTreeSet::new(),
-            targets: BTreeSet::new(),
+            targets: Vec::new(),
+            target_events: Vec::new(),
             first: seen.clone(),
             last: seen.clone(),
             examples: Vec::new(),
@@ -118,7 +130,7 @@ impl Writer for Collector {
             r.levels.insert(l.trim().to_ascii_uppercase());
         }
         if let Some(t) = &ev.log.target {
-            r.targets.insert(t.to_string());
+            *self.targets.entry((u.cluster, t.to_string())).or_insert(0) += 1;
         }
         if r.examples.len() < EXAMPLES {
             let first = &ev.raw[..memchr::memchr(b'\n', ev.raw).unwrap_or(ev.raw.len())];
@@ -148,13 +160,21 @@ pub fn discover(
     cfg.stage.emit = Emit::Matches;
     cfg.stage.every_event = levels == Levels::Any;
     cfg.stage.unknown = Some(shared.clone());
-    let mut c = Collector { by_id: HashMap::new() };
+    let mut c = Collector { by_id: HashMap::new(), targets: HashMap::new() };
     source::run(m, &cfg, &mut c)?;
     // The templates as they are at the end (a cluster's template grows as lines join it).
     let clusters = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
     for k in clusters.clusters() {
         if let Some(r) = c.by_id.get_mut(&k.id) {
             r.template.clone_from(&k.template);
+        }
+    }
+    let mut targets: Vec<((u64, String), u64)> = c.targets.into_iter().collect();
+    targets.sort_by(|((ca, ta), na), ((cb, tb), nb)| ca.cmp(cb).then(nb.cmp(na)).then_with(|| ta.cmp(tb)));
+    for ((cluster, target), n) in targets {
+        if let Some(r) = c.by_id.get_mut(&cluster) {
+            r.targets.push(target);
+            r.target_events.push(n);
         }
     }
     let mut out: Vec<ClusterReport> = c.by_id.into_values().filter(|r| r.count >= args.min_count).collect();
@@ -207,7 +227,8 @@ pub fn draft(r: &ClusterReport) -> Value {
         "info"
     };
     let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
-    tags.extend(r.targets.iter().take(5).cloned());
+    // The busiest targets: where the error is logged from most.
+    tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
     json!({
         "record": {
             "id": r.cluster,
@@ -229,6 +250,18 @@ pub fn draft(r: &ClusterReport) -> Value {
     })
 }
 
+/// A report's targets for a person: the busiest [`TARGETS_SHOWN`] with their events, and how
+/// many more there are.
+fn targets_line(r: &ClusterReport) -> String {
+    if r.targets.is_empty() {
+        return "-".to_owned();
+    }
+    let shown: Vec<String> =
+        r.targets.iter().zip(&r.target_events).take(TARGETS_SHOWN).map(|(t, n)| format!("{t} ({n})")).collect();
+    let more = r.targets.len().saturating_sub(TARGETS_SHOWN);
+    if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") }
+}
+
 /// The text report.
 pub fn text(reports: &[ClusterReport]) -> String {
     use std::fmt::Write as _;
@@ -238,8 +271,9 @@ pub fn text(reports: &[ClusterReport]) -> String {
     for r in reports {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}×  cluster {}  {}", r.count, r.cluster, r.template);
-        let join = |s: &BTreeSet<String>| if s.is_empty() { "-".to_owned() } else { s.iter().cloned().collect::<Vec<_>>().join(", ") };
-        let _ = writeln!(out, "    levels: {}   targets: {}", join(&r.levels), join(&r.targets));
+        let levels =
+            if r.levels.is_empty() { "-".to_owned() } else { r.levels.iter().cloned().collect::<Vec<_>>().join(", ") };
+        let _ = writeln!(out, "    levels: {levels}   targets: {}", targets_line(r));
         let at = |s: &Seen| match &s.path {
             Some(p) => format!("{p}:{} ({})", s.line, s.timestamp),
             None => format!("line {} ({})", s.line, s.timestamp),

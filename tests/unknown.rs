@@ -142,12 +142,18 @@ fn chain_cases_cluster_the_unexplained_part() {
         ("2026-03-02T08:00:20.123456789Z  WARN barrier collection failed for actor 4".to_owned(), None),
         // after `: ` it is that error, and the link outside it is its context: explained
         (warn(19, "failed to inject barrier error=retry: barrier collection failed for actor 4"), None),
+        // a first link of one word is a label (a gRPC status, an rdkafka error): the link
+        // after it goes with it, or every such error would be one cluster `status`
+        (warn(20, r#"failed to inject barrier error=status: Unavailable, message: "h2 error", details: []"#), Some("status: Unavailable, message")),
+        (warn(21, "failed to inject barrier error=Local: Broker transport failure"), Some("Local: Broker transport failure")),
+        // at the start of a message a first word is the log site's own (`{fn}: {value}`): alone
+        (warn(22, "terminate: object store quota exceeded"), Some("terminate")),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
     let plain = d.events(&["--format", "json"], &input);
     assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
-    assert_eq!(plain.len(), cases.len() - 2, "every line but the two no record matches in");
+    assert_eq!(plain.len(), cases.len() - 3, "every line but the three no record matches in");
 }
 
 /// A warning logged inside a span that holds an error reports a step of handling that error:
@@ -604,6 +610,40 @@ fn drafts_pass_check_and_match_the_lines_they_came_from() {
     let before = d.events(&["--unknown", "warn", "--format", "json", &file], "");
     let e = at(&before, 1);
     assert!(draft_ids.contains(&unknown(e).unwrap().0));
+}
+
+/// A third-party root cause is logged from dozens of modules: the text report listed every
+/// target on one line, longer than a screen, and a draft's tags were the first five by name.
+/// Now the busiest come first, with their events, and the rest are counted.
+#[test]
+fn discover_names_the_busiest_targets_first() {
+    let d = Dir::new();
+    let mut input = String::new();
+    // Target `risingwave_meta::m<k>` logs the error k + 1 times (m6 the most).
+    let mut sec = 0;
+    for k in 0..7u32 {
+        for _ in 0..=k {
+            sec += 1;
+            input.push_str(&rw_line(sec, "WARN", &format!("risingwave_meta::m{k}"), "object store quota exceeded"));
+            input.push('\n');
+        }
+    }
+    let file = d.write("in.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let want = "targets: risingwave_meta::m6 (7), risingwave_meta::m5 (6), risingwave_meta::m4 (5), \
+                risingwave_meta::m3 (4), risingwave_meta::m2 (3) and 2 more\n";
+    assert!(text.contains(want), "{text}");
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"");
+    let reports = events(&out.stdout);
+    let names: Vec<String> = (0..7).rev().map(|k| format!("risingwave_meta::m{k}")).collect();
+    assert_eq!(reports[0]["targets"], serde_json::json!(names), "every target, the busiest first");
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    let recs = events(&out.stdout);
+    let mut tags = vec!["draft".to_owned(), "discovered".to_owned()];
+    tags.extend(names[..5].iter().cloned());
+    assert_eq!(recs[0]["record"]["tags"], serde_json::json!(tags));
 }
 
 /// A match may run past the region it starts in (from the message into the fields after it, or
