@@ -918,19 +918,21 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// (`0: `) are skipped first: the link is the cause under them.
 fn first_link(text: &[u8], mut r: Range<usize>, label: bool) -> Range<usize> {
     loop {
+        // Blanks and line breaks before the link, escaped ones too.
+        while r.start < r.end && (text[r.start].is_ascii_whitespace() || text[r.start..r.end].starts_with(b"\\n")) {
+            r.start += if text[r.start] == b'\\' { 2 } else { 1 };
+        }
         let t = &text[r.clone()];
-        let line = &t[..memchr::memchr(b'\n', t).unwrap_or(t.len())];
+        let (len, brk) = line_break(t);
+        let line = &t[..len];
         let header = line.starts_with(b"Caused by") && line.trim_ascii_end().ends_with(b":");
         let number = line.iter().position(|b| !b.is_ascii_digit()).is_some_and(|d| d > 0 && line[d..].starts_with(b": "));
-        if header && line.len() < t.len() {
-            r.start += line.len();
+        if header && brk > 0 {
+            r.start += len + brk;
         } else if number {
             r.start += line.iter().position(|&b| b == b':').expect("found") + 2;
         } else {
             break;
-        }
-        while r.start < r.end && text[r.start].is_ascii_whitespace() {
-            r.start += 1;
         }
     }
     let t = &text[r.clone()];
@@ -947,8 +949,28 @@ fn first_link(text: &[u8], mut r: Range<usize>, label: bool) -> Range<usize> {
     trim_links(text, r.start..r.start + end)
 }
 
+/// The length of `t`'s first line, and of the line break that ends it: 1 for `\n`, 2 for an
+/// escaped one (a backslash and `n`: a multi-line report printed inside a `{:?}` string,
+/// `"create sink\n\nCaused by:\n    timeout"`), 0 at the end of `t`.
+fn line_break(t: &[u8]) -> (usize, usize) {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr2(b'\n', b'\\', &t[from..]).map(|i| from + i) {
+        match t[i] {
+            b'\n' => return (i, 1),
+            _ if t.get(i + 1) == Some(&b'n') => return (i, 2),
+            // Another escape (`\"`, `\\`): its second byte is no break.
+            _ => from = i + 2,
+        }
+        if from >= t.len() {
+            break;
+        }
+    }
+    (t.len(), 0)
+}
+
 /// Where the link of the chain `t` that starts at `from` ends: at the first `: ` outside
-/// brackets and quotes (`true`), or at a line break (`false`); `None`: at the end of `t`.
+/// brackets and quotes (`true`), or at a line break, an escaped one too (`false`); `None`: at
+/// the end of `t`.
 fn link_end(t: &[u8], from: usize) -> Option<(usize, bool)> {
     let (mut depth, mut i) = (0i32, from);
     while i < t.len() {
@@ -970,6 +992,10 @@ fn link_end(t: &[u8], from: usize) -> Option<(usize, bool)> {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b'\n' => return Some((i, false)),
+            b'\\' if t.get(i + 1) == Some(&b'n') => return Some((i, false)),
+            // An escaped backslash: the byte after it is its own (`\\n` is no line break). An
+            // escaped quote (`\"`) is left to quote, as the quote it stands for did.
+            b'\\' if t.get(i + 1) == Some(&b'\\') => i += 1,
             b':' if depth <= 0 && t.get(i + 1) == Some(&b' ') && i > from => return Some((i, true)),
             _ => {}
         }
@@ -981,7 +1007,7 @@ fn link_end(t: &[u8], from: usize) -> Option<(usize, bool)> {
 /// The bytes [`first_link`] acts on.
 const LINK_BYTES: [bool; 256] = {
     let mut t = [false; 256];
-    let bytes = b"\"`([{)]}\n:";
+    let bytes = b"\"`([{)]}\n:\\";
     let mut k = 0;
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
@@ -1239,6 +1265,12 @@ mod tests {
             ("timeout", "timeout"),
             // two words are a link of their own
             ("dns error: failed to lookup address", "dns error"),
+            // a report printed inside a `{:?}` string: its line breaks are escaped
+            (r"create sink\n\nCaused by:\n    disk full: os error 28", "create sink"),
+            (r"\n\nCaused by:\n    disk full: os error 28", "disk full"),
+            (r"Caused by these errors (recent errors listed first):\n  1: lease lost\n  2: timeout", "lease lost"),
+            // other escapes are no line break
+            (r#"column \"a: b\" is \\not null: x"#, r#"column \"a: b\" is \\not null"#),
         ];
         for (text, want) in cases {
             let t = text.as_bytes();

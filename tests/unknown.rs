@@ -148,6 +148,9 @@ fn chain_cases_cluster_the_unexplained_part() {
         (warn(21, "failed to inject barrier error=Local: Broker transport failure"), Some("Local: Broker transport failure")),
         // at the start of a message a first word is the log site's own (`{fn}: {value}`): alone
         (warn(22, "terminate: object store quota exceeded"), Some("terminate")),
+        // a report printed inside a `{:?}` string: its line breaks are escaped, and the first
+        // link ends at the first of them (it ran on into `…stalled\n\nCaused by`)
+        (warn(23, r#"failed to inject barrier error="compaction group 7 stalled\n\nCaused by:\n    disk full""#), Some("compaction group <*> stalled")),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
