@@ -611,6 +611,7 @@ impl Clustering<'_> {
         }
         let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, self.covered)?;
         let range = unquoted(hays[hay].text, range);
+        let range = if tl.is_some() { without_fields(hays[hay].text, range) } else { range };
         let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
         let (cluster, count) = match self.pending {
             Some(p) => {
@@ -640,6 +641,20 @@ impl Clustering<'_> {
             _ => crate::catalog::Severity::Info,
         };
         Some((cluster, count, severity, hay, range))
+    }
+}
+
+/// `r` without the `key=value` fields that end it, when it lies on the last of several lines of
+/// a text event: the fields of a message that spans lines (`… task:\n <cause> job_id=5`) are
+/// printed after it, at the end of its last line, where the header's parse (of the first line)
+/// does not take them out; they stay out of the template as they do on one line.
+fn without_fields(text: &[u8], r: Range<usize>) -> Range<usize> {
+    if memchr::memchr(b'\n', &text[..r.start]).is_none() || memchr::memchr(b'\n', &text[r.end..]).is_some() {
+        return r;
+    }
+    match parse::first_field_start(&text[r.clone()]) {
+        Some(at) => trim_links(text, r.start..r.start + at),
+        None => r,
     }
 }
 

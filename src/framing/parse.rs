@@ -463,16 +463,21 @@ fn target_len(s: &[u8]) -> Option<usize> {
 
 /// Positions of ` key=` field starts in `s` (index of the space), keys `[A-Za-z_][A-Za-z0-9_.#]*`.
 pub fn field_starts(s: &[u8], out: &mut Vec<usize>) {
-    for eq in memchr::memchr_iter(b'=', s) {
-        let mut k = eq;
-        while k > 0 && (is_ident_byte(s[k - 1]) || s[k - 1] == b'.' || s[k - 1] == b'#') {
-            k -= 1;
-        }
-        if k == eq || k == 0 || s[k - 1] != b' ' || !(s[k].is_ascii_alphabetic() || s[k] == b'_') {
-            continue;
-        }
-        out.push(k - 1);
+    out.extend(memchr::memchr_iter(b'=', s).filter_map(|eq| field_start(s, eq)));
+}
+
+/// The first of [`field_starts`]: where the message before the fields ends.
+pub fn first_field_start(s: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'=', s).find_map(|eq| field_start(s, eq))
+}
+
+/// The ` key=` field start whose `=` is at `eq`, if that is one.
+fn field_start(s: &[u8], eq: usize) -> Option<usize> {
+    let mut k = eq;
+    while k > 0 && (is_ident_byte(s[k - 1]) || s[k - 1] == b'.' || s[k - 1] == b'#') {
+        k -= 1;
     }
+    (k != eq && k != 0 && s[k - 1] == b' ' && (s[k].is_ascii_alphabetic() || s[k] == b'_')).then_some(k - 1)
 }
 
 /// Parse a RisingWave text header and body. `s` is the first line's content.
