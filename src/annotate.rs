@@ -652,8 +652,11 @@ fn without_fields(text: &[u8], r: Range<usize>) -> Range<usize> {
     if memchr::memchr(b'\n', &text[..r.start]).is_none() || memchr::memchr(b'\n', &text[r.end..]).is_some() {
         return r;
     }
-    match parse::first_field_start(&text[r.clone()]) {
-        Some(at) => trim_links(text, r.start..r.start + at),
+    // From the blank before it: a part that is all fields (`job_id=5 epoch=7`, a known error
+    // ending the line before them) starts with one, and is then no part at all.
+    let from = r.start.saturating_sub(1);
+    match parse::first_field_start(&text[from..r.end]) {
+        Some(at) => trim_links(text, r.start..(from + at).max(r.start)),
         None => r,
     }
 }
@@ -944,6 +947,10 @@ fn first_link(text: &[u8], mut r: Range<usize>, label: bool) -> Range<usize> {
         let number = line.iter().position(|b| !b.is_ascii_digit()).is_some_and(|d| d > 0 && line[d..].starts_with(b": "));
         if header && brk > 0 {
             r.start += len + brk;
+        } else if brk == 0 && (line == b"Caused by" || line.starts_with(b"Caused by these errors")) {
+            // A header with no cause under it (its `:` trimmed off, between a known error and
+            // the known cause below it): nothing to cluster.
+            return r.end..r.end;
         } else if number {
             r.start += line.iter().position(|&b| b == b':').expect("found") + 2;
         } else {
@@ -1277,6 +1284,8 @@ mod tests {
             ("Local: Broker transport failure", "Local: Broker transport failure"),
             ("injected: iceberg_fail: failed to decode secret", "injected: iceberg_fail"),
             ("Error: disk full\nmore", "Error: disk full"),
+            // a report's header alone is no link
+            ("\n\nCaused by:\n    ", ""),
             ("timeout", "timeout"),
             // two words are a link of their own
             ("dns error: failed to lookup address", "dns error"),

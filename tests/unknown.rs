@@ -240,6 +240,17 @@ fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
             ),
             None,
         ),
+        // the fields of a message that spans lines end its last line: out of the template, as on
+        // one line (it read `object store quota exceeded job_id=<*> epoch=<*>`)
+        (
+            format!("{}\n\nCaused by:\n    object store quota exceeded job_id=5 epoch=7", warn(5, "failed to inject barrier error=barrier collection failed for actor 7")),
+            Some("object store quota exceeded"),
+        ),
+        // a known cause and its fields: nothing left (it read `job_id=<*>`)
+        (
+            format!("{}\n\nCaused by:\n    meta leader lease lost job_id=5", warn(6, "failed to inject barrier error=barrier collection failed for actor 7")),
+            None,
+        ),
     ];
     let mut input = String::new();
     let mut first = Vec::new();
