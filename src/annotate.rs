@@ -612,6 +612,10 @@ impl Clustering<'_> {
         let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, self.covered)?;
         let range = unquoted(hays[hay].text, range);
         let range = if tl.is_some() { without_fields(hays[hay].text, range) } else { range };
+        if !enough_alnum(&hays[hay].text[range.clone()]) {
+            // Only punctuation was left before the fields (`… its status. table_id=5`).
+            return None;
+        }
         let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
         let (cluster, count) = match self.pending {
             Some(p) => {
@@ -798,7 +802,7 @@ fn unexplained(
             let t = hays[h].text;
             let range = trim_links(t, region);
             if enough_alnum(&t[range.clone()]) {
-                let range = if structured || i != 1 { first_link(t, range, i != 1) } else { range };
+                let range = if structured || i != 1 { first_link(t, range) } else { range };
                 return Some((h, range));
             }
         }
@@ -836,8 +840,7 @@ fn unexplained(
                     && at > region.start
                     && t.get(lo).is_some_and(|b| *b == b' ')
                     && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                // At the message's start a first word is the log site's own (see `first_link`).
-                let range = first_link(t, trim_links(t, gap), i != 1 || lo > region.start);
+                let range = first_link(t, trim_links(t, gap));
                 if enough_alnum(&t[range.clone()]) {
                     if !remnant {
                         return Some((h, range));
@@ -929,12 +932,11 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 
 /// The first link of the error chain in `r`: up to the first `: ` outside brackets and quotes
 /// (how an error report joins an error to its source, and where the matcher ends a trailing
-/// value that is not an error), or the end of its line. With `label`, a first link of one word
-/// (a label: `status: Unavailable, message: …`) is taken with the link after it; without (the
-/// start of a message, where a first word is the log site's own: `terminate: {value}`), alone. A multi-line report's header
+/// value that is not an error), or the end of its line; a first link of one word (a label:
+/// `status: Unavailable, message: …`) with the link after it. A multi-line report's header
 /// (`Caused by:`, `Caused by these errors (recent errors listed first):`) and a cause's number
 /// (`0: `) are skipped first: the link is the cause under them.
-fn first_link(text: &[u8], mut r: Range<usize>, label: bool) -> Range<usize> {
+fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     loop {
         // Blanks and line breaks before the link, escaped ones too.
         while r.start < r.end && (text[r.start].is_ascii_whitespace() || text[r.start..r.end].starts_with(b"\\n")) {
@@ -960,9 +962,10 @@ fn first_link(text: &[u8], mut r: Range<usize>, label: bool) -> Range<usize> {
     let t = &text[r.clone()];
     let end = match link_end(t, 0) {
         // A first link of one word is a label, not an error (`status: Internal, message: …`,
-        // `Local: Broker transport failure`, `injected: <failpoint>`): alone it names no kind,
-        // and every error it heads would be one cluster. The link after it goes with it.
-        Some((i, true)) if label && !t[..i].iter().any(u8::is_ascii_whitespace) => {
+        // `Local: Broker transport failure`, `injected: <failpoint>`, `UNSAFE: Injecting source
+        // offsets …`): alone it names no kind, and every error it heads would be one cluster.
+        // The link after it goes with it.
+        Some((i, true)) if !t[..i].iter().any(u8::is_ascii_whitespace) => {
             link_end(t, i + 2).map_or(t.len(), |(j, _)| j)
         }
         Some((i, _)) => i,
@@ -1298,11 +1301,8 @@ mod tests {
         ];
         for (text, want) in cases {
             let t = text.as_bytes();
-            let r = first_link(t, trim_links(t, 0..t.len()), true);
+            let r = first_link(t, trim_links(t, 0..t.len()));
             assert_eq!(std::str::from_utf8(&t[r]).unwrap(), *want, "{text:?}");
         }
-        // At a message's start the first word is the log site's own: taken alone.
-        let t = b"terminate: error returned from database: duplicate key";
-        assert_eq!(&t[first_link(t, 0..t.len(), false)], b"terminate");
     }
 }

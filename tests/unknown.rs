@@ -146,8 +146,8 @@ fn chain_cases_cluster_the_unexplained_part() {
         // after it goes with it, or every such error would be one cluster `status`
         (warn(20, r#"failed to inject barrier error=status: Unavailable, message: "h2 error", details: []"#), Some("status: Unavailable, message")),
         (warn(21, "failed to inject barrier error=Local: Broker transport failure"), Some("Local: Broker transport failure")),
-        // at the start of a message a first word is the log site's own (`{fn}: {value}`): alone
-        (warn(22, "terminate: object store quota exceeded"), Some("terminate")),
+        // at a message's start too (async_nats's `event: disconnected`, it was `event`)
+        (warn(22, "event: disconnected"), Some("event: disconnected")),
         // a report printed inside a `{:?}` string: its line breaks are escaped, and the first
         // link ends at the first of them (it ran on into `…stalled\n\nCaused by`)
         (warn(23, r#"failed to inject barrier error="compaction group 7 stalled\n\nCaused by:\n    disk full""#), Some("compaction group <*> stalled")),
@@ -249,6 +249,11 @@ fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
         // a known cause and its fields: nothing left (it read `job_id=<*>`)
         (
             format!("{}\n\nCaused by:\n    meta leader lease lost job_id=5", warn(6, "failed to inject barrier error=barrier collection failed for actor 7")),
+            None,
+        ),
+        // nor when a full stop is (it read `.`)
+        (
+            format!("{}\n\nCaused by:\n    meta leader lease lost. job_id=5", warn(7, "failed to inject barrier error=barrier collection failed for actor 7")),
             None,
         ),
     ];
