@@ -753,11 +753,13 @@ fn unexplained(
             // chain of whichever ends the first line, the message or its last field: the causes
             // are links of that chain, and the first unknown one must not go unseen because it
             // is printed on a line of its own. A backtrace below them is not part of it.
+            // The fields of a message that spans lines end its last line: not the message's.
             if let Some(nl) = memchr::memchr(b'\n', text) {
                 let end = report_end(text, nl);
-                for r in regions.iter_mut().flatten() {
+                let fields = t.fields.first().map_or(end, |(k, _)| k.start.saturating_sub(1)).max(nl);
+                for (i, r) in regions.iter_mut().enumerate().filter_map(|(i, r)| Some((i, r.as_mut()?))) {
                     if r.1.end == nl && end > nl {
-                        r.1.end = end;
+                        r.1.end = if i == 1 { end.min(fields) } else { end };
                     }
                 }
             }

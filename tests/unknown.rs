@@ -272,6 +272,25 @@ fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
     }
 }
 
+/// A message that spans lines (`… We will keep it\n    until we can report its status.`) has
+/// its fields, `error` among them, at the end of its last line. They were not parsed: the event
+/// had no fields, its unknown error was not read as the error field, and what was left of the
+/// message before them was clustered as `.`.
+#[test]
+fn regression_the_error_field_of_a_message_that_spans_lines_is_read() {
+    let d = Dir::new();
+    let host = d.write(
+        "host.jsonl",
+        r#"{"id":"h-keep","slug":"keep-task","severity":"warning","errorMessage":"Attempt to remove a task. We will keep it\n    until we can report its status.","messagePattern":"Attempt to remove a task\\. We will keep it\\s+until we can report its status\\."}"#,
+    );
+    let ev = format!("{}\n    until we can report its status. table_id=5 error=object store quota exceeded: os error 122", warn(1, "Attempt to remove a task. We will keep it"));
+    let evs = d.events(&["-c", &host, "--unknown", "warn", "--format", "json"], &format!("{ev}\n"));
+    assert_eq!(evs[0]["match"]["id"], "h-keep", "{}", evs[0]);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0]["log"]["fields"], serde_json::json!({"table_id": "5", "error": "object store quota exceeded: os error 122"}));
+    assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("object store quota exceeded"), "{}", evs[0]);
+}
+
 #[test]
 fn levels_decide_which_events_are_clustered() {
     let d = Dir::new();

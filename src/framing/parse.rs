@@ -579,16 +579,24 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
         out.target = Some(i..i + n);
         i = (i + n + 2).min(s.len());
     }
-    // Message and fields (on the first line only).
+    // Message and fields. The fields end the message's line; a message that spans lines (a
+    // string with a line break in it, `… heartbeat\n    until we can successfully report its
+    // status.`) has them at the end of its last line. `message` is its first line either way.
     let line_end = memchr::memchr(b'\n', &s[i..]).map_or(s.len(), |p| i + p);
     let mut starts = Vec::new();
     field_starts(&s[i..line_end], &mut starts);
     let msg_end = starts.first().map_or(line_end, |&p| i + p);
     out.message = i..msg_end;
+    let (mut from, mut end) = (i, line_end);
+    if starts.is_empty() && line_end < s.len() {
+        from = memchr::memrchr(b'\n', s).map_or(s.len(), |p| p + 1);
+        end = s.len();
+        field_starts(&s[from..end], &mut starts);
+    }
     for (n, &st) in starts.iter().enumerate() {
-        let ks = i + st + 1;
-        let eq = ks + memchr::memchr(b'=', &s[ks..line_end]).unwrap_or(0);
-        let ve = starts.get(n + 1).map_or(line_end, |&p| i + p);
+        let ks = from + st + 1;
+        let eq = ks + memchr::memchr(b'=', &s[ks..end]).unwrap_or(0);
+        let ve = starts.get(n + 1).map_or(end, |&p| from + p);
         out.fields.push((ks..eq, eq + 1..ve));
     }
     Some(out)
@@ -874,6 +882,24 @@ mod tests {
         let t = parse_text(s.as_bytes()).unwrap();
         assert_eq!(&s[t.target.clone().unwrap()], "risingwave_rt");
         assert_eq!(&s[t.message.clone()], "hello: world");
+    }
+
+    /// A message with a line break in it (a string literal that spans lines) has its fields at
+    /// the end of its last line: they were not parsed at all, so its `error` field went unread.
+    #[test]
+    fn regression_the_fields_of_a_message_that_spans_lines_end_its_last_line() {
+        let s = "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: Attempt to remove a task. We will keep it\n    until we can report its status. table_id=5 error=disk full: os error 28";
+        let t = parse_text(s.as_bytes()).unwrap();
+        let g = |r: &Range<usize>| &s[r.clone()];
+        assert_eq!(g(&t.message), "Attempt to remove a task. We will keep it");
+        let fields: Vec<(&str, &str)> = t.fields.iter().map(|(k, v)| (g(k), g(v))).collect();
+        assert_eq!(fields, [("table_id", "5"), ("error", "disk full: os error 28")]);
+        // Fields on the first line are the event's: a report below them is not read for more.
+        let s = "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: failed error=boom\n\nCaused by:\n    x a=1";
+        let t = parse_text(s.as_bytes()).unwrap();
+        let g = |r: &Range<usize>| &s[r.clone()];
+        let fields: Vec<(&str, &str)> = t.fields.iter().map(|(k, v)| (g(k), g(v))).collect();
+        assert_eq!(fields, [("error", "boom")]);
     }
 
     #[test]
