@@ -888,18 +888,26 @@ mod tests {
     /// the end of its last line: they were not parsed at all, so its `error` field went unread.
     #[test]
     fn regression_the_fields_of_a_message_that_spans_lines_end_its_last_line() {
-        let s = "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: Attempt to remove a task. We will keep it\n    until we can report its status. table_id=5 error=disk full: os error 28";
-        let t = parse_text(s.as_bytes()).unwrap();
-        let g = |r: &Range<usize>| &s[r.clone()];
-        assert_eq!(g(&t.message), "Attempt to remove a task. We will keep it");
-        let fields: Vec<(&str, &str)> = t.fields.iter().map(|(k, v)| (g(k), g(v))).collect();
-        assert_eq!(fields, [("table_id", "5"), ("error", "disk full: os error 28")]);
-        // Fields on the first line are the event's: a report below them is not read for more.
-        let s = "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: failed error=boom\n\nCaused by:\n    x a=1";
-        let t = parse_text(s.as_bytes()).unwrap();
-        let g = |r: &Range<usize>| &s[r.clone()];
-        let fields: Vec<(&str, &str)> = t.fields.iter().map(|(k, v)| (g(k), g(v))).collect();
-        assert_eq!(fields, [("error", "boom")]);
+        // (event, its message, its fields)
+        let cases: &[(&str, &str, &[(&str, &str)])] = &[
+            (
+                "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: Attempt to remove a task. We will keep it\n    until we can report its status. table_id=5 error=disk full: os error 28",
+                "Attempt to remove a task. We will keep it",
+                &[("table_id", "5"), ("error", "disk full: os error 28")],
+            ),
+            // Fields on the first line are the event's: a report below them is not read for more.
+            (
+                "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: failed error=boom\n\nCaused by:\n    x a=1",
+                "failed",
+                &[("error", "boom")],
+            ),
+        ];
+        for &(s, message, fields) in cases {
+            let t = parse_text(s.as_bytes()).unwrap();
+            let g = |r: &Range<usize>| &s[r.clone()];
+            assert_eq!(g(&t.message), message, "{s}");
+            assert_eq!(t.fields.iter().map(|(k, v)| (g(k), g(v))).collect::<Vec<_>>(), fields, "{s}");
+        }
     }
 
     #[test]
