@@ -144,13 +144,22 @@ fn chain_cases_cluster_the_unexplained_part() {
         (warn(19, "failed to inject barrier error=retry: barrier collection failed for actor 4"), None),
         // a first link of one word is a label (a gRPC status, an rdkafka error): the link
         // after it goes with it, or every such error would be one cluster `status`
-        (warn(20, r#"failed to inject barrier error=status: Unavailable, message: "h2 error", details: []"#), Some("status: Unavailable, message")),
-        (warn(21, "failed to inject barrier error=Local: Broker transport failure"), Some("Local: Broker transport failure")),
+        (
+            warn(20, r#"failed to inject barrier error=status: Unavailable, message: "h2 error", details: []"#),
+            Some("status: Unavailable, message"),
+        ),
+        (
+            warn(21, "failed to inject barrier error=Local: Broker transport failure"),
+            Some("Local: Broker transport failure"),
+        ),
         // at a message's start too (async_nats's `event: disconnected`, it was `event`)
         (warn(22, "event: disconnected"), Some("event: disconnected")),
         // a report printed inside a `{:?}` string: its line breaks are escaped, and the first
         // link ends at the first of them (it ran on into `…stalled\n\nCaused by`)
-        (warn(23, r#"failed to inject barrier error="compaction group 7 stalled\n\nCaused by:\n    disk full""#), Some("compaction group <*> stalled")),
+        (
+            warn(23, r#"failed to inject barrier error="compaction group 7 stalled\n\nCaused by:\n    disk full""#),
+            Some("compaction group <*> stalled"),
+        ),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
@@ -243,17 +252,26 @@ fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
         // the fields of a message that spans lines end its last line: out of the template, as on
         // one line (it read `object store quota exceeded job_id=<*> epoch=<*>`)
         (
-            format!("{}\n\nCaused by:\n    object store quota exceeded job_id=5 epoch=7", warn(5, "failed to inject barrier error=barrier collection failed for actor 7")),
+            format!(
+                "{}\n\nCaused by:\n    object store quota exceeded job_id=5 epoch=7",
+                warn(5, "failed to inject barrier error=barrier collection failed for actor 7")
+            ),
             Some("object store quota exceeded"),
         ),
         // a known cause and its fields: nothing left (it read `job_id=<*>`)
         (
-            format!("{}\n\nCaused by:\n    meta leader lease lost job_id=5", warn(6, "failed to inject barrier error=barrier collection failed for actor 7")),
+            format!(
+                "{}\n\nCaused by:\n    meta leader lease lost job_id=5",
+                warn(6, "failed to inject barrier error=barrier collection failed for actor 7")
+            ),
             None,
         ),
         // nor when a full stop is (it read `.`)
         (
-            format!("{}\n\nCaused by:\n    meta leader lease lost. job_id=5", warn(7, "failed to inject barrier error=barrier collection failed for actor 7")),
+            format!(
+                "{}\n\nCaused by:\n    meta leader lease lost. job_id=5",
+                warn(7, "failed to inject barrier error=barrier collection failed for actor 7")
+            ),
             None,
         ),
     ];
@@ -283,11 +301,17 @@ fn regression_the_error_field_of_a_message_that_spans_lines_is_read() {
         "host.jsonl",
         r#"{"id":"h-keep","slug":"keep-task","severity":"warning","errorMessage":"Attempt to remove a task. We will keep it\n    until we can report its status.","messagePattern":"Attempt to remove a task\\. We will keep it\\s+until we can report its status\\."}"#,
     );
-    let ev = format!("{}\n    until we can report its status. table_id=5 error=object store quota exceeded: os error 122", warn(1, "Attempt to remove a task. We will keep it"));
+    let ev = format!(
+        "{}\n    until we can report its status. table_id=5 error=object store quota exceeded: os error 122",
+        warn(1, "Attempt to remove a task. We will keep it")
+    );
     let evs = d.events(&["-c", &host, "--unknown", "warn", "--format", "json"], &format!("{ev}\n"));
-    assert_eq!(evs[0]["match"]["id"], "h-keep", "{}", evs[0]);
     assert_eq!(evs.len(), 1, "{evs:?}");
-    assert_eq!(evs[0]["log"]["fields"], serde_json::json!({"table_id": "5", "error": "object store quota exceeded: os error 122"}));
+    assert_eq!(evs[0]["match"]["id"], "h-keep", "{}", evs[0]);
+    assert_eq!(
+        evs[0]["log"]["fields"],
+        serde_json::json!({"table_id": "5", "error": "object store quota exceeded: os error 122"})
+    );
     assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("object store quota exceeded"), "{}", evs[0]);
 }
 
