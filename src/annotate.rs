@@ -611,11 +611,6 @@ impl Clustering<'_> {
         }
         let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, self.covered)?;
         let range = unquoted(hays[hay].text, range);
-        let range = if tl.is_some() { without_fields(hays[hay].text, range) } else { range };
-        if !enough_alnum(&hays[hay].text[range.clone()]) {
-            // Only punctuation was left before the fields (`… its status. table_id=5`).
-            return None;
-        }
         let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
         let (cluster, count) = match self.pending {
             Some(p) => {
@@ -645,23 +640,6 @@ impl Clustering<'_> {
             _ => crate::catalog::Severity::Info,
         };
         Some((cluster, count, severity, hay, range))
-    }
-}
-
-/// `r` without the `key=value` fields that end it, when it lies on the last of several lines of
-/// a text event: the fields of a message that spans lines (`… task:\n <cause> job_id=5`) are
-/// printed after it, at the end of its last line, where the header's parse (of the first line)
-/// does not take them out; they stay out of the template as they do on one line.
-fn without_fields(text: &[u8], r: Range<usize>) -> Range<usize> {
-    if memchr::memchr(b'\n', &text[..r.start]).is_none() || memchr::memchr(b'\n', &text[r.end..]).is_some() {
-        return r;
-    }
-    // From the blank before it: a part that is all fields (`job_id=5 epoch=7`, a known error
-    // ending the line before them) starts with one, and is then no part at all.
-    let from = r.start.saturating_sub(1);
-    match parse::first_field_start(&text[from..r.end]) {
-        Some(at) => trim_links(text, r.start..(from + at).max(r.start)),
-        None => r,
     }
 }
 
@@ -753,13 +731,17 @@ fn unexplained(
             // chain of whichever ends the first line, the message or its last field: the causes
             // are links of that chain, and the first unknown one must not go unseen because it
             // is printed on a line of its own. A backtrace below them is not part of it.
-            // The fields of a message that spans lines end its last line: not the message's.
+            // The `key=value` fields that end the last line (those of a message that spans lines,
+            // or of a report below the first line's `error` field) are not part of it.
             if let Some(nl) = memchr::memchr(b'\n', text) {
-                let end = report_end(text, nl);
-                let fields = t.fields.first().map_or(end, |(k, _)| k.start.saturating_sub(1)).max(nl);
-                for (i, r) in regions.iter_mut().enumerate().filter_map(|(i, r)| Some((i, r.as_mut()?))) {
+                let mut end = report_end(text, nl);
+                if end == text.len() {
+                    let last = memchr::memrchr(b'\n', text).map_or(0, |p| p + 1);
+                    end = parse::first_field_start(&text[last..]).map_or(end, |at| (last + at).max(nl));
+                }
+                for r in regions.iter_mut().flatten() {
                     if r.1.end == nl && end > nl {
-                        r.1.end = if i == 1 { end.min(fields) } else { end };
+                        r.1.end = end;
                     }
                 }
             }

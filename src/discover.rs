@@ -88,9 +88,9 @@ pub struct ClusterReport {
     pub levels: BTreeSet<String>,
     /// The targets its events were logged from, the most events first (then by name).
     pub targets: Vec<String>,
-    /// The events of each of `targets`, in the same order.
+    /// The events of each target.
     #[serde(skip)]
-    pub target_events: Vec<u64>,
+    pub target_events: HashMap<String, u64>,
     pub first: Seen,
     pub last: Seen,
     pub examples: Vec<String>,
@@ -99,8 +99,6 @@ pub struct ClusterReport {
 /// Collects the unknown events of a run by cluster.
 struct Collector {
     by_id: HashMap<u64, ClusterReport>,
-    /// Events per (cluster, target), which [`discover`] orders each report's targets by.
-    targets: HashMap<(u64, String), u64>,
 }
 
 impl Writer for Collector {
@@ -117,7 +115,7 @@ impl Writer for Collector {
             count: 0,
             levels: BTreeSet::new(),
             targets: Vec::new(),
-            target_events: Vec::new(),
+            target_events: HashMap::new(),
             first: seen.clone(),
             last: seen.clone(),
             examples: Vec::new(),
@@ -130,7 +128,12 @@ impl Writer for Collector {
             r.levels.insert(l.trim().to_ascii_uppercase());
         }
         if let Some(t) = &ev.log.target {
-            *self.targets.entry((u.cluster, t.to_string())).or_insert(0) += 1;
+            match r.target_events.get_mut(t.as_ref()) {
+                Some(n) => *n += 1,
+                None => {
+                    r.target_events.insert(t.to_string(), 1);
+                }
+            }
         }
         if r.examples.len() < EXAMPLES {
             let first = &ev.raw[..memchr::memchr(b'\n', ev.raw).unwrap_or(ev.raw.len())];
@@ -160,7 +163,7 @@ pub fn discover(
     cfg.stage.emit = Emit::Matches;
     cfg.stage.every_event = levels == Levels::Any;
     cfg.stage.unknown = Some(shared.clone());
-    let mut c = Collector { by_id: HashMap::new(), targets: HashMap::new() };
+    let mut c = Collector { by_id: HashMap::new() };
     source::run(m, &cfg, &mut c)?;
     // The templates as they are at the end (a cluster's template grows as lines join it).
     let clusters = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
@@ -169,13 +172,9 @@ pub fn discover(
             r.template.clone_from(&k.template);
         }
     }
-    let mut targets: Vec<((u64, String), u64)> = c.targets.into_iter().collect();
-    targets.sort_by(|((ca, ta), na), ((cb, tb), nb)| ca.cmp(cb).then(nb.cmp(na)).then_with(|| ta.cmp(tb)));
-    for ((cluster, target), n) in targets {
-        if let Some(r) = c.by_id.get_mut(&cluster) {
-            r.targets.push(target);
-            r.target_events.push(n);
-        }
+    for r in c.by_id.values_mut() {
+        r.targets = r.target_events.keys().cloned().collect();
+        r.targets.sort_by(|a, b| r.target_events[b].cmp(&r.target_events[a]).then_with(|| a.cmp(b)));
     }
     let mut out: Vec<ClusterReport> = c.by_id.into_values().filter(|r| r.count >= args.min_count).collect();
     out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
@@ -257,7 +256,7 @@ fn targets_line(r: &ClusterReport) -> String {
         return "-".to_owned();
     }
     let shown: Vec<String> =
-        r.targets.iter().zip(&r.target_events).take(TARGETS_SHOWN).map(|(t, n)| format!("{t} ({n})")).collect();
+        r.targets.iter().take(TARGETS_SHOWN).map(|t| format!("{t} ({})", r.target_events[t])).collect();
     let more = r.targets.len().saturating_sub(TARGETS_SHOWN);
     if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") }
 }

@@ -587,12 +587,13 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     field_starts(&s[i..line_end], &mut starts);
     let msg_end = starts.first().map_or(line_end, |&p| i + p);
     out.message = i..msg_end;
-    let (mut from, mut end) = (i, line_end);
-    if starts.is_empty() && line_end < s.len() {
-        from = memchr::memrchr(b'\n', s).map_or(s.len(), |p| p + 1);
-        end = s.len();
-        field_starts(&s[from..end], &mut starts);
-    }
+    let (from, end) = if starts.is_empty() && line_end < s.len() {
+        let last = memchr::memrchr(b'\n', s).map_or(s.len(), |p| p + 1);
+        field_starts(&s[last..], &mut starts);
+        (last, s.len())
+    } else {
+        (i, line_end)
+    };
     for (n, &st) in starts.iter().enumerate() {
         let ks = from + st + 1;
         let eq = ks + memchr::memchr(b'=', &s[ks..end]).unwrap_or(0);
@@ -888,8 +889,9 @@ mod tests {
     /// the end of its last line: they were not parsed at all, so its `error` field went unread.
     #[test]
     fn regression_the_fields_of_a_message_that_spans_lines_end_its_last_line() {
-        // (event, its message, its fields)
-        let cases: &[(&str, &str, &[(&str, &str)])] = &[
+        /// An event, its message, its fields.
+        type Case = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+        let cases: &[Case] = &[
             (
                 "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: Attempt to remove a task. We will keep it\n    until we can report its status. table_id=5 error=disk full: os error 28",
                 "Attempt to remove a task. We will keep it",

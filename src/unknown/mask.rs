@@ -384,17 +384,17 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
             out.buf.extend_from_slice(VAR);
             i = end;
         }
-        // Punctuation right after the list (`for fragments [1, 2].`) is the list token's, as it
-        // is a word's: a token of its own, it read `<*> .`, and a draft's pattern asked for the
-        // blank between them that the line does not have.
-        let tail = if list.is_some() { line[i..].iter().take_while(|&&b| b.is_ascii_punctuation()).count() } else { 0 };
-        let whole = i + tail == n || CLASS[line[i + tail] as usize] & BLANK != 0;
-        let is_var = if list.is_some() && (tail == 0 || !whole) {
-            true
-        } else if list.is_some() {
-            out.buf.extend_from_slice(&line[i..i + tail]);
-            i += tail;
-            false
+        let is_var = if list.is_some() {
+            // Punctuation right after the list (`for fragments [1, 2].`) is the list token's, as
+            // it is a word's: a token of its own, it read `<*> .`, and a draft's pattern asked for
+            // the blank between them that the line does not have.
+            let tail = line[i..].iter().take_while(|b| b.is_ascii_punctuation()).count();
+            let attached = tail > 0 && (i + tail == n || CLASS[line[i + tail] as usize] & BLANK != 0);
+            if attached {
+                out.buf.extend_from_slice(&line[i..i + tail]);
+                i += tail;
+            }
+            !attached
         } else if i == n || CLASS[line[i] as usize] & BLANK != 0 {
             let var = any & DIGIT != 0 || (i - s >= 8 && all != 0);
             out.buf.extend_from_slice(if var { VAR } else { &line[s..i] });
