@@ -290,6 +290,38 @@ fn regression_an_unknown_cause_on_a_line_below_is_clustered() {
     }
 }
 
+/// A known error's value printed in a `{:?}` string ran to the string's end, over the escaped
+/// report after it (`barrier collection failed for actor 4\n\nCaused by:\n    disk full`): its
+/// capture held the whole report, and the unknown cause in it was never clustered.
+#[test]
+fn regression_a_known_value_does_not_swallow_an_escaped_report() {
+    let d = Dir::new();
+    // (line, expected template of the unknown part, expected `actor_id` capture)
+    let cases: &[(String, Option<&str>, &str)] = &[
+        (
+            warn(1, r#"failed to inject barrier error="barrier collection failed for actor 4\n\nCaused by:\n    disk full on volume 7""#),
+            Some("disk full on volume <*>"),
+            "4",
+        ),
+        // a known cause in the report: explained
+        (
+            warn(2, r#"failed to inject barrier error="barrier collection failed for actor 5\n\nCaused by:\n    meta leader lease lost\n""#),
+            None,
+            "5",
+        ),
+        // an escaped backslash before an `n` is no line break: the value goes on
+        (warn(3, r#"failed to inject barrier error="barrier collection failed for actor C:\\new""#), None, r"C:\\new"),
+    ];
+    let with_templates: Vec<(String, Option<&str>)> = cases.iter().map(|(l, t, _)| (l.clone(), *t)).collect();
+    let (_, evs) = d.templates_at_warn(&with_templates);
+    for (i, (line, _, actor)) in cases.iter().enumerate() {
+        let ev = at(&evs, i as u64 + 1);
+        let mut matches = std::iter::once(&ev["match"]).chain(ev["also_matched"].as_array().unwrap());
+        let m = matches.find(|m| m["id"] == "c-actor").unwrap_or_else(|| panic!("{line}: {ev}"));
+        assert_eq!(m["captures"]["actor_id"], *actor, "{line}");
+    }
+}
+
 /// A message that spans lines (`… We will keep it\n    until we can report its status.`) has
 /// its fields, `error` among them, at the end of its last line. They were not parsed: the event
 /// had no fields, its unknown error was not read as the error field, and what was left of the

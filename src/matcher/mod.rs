@@ -1232,7 +1232,8 @@ fn last_link(s: &[u8]) -> Option<usize> {
 
 /// Where a trailing value that starts before `lazy_end` ends, at most at `bound`: at the closing
 /// quote when the match sits inside a quoted (`{:?}`) string, and, unless the value is an error,
-/// at the next `: ` outside brackets and quotes (the next link of an error chain).
+/// at the next `: ` outside brackets and quotes (the next link of an error chain) or, in a
+/// quoted string, at an escaped line break.
 fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_error: bool) -> usize {
     let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |p| p + 1);
     let quotes = |s: &[u8]| {
@@ -1251,7 +1252,8 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
         n
     };
     let mut end = bound;
-    if quotes(&text[line_start..start]) % 2 == 1 {
+    let quoted = quotes(&text[line_start..start]) % 2 == 1;
+    if quoted {
         let mut esc = false;
         for (i, &b) in text[lazy_end..bound].iter().enumerate() {
             if b == b'"' && !esc {
@@ -1278,6 +1280,11 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
             b'(' | b'[' | b'{' if !in_quote => depth += 1,
             b')' | b']' | b'}' if !in_quote => depth -= 1,
             b':' if !in_quote && depth <= 0 && text[i + 1] == b' ' && i > v => return i,
+            // Inside a `{:?}` string an escaped line break ends the value too: what follows is
+            // the rest of a report printed there (`job 4\n\nCaused by:\n    disk full`).
+            b'\\' if quoted && text[i + 1] == b'n' && i > v => return i,
+            // An escaped backslash is two bytes (`\\n` is a backslash and an `n`).
+            b'\\' if quoted && text[i + 1] == b'\\' => i += 1,
             _ => {}
         }
         i += 1;
