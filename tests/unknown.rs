@@ -442,6 +442,20 @@ fn lines_at_warn_and_error_are_found_in_every_layout() {
     let js = |k| format!(r#"{{"timestamp":"2026-03-02T08:00:00Z","level":"INFO","fields":{{"message":"task {k} done"}},"target":"x"}}"#);
     assert_eq!(clustered_lines(&d, "warn", js, &json), [0, 1, 3, 4]);
     assert_eq!(clustered_lines(&d, "error", js, &json), [3, 4]);
+    // Coloured lines (a terminal's copy, risedev's pane): none was clustered, as the level word
+    // stands between ANSI codes, not blanks.
+    fn coloured(sec: u32, colour: u8, level: &str, msg: &str) -> String {
+        format!("\x1b[2m2026-03-02T08:00:{sec:02}.1Z\x1b[0m \x1b[{colour}m{level:>5}\x1b[0m \x1b[2mrisingwave_meta::barrier\x1b[0m\x1b[2m:\x1b[0m {msg}")
+    }
+    let ansi = [
+        coloured(1, 33, "WARN", "slow heartbeat from worker 3"),
+        coloured(2, 31, "ERROR", "sink writer 9 crashed"),
+        coloured(3, 32, "INFO", "got ERROR from peer 7"),
+        format!("2026-03-02T08:00:04.5Z {}", coloured(4, 31, "ERROR", "sink writer 9 crashed")),
+    ];
+    let colour_info = |k: u32| coloured(k % 60, 32, "INFO", &format!("compaction task {k} finished"));
+    assert_eq!(clustered_lines(&d, "warn", colour_info, &ansi), [0, 1, 3]);
+    assert_eq!(clustered_lines(&d, "error", colour_info, &ansi), [1, 3]);
 }
 
 #[test]

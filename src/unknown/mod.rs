@@ -132,10 +132,13 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
             Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false))
         });
     }
+    // Anywhere else in the window, a level word between blanks, or between ANSI codes (a line
+    // copied from a terminal: `\x1b[33m WARN\x1b[0m`, `\x1b[31mERROR\x1b[0m`).
     memchr::memchr2_iter(b'W', b'E', w).any(|i| {
-        i > 0 && w[i - 1] == b' ' && {
+        i > 0 && (w[i - 1] == b' ' || (w[i - 1] == b'm' && memchr::memchr(0x1b, &w[..i]).is_some())) && {
             let r = &w[i..];
-            r.starts_with(b"ERROR ") || (!error_only && r.starts_with(b"WARN "))
+            let word = |l: &[u8]| r.starts_with(l) && matches!(r.get(l.len()), Some(b' ' | 0x1b));
+            word(b"ERROR") || (!error_only && word(b"WARN"))
         }
     })
 }
@@ -937,6 +940,13 @@ mod tests {
             // kubectl --timestamps before a JSON line
             (r#"2026-03-02T08:00:00.1Z {"level":"ERROR","fields":{"message":"x"}}"#, Levels::Error, true),
             (r#"[pod/m/m] {"level":"warning","fields":{"message":"x"}}"#, Levels::Warn, true),
+            // ANSI colours (a terminal's copy, risedev's pane): they were never marked, so no
+            // coloured WARN or ERROR line was clustered
+            ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Warn, true),
+            ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, true),
+            ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, false),
+            ("[pod/m/m] 2026-03-02T08:00:00.1Z \x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m x: y", Levels::Error, true),
+            ("a lemma WARNING and a storm ERRORS", Levels::Warn, false),
             ("plain text without a level", Levels::Warn, false),
             ("plain text without a level", Levels::Any, true),
             ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
