@@ -137,6 +137,15 @@ impl Writer for Collector {
         }
         if r.examples.len() < EXAMPLES {
             let first = &ev.raw[..memchr::memchr(b'\n', ev.raw).unwrap_or(ev.raw.len())];
+            // A line copied from a terminal without its colour codes: they are how it was shown,
+            // not what it says, and a report printed to a terminal would take them as its own.
+            let mut plain = Vec::new();
+            let first = if memchr::memchr(0x1b, first).is_some() {
+                framing::parse::strip_ansi(first, &mut plain);
+                &plain[..]
+            } else {
+                first
+            };
             let cut = &first[..first.len().min(EXAMPLE_BYTES)];
             r.examples.push(crate::event::text(cut).into_owned());
         }

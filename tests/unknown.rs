@@ -754,6 +754,24 @@ fn discover_names_the_busiest_targets_first() {
     assert_eq!(recs[0]["record"]["tags"], serde_json::json!(tags));
 }
 
+/// `discover`'s example lines kept the colour codes of a line copied from a terminal: the text
+/// report wrote them to the terminal as its own, and drafts carried them.
+#[test]
+fn regression_discover_examples_are_shown_without_colour_codes() {
+    let d = Dir::new();
+    let plain = warn(1, "object store quota exceeded on bucket 7");
+    let coloured = "\x1b[2m2026-03-02T08:00:01.123456789Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[2mrisingwave_meta::barrier\x1b[0m\x1b[2m:\x1b[0m object store quota exceeded on bucket 7";
+    let file = d.write("in.log", &format!("{coloured}\n"));
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reports = events(&out.stdout);
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0]["examples"], serde_json::json!([plain]));
+    let out = run(&["discover", "-c", &d.catalog(), &file], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(&format!("| {plain}\n")) && !text.contains('\x1b'), "{text:?}");
+}
+
 /// A match may run past the region it starts in (from the message into the fields after it, or
 /// over lines): the unexplained part of the region was then sliced with its start past its end,
 /// and `--unknown` panicked on the example log with the embedded catalog.
