@@ -64,6 +64,9 @@ pub enum DiscoverFormat {
 /// was longer than a screen. The JSON report has them all.
 const TARGETS_SHOWN: usize = 5;
 
+/// The level a panic's events are reported at (they have none of their own).
+const PANIC: &str = "PANIC";
+
 /// Example lines kept per cluster: enough to see what varies.
 const EXAMPLES: usize = 3;
 
@@ -76,7 +79,10 @@ pub struct Seen {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     pub line: u64,
-    pub timestamp: String,
+    /// The event's own time; none for an event that carries none (a panic's lines): the time it
+    /// was read is not when it happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
 }
 
 /// One cluster as reported.
@@ -107,7 +113,7 @@ impl Writer for Collector {
         let seen = Seen {
             path: ev.source.path.map(str::to_owned),
             line: ev.source.line,
-            timestamp: ev.timestamp.to_owned(),
+            timestamp: (ev.timestamp != ev.observed).then(|| ev.timestamp.to_owned()),
         };
         let r = self.by_id.entry(u.cluster).or_insert_with(|| ClusterReport {
             cluster: id_text(u.cluster),
@@ -126,6 +132,9 @@ impl Writer for Collector {
         r.last = seen;
         if let Some(l) = &ev.log.level {
             r.levels.insert(l.trim().to_ascii_uppercase());
+        } else if ev.log.format == "panic" {
+            // A panic has no level; it is an error (`--unknown error` takes it).
+            r.levels.insert(PANIC.to_owned());
         }
         if let Some(t) = &ev.log.target {
             match r.target_events.get_mut(t.as_ref()) {
@@ -227,13 +236,14 @@ pub fn draftable(template: &str) -> bool {
 
 /// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`).
 pub fn draft(r: &ClusterReport) -> Value {
-    let severity = if r.levels.iter().any(|l| crate::unknown::Levels::Error.wants(Some(l.as_bytes()), false)) {
-        "error"
-    } else if r.levels.iter().any(|l| crate::unknown::Levels::Warn.wants(Some(l.as_bytes()), false)) {
-        "warning"
-    } else {
-        "info"
-    };
+    let severity =
+        if r.levels.iter().any(|l| l == PANIC || crate::unknown::Levels::Error.wants(Some(l.as_bytes()), false)) {
+            "error"
+        } else if r.levels.iter().any(|l| crate::unknown::Levels::Warn.wants(Some(l.as_bytes()), false)) {
+            "warning"
+        } else {
+            "info"
+        };
     let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
@@ -282,9 +292,12 @@ pub fn text(reports: &[ClusterReport]) -> String {
         let levels =
             if r.levels.is_empty() { "-".to_owned() } else { r.levels.iter().cloned().collect::<Vec<_>>().join(", ") };
         let _ = writeln!(out, "    levels: {levels}   targets: {}", targets_line(r));
-        let at = |s: &Seen| match &s.path {
-            Some(p) => format!("{p}:{} ({})", s.line, s.timestamp),
-            None => format!("line {} ({})", s.line, s.timestamp),
+        let at = |s: &Seen| {
+            let when = s.timestamp.as_ref().map_or(String::new(), |t| format!(" ({t})"));
+            match &s.path {
+                Some(p) => format!("{p}:{}{when}", s.line),
+                None => format!("line {}{when}", s.line),
+            }
         };
         let _ = writeln!(out, "    first: {}   last: {}", at(&r.first), at(&r.last));
         for e in &r.examples {

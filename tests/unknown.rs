@@ -299,13 +299,19 @@ fn regression_a_known_value_does_not_swallow_an_escaped_report() {
     // (line, expected template of the unknown part, expected `actor_id` capture)
     let cases: &[(String, Option<&str>, &str)] = &[
         (
-            warn(1, r#"failed to inject barrier error="barrier collection failed for actor 4\n\nCaused by:\n    disk full on volume 7""#),
+            warn(
+                1,
+                r#"failed to inject barrier error="barrier collection failed for actor 4\n\nCaused by:\n    disk full on volume 7""#,
+            ),
             Some("disk full on volume <*>"),
             "4",
         ),
         // a known cause in the report: explained
         (
-            warn(2, r#"failed to inject barrier error="barrier collection failed for actor 5\n\nCaused by:\n    meta leader lease lost\n""#),
+            warn(
+                2,
+                r#"failed to inject barrier error="barrier collection failed for actor 5\n\nCaused by:\n    meta leader lease lost\n""#,
+            ),
             None,
             "5",
         ),
@@ -445,7 +451,9 @@ fn lines_at_warn_and_error_are_found_in_every_layout() {
     // Coloured lines (a terminal's copy, risedev's pane): none was clustered, as the level word
     // stands between ANSI codes, not blanks.
     fn coloured(sec: u32, colour: u8, level: &str, msg: &str) -> String {
-        format!("\x1b[2m2026-03-02T08:00:{sec:02}.1Z\x1b[0m \x1b[{colour}m{level:>5}\x1b[0m \x1b[2mrisingwave_meta::barrier\x1b[0m\x1b[2m:\x1b[0m {msg}")
+        format!(
+            "\x1b[2m2026-03-02T08:00:{sec:02}.1Z\x1b[0m \x1b[{colour}m{level:>5}\x1b[0m \x1b[2mrisingwave_meta::barrier\x1b[0m\x1b[2m:\x1b[0m {msg}"
+        )
     }
     let ansi = [
         coloured(1, 33, "WARN", "slow heartbeat from worker 3"),
@@ -770,6 +778,55 @@ fn regression_discover_examples_are_shown_without_colour_codes() {
     let out = run(&["discover", "-c", &d.catalog(), &file], b"");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(&format!("| {plain}\n")) && !text.contains('\x1b'), "{text:?}");
+}
+
+/// Every panic no record knew was one cluster (`thread <*> (<*>) panicked at <*>:`), its draft
+/// matched every panic, at severity `info` (a panic has no level), and its first and last seen
+/// were the time of the run.
+#[test]
+fn regression_panics_are_clustered_by_where_they_happened() {
+    let d = Dir::new();
+    let panic = |name: &str, file: &str, line: u32| {
+        format!("thread '{name}' (34) panicked at {file}:{line}:9:\ncalled `Option::unwrap()` on a `None` value\n")
+    };
+    let mut input = String::new();
+    for (i, (file, line)) in [
+        ("src/meta/src/barrier/worker.rs", 862),
+        ("src/connector/src/sink/kinesis.rs", 120),
+        ("src/meta/src/barrier/worker.rs", 870),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        input.push_str(&format!("{}\n", info(i as u32, "all good")));
+        input.push_str(&panic("rw-main", file, line));
+    }
+    let file = d.write("in.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reports = events(&out.stdout);
+    let templates: Vec<&str> = reports.iter().map(|r| r["template"].as_str().unwrap()).collect();
+    assert_eq!(
+        templates,
+        [
+            "thread <*> (<*>) panicked at src/meta/src/barrier/worker.rs:<*>:<*>:",
+            "thread <*> (<*>) panicked at src/connector/src/sink/kinesis.rs:<*>:<*>:"
+        ]
+    );
+    assert_eq!(reports[0]["count"], 2);
+    assert_eq!(reports[0]["levels"], serde_json::json!(["PANIC"]));
+    assert_eq!(reports[0]["first"], serde_json::json!({"path": file, "line": 2}), "no time of its own: none reported");
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    let drafts = String::from_utf8(out.stdout).unwrap();
+    let recs = events(drafts.as_bytes());
+    assert!(recs.iter().all(|r| r["record"]["severity"] == "error"), "{recs:?}");
+    // Added back, each draft explains the panics of its own place only.
+    let drafts_file = d.write("drafts.jsonl", &drafts);
+    let evs = d.events(&["-c", &drafts_file, "--format", "json"], &input);
+    let by_line: Vec<(u64, &str)> =
+        evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["match"]["id"].as_str().unwrap())).collect();
+    let ids: Vec<&str> = recs.iter().map(|r| r["record"]["id"].as_str().unwrap()).collect();
+    assert_eq!(by_line, [(2, ids[0]), (5, ids[1]), (8, ids[0])]);
 }
 
 /// A match may run past the region it starts in (from the message into the fields after it, or

@@ -12,6 +12,7 @@
 //!   `;`, brackets): numbers, hex, UUIDs, IPs, epochs, durations (`10ms`), sizes (`4MiB`),
 //!   timestamps, ids (`blk_-42`); `host:port` gives `host:<*>` or `<*>:<*>`;
 //! - paths (`/var/lib/x`, `s3://bucket/key`, `a/b/c`) and runs of hex letters (`deadbeef`);
+//!   but a Rust source location keeps its file (`src/x.rs:<*>:<*>`: where a panic happened);
 //! - in `key=value`, the value by the same rules (the key stays: it names what varies).
 //!
 //! Brackets, parentheses and trailing punctuation around a variable stay constant (`(<*>)`,
@@ -288,12 +289,32 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
         } else {
             mask_pieces(v, out);
         }
+    } else if let Some(at) = source_location(core) {
+        // The file is where the code is, what tells one panic from another; the line and
+        // column move from one release to the next.
+        out.extend_from_slice(&core[..at]);
+        mask_pieces(&core[at..], out);
     } else if variable(core) {
         out.extend_from_slice(VAR);
     } else {
         mask_pieces(core, out);
     }
     out.extend_from_slice(&tok[e..]);
+}
+
+/// Is this masked token a Rust source location (`src/x.rs:<*>:<*>:`)?
+pub fn is_source_location(token: &[u8]) -> bool {
+    memchr::memmem::find(token, b".rs:<*>").is_some()
+}
+
+/// A Rust source location (`src/meta/src/barrier/mod.rs:862:51`, as a panic names where it
+/// happened): where its `:line:column` starts.
+fn source_location(core: &[u8]) -> Option<usize> {
+    let at = memchr::memmem::find(core, b".rs:")? + 3;
+    let rest = &core[at + 1..];
+    let numbers =
+        !rest.is_empty() && rest.split(|&b| b == b':').all(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit));
+    numbers.then_some(at)
 }
 
 /// A bracketed list that opens at `s` whose every element is a variable (`[1, 2, 3]`,
@@ -469,6 +490,13 @@ mod tests {
             ("read s3://bucket/key failed", "read <*> failed"),
             ("object hummock/sst/a missing", "object <*> missing"),
             ("C:\\Windows\\winsxs\\x.dll loaded", "<*> loaded"),
+            // a Rust source location keeps its file: it is where a panic happened
+            (
+                "thread 'rw-main' (34) panicked at src/meta/src/barrier/mod.rs:862:51:",
+                "thread <*> (<*>) panicked at src/meta/src/barrier/mod.rs:<*>:<*>:",
+            ),
+            ("thread 'main' panicked at 'boom', src/x.rs:1:2", "thread <*> panicked at <*>, src/x.rs:<*>:<*>"),
+            ("see src/x.rs:12 and src/y/z.rs:a:1", "see src/x.rs:<*> and <*>"),
             // quoted strings, with blanks inside
             ("table \"my table\" not found", "table <*> not found"),
             ("column 'a b' is ambiguous", "column <*> is ambiguous"),

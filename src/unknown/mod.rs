@@ -628,6 +628,12 @@ impl Clusterer {
                 let (t, l) = (c.tokens.get(i), line.get(i));
                 if t == l {
                     same += 1;
+                } else if mask::is_source_location(t) || mask::is_source_location(l) {
+                    // Panics at two places in the code are two errors, however alike their
+                    // words (`thread <*> panicked at <file>:<*>:<*>:` is all a panic's first
+                    // line says).
+                    settled = true;
+                    break;
                 } else if t != VAR {
                     grows = true;
                     if stable && l != VAR {
@@ -777,6 +783,20 @@ mod tests {
                 &["Failed password for root from 10.0.0.1 port 22 ssh2", "Accepted password for root from 10.0.0.1 port 22 ssh2"],
                 &[0, 1],
                 &["Failed password for root from <*> port <*>", "Accepted password for root from <*> port <*>"],
+            ),
+            // panics at two places in the code are two errors (they were one cluster, `thread
+            // <*> (<*>) panicked at <*>`); at two lines of one file, one
+            (
+                &[
+                    "thread 'rw-main' (34) panicked at src/meta/src/barrier/worker.rs:862:51:",
+                    "thread 'rw-streaming' (7) panicked at src/connector/src/sink/kinesis.rs:120:9:",
+                    "thread 'rw-main' (35) panicked at src/meta/src/barrier/worker.rs:870:13:",
+                ],
+                &[0, 1, 0],
+                &[
+                    "thread <*> (<*>) panicked at src/meta/src/barrier/worker.rs:<*>:<*>:",
+                    "thread <*> (<*>) panicked at src/connector/src/sink/kinesis.rs:<*>:<*>:",
+                ],
             ),
         ];
         for (lines, groups, templates) in cases {
