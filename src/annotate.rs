@@ -609,7 +609,8 @@ impl Clustering<'_> {
         if !shared.levels.wants(level, panic) {
             return None;
         }
-        let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, self.covered)?;
+        let warn_or_above = level.is_some_and(|l| !below_warn(l));
+        let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, warn_or_above, self.covered)?;
         let range = unquoted(hays[hay].text, range);
         let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
         let (cluster, count) = match self.pending {
@@ -662,8 +663,9 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// field (for JSON lines, `fields.message` or `message`, then `fields.error`); what the matches
 /// explain is taken out of it: a record's match, except that a wrapper's (its trailing
 /// placeholder holds an error) trailing capture is left in, since the error it holds may be one
-/// no record knows. Before them, for a RisingWave text line at WARN or above without an `error`
-/// field, the `error` field of the span it was logged in (the innermost span that has one).
+/// no record knows. Before them, for a RisingWave event (text or JSON) at WARN or above
+/// (`warn_or_above`) without an `error` field, the `error` field of the span it was logged in
+/// (the innermost span that has one).
 ///
 /// For RisingWave text, the causes of a multi-line report (the lines below the first, up to a
 /// backtrace) belong to whichever region ends the first line.
@@ -693,6 +695,7 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// header (`structured` false: plain text, not a tracing event) is kept whole, since outside a
 /// Rust error report `: ` is no link separator. `None`: the matches explain the event.
 /// `covered` is a buffer reused from event to event: nothing here allocates once it has grown.
+#[allow(clippy::too_many_arguments)]
 fn unexplained(
     m: &Matcher,
     found: &[Found],
@@ -700,6 +703,7 @@ fn unexplained(
     names: Option<&[(Vec<u8>, String)]>,
     tl: Option<&parse::TextLine>,
     text: &[u8],
+    warn_or_above: bool,
     covered: &mut Vec<Range<usize>>,
 ) -> Option<(usize, Range<usize>)> {
     // The message, the `error` field, and first (for a text line at WARN or above without an
@@ -710,6 +714,14 @@ fn unexplained(
         (Some(n), _) => {
             regions[1] = n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len()));
             regions[2] = n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len()));
+            // The span's error, as for a text line (below): the innermost span (the last in
+            // `spans`) that has one.
+            if regions[2].is_none() && warn_or_above {
+                regions[0] = n
+                    .iter()
+                    .rposition(|(_, k)| k.starts_with("spans[") && k.ends_with("].error"))
+                    .map(|i| (i, 0..hays[i].text.len()));
+            }
         }
         (None, Some(t)) => {
             regions[1] = Some((0, t.message.clone()));

@@ -189,10 +189,26 @@ fn regression_a_warning_inside_a_failing_span_clusters_the_span_error() {
         (format!("{} error=object store quota exceeded", span(4, "WARN", "iceberg catalog 3 unreachable", "compactor 12 lost its lease")), Some("compactor <*> lost its lease")),
         // below WARN the span is only context: nothing is clustered at --unknown warn
         (span(5, "INFO", "iceberg catalog 3 unreachable", "waiting for completing command to finish in recovery"), None),
+        // RisingWave's JSON layout: the same (its message was clustered, whatever the error)
+        (json_span(6, "WARN", "iceberg catalog 8 unreachable: connection refused"), Some("iceberg catalog <*> unreachable")),
+        (json_span(7, "INFO", "iceberg catalog 8 unreachable"), None),
     ];
     let (_, evs) = d.templates_at_warn(cases);
     let id = |line: u64| evs.iter().find(|e| e["source"]["line"] == line).and_then(unknown).map(|u| u.0);
     assert_eq!(id(1), id(2), "one error, one cluster, whatever step of the recovery logged it");
+    assert_eq!(id(1), id(6), "one error, one cluster, whatever the layout");
+}
+
+/// A RisingWave JSON line logged inside `failure_recovery{error=…}:recovery_attempt`.
+fn json_span(sec: u32, level: &str, err: &str) -> String {
+    serde_json::json!({
+        "timestamp": format!("2026-03-02T08:00:{sec:02}.123456789Z"),
+        "level": level,
+        "fields": {"message": "waiting for completing command to finish in recovery"},
+        "target": "risingwave_meta::barrier::worker",
+        "spans": [{"name": "failure_recovery", "error": err}, {"name": "recovery_attempt"}],
+    })
+    .to_string()
 }
 
 /// A record that knows only the start of a host message (`failed to inject barrier` in

@@ -3,7 +3,10 @@
 catalog, and see whether `--unknown warn` gives each of them a cluster of its own and whether
 the drafts `discover --format catalog` writes find their events again.
 
-Usage: withheld.py ANNOTAIL CATALOG GEN_CORPUS [--size 20M] [--seed 11] [--error-rate 0.05] [--work DIR]
+Usage: withheld.py ANNOTAIL CATALOG GEN_CORPUS [--size 20M] [--seed 11] [--error-rate 0.05]
+                   [--format text|json] [--work DIR]
+
+`--format json` generates RisingWave's JSON layout (`RISINGWAVE_CLOUD=true`) instead of its text.
 
 A withheld record passes when, of its WARN/ERROR events (the truth's primary record), at least
 90% are in one cluster and that cluster is at least 95% its events. Records with the same
@@ -39,14 +42,16 @@ def main():
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--error-rate", default="0.05",
                     help="gen_corpus.py's share of WARN/ERROR events (its default 0.005 gives most records one event)")
+    ap.add_argument("--format", choices=["text", "json"], default="text", help="gen_corpus.py's layout")
     ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "annotail-withheld"))
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    corpus = os.path.join(a.work, f"corpus-{a.size}-{a.seed}-e{a.error_rate}.log")
+    layout = "" if a.format == "text" else f"-{a.format}"
+    corpus = os.path.join(a.work, f"corpus-{a.size}-{a.seed}-e{a.error_rate}{layout}.log")
     truth_path = corpus + ".truth.jsonl"
     if not os.path.exists(corpus):
-        subprocess.run([sys.executable, a.gen_corpus, "--size", a.size, "--seed", str(a.seed), "--error-rate", a.error_rate, "--catalog",
-                        a.catalog, "-o", corpus + ".tmp", "--truth", truth_path], check=True)
+        subprocess.run([sys.executable, a.gen_corpus, "--size", a.size, "--seed", str(a.seed), "--error-rate", a.error_rate,
+                        "--format", a.format, "--catalog", a.catalog, "-o", corpus + ".tmp", "--truth", truth_path], check=True)
         os.rename(corpus + ".tmp", corpus)
     truth = [json.loads(l) for l in open(truth_path, encoding="utf-8")]
     records = [json.loads(l) for l in open(a.catalog, encoding="utf-8") if l.strip()]
@@ -71,16 +76,18 @@ def main():
     # pattern, a similar message from another file), nothing is unknown there: such events are
     # counted apart. The spans index the event's text, which is the line for single-line text.
     # The text's `error=` field counts too (its spans index the line as well; the truth calls
-    # the field `error`, an event `fields.error`).
+    # the field `error`, an event `fields.error`; in the JSON layout both call them `fields.message`
+    # and `fields.error`).
     spans_at = {}
     for e in evs:
         ms = ([e["match"]] if e["match"] else []) + e["also_matched"]
-        spans_at[e["source"]["line"]] = [(m["field"], m["span"]) for m in ms if m["field"] in ("message", "fields.error")]
+        spans_at[e["source"]["line"]] = [(m["field"], m["span"]) for m in ms if m["field"] in ("message", "fields.message", "fields.error")]
     def still_explained(t):
         p = next((m for m in t["matches"] if m["id"] == t["id"] and m["role"] == "primary"), None)
-        if p is None or p.get("field", "message") not in ("message", "error") or t["lines"] != 1:
+        fields = {"message": "message", "error": "fields.error", "fields.message": "fields.message", "fields.error": "fields.error"}
+        field = fields.get(p.get("field", "message")) if p else None
+        if field is None or t["lines"] != 1:
             return False
-        field = "message" if p.get("field", "message") == "message" else "fields.error"
         # A record that matches from the withheld text on explains it (a generic pattern starts
         # at it; one quote before it is a `{:?}` string's). One that starts further out and
         # covers it is a host, wrapper or context whose trailing capture holds the withheld
