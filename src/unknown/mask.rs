@@ -264,7 +264,11 @@ fn is_key(k: &[u8]) -> bool {
 /// Mask one raw token that holds a [`SPECIAL`] byte into `out`.
 fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
     let mut s = 0;
-    while s < tok.len() && lead(tok[s]) && !(tok[s] == b'{' && group_end(tok, s) == Some(tok.len() - 1)) {
+    // A brace group that ends the token, but for punctuation after it (`{ a: 1 }.`), is the core:
+    // its brace is not stripped as a lead (then its fields were masked one by one, blanks and all).
+    let group_ends_token =
+        |s: usize| tok[s] == b'{' && group_end(tok, s).is_some_and(|g| tok[g + 1..].iter().all(|&b| trail(b)));
+    while s < tok.len() && lead(tok[s]) && !group_ends_token(s) {
         s += 1;
     }
     let mut e = tok.len();
@@ -506,6 +510,10 @@ mod tests {
             ("got EpochPair { curr: 1, prev: 2 } and 7 more", "got <*> and <*> more"),
             ("state Running { since: 1 }", "state <*>"),
             ("got Foo{a:1} now", "got <*> now"),
+            // punctuation after the braces stays after the variable (the fields were masked one
+            // by one: `TableWatermarks { table_id:<*>, vnode_count:<*> }.`)
+            ("name is TableWatermarks { table_id: 7, vnode_count: 256 }. doris", "name is TableWatermarks <*>. doris"),
+            ("at { a: 1 }, then", "at <*>, then"),
             ("node compute-0:5688 down", "node <*>:<*> down"),
             // key=value: the key stays
             ("acquire lock=233570404, flags=0x1, tag=\"View Lock\", x", "acquire lock=<*>, flags=<*>, tag=<*>, x"),
