@@ -826,7 +826,20 @@ fn unexplained(
             }
             // A match may run past the region (into the fields after the message, over lines):
             // the gap stays inside it.
-            let lo = at.min(region.end);
+            let mut lo = at.min(region.end);
+            // The rest of a word a record's text ends inside (`failpoint metastore err` in
+            // `failpoint metastore error: Parse error: …`) is no link of its own: alone it read
+            // `or: Parse error` (a one-word label and the link after it).
+            let letters = |p: usize| t.get(p).is_some_and(u8::is_ascii_alphabetic);
+            if lo > region.start
+                && letters(lo - 1)
+                && letters(lo)
+                && found.iter().any(|f| f.hay as usize == h && f.tail == f.end && f.end == lo)
+            {
+                while lo < region.end && t[lo].is_ascii_alphanumeric() {
+                    lo += 1;
+                }
+            }
             let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
             if enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to

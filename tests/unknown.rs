@@ -15,14 +15,16 @@ use common::{PATIENCE, cmd, events, path_str, rw_line, run};
 use serde_json::Value;
 
 /// A host message, an error with a trailing cause (`Failed to complete epoch {}: {}`), two causes,
-/// a wrapper that only passes its source on (`Storage error: {0}`), and a wrapper whose
-/// trailing cause follows two `{:?}`-printed values.
+/// a wrapper that only passes its source on (`Storage error: {0}`), a wrapper whose trailing
+/// cause follows two `{:?}`-printed values, and an error whose text (as the catalog has it) ends
+/// inside a word of the line (`failpoint metastore err`).
 const CATALOG: &str = r#"{"id":"h-inject","slug":"inject-barrier","severity":"error","errorMessage":"failed to inject barrier","messagePattern":"failed to inject barrier"}
 {"id":"w-epoch","slug":"complete-epoch","severity":"error","errorMessage":"Failed to complete epoch {}: {}","messagePattern":"Failed to complete epoch (.+?): (.+?)"}
 {"id":"c-actor","slug":"barrier-collect","severity":"warning","errorMessage":"barrier collection failed for actor {actor_id}","messagePattern":"barrier collection failed for actor (.+?)"}
 {"id":"w-storage","slug":"storage-error","severity":"error","errorMessage":"Storage error: {0}","messagePattern":"Storage error: (.+?)"}
 {"id":"c-lease","slug":"lease-lost","severity":"error","errorMessage":"meta leader lease lost","messagePattern":"meta leader lease lost"}
 {"id":"w-notify","slug":"notify-failed","severity":"warning","errorMessage":"Failed to notify {:?} {:?}: {}","messagePattern":"Failed to notify (.+?) (.+?): (.+?)"}
+{"id":"c-failpoint","slug":"failpoint-metastore","severity":"error","errorMessage":"failpoint metastore err","messagePattern":"failpoint metastore err"}
 "#;
 
 struct Dir {
@@ -160,6 +162,9 @@ fn chain_cases_cluster_the_unexplained_part() {
             warn(23, r#"failed to inject barrier error="compaction group 7 stalled\n\nCaused by:\n    disk full""#),
             Some("compaction group <*> stalled"),
         ),
+        // the rest of a word a known error's text ends inside is no link of its own (it read
+        // `or: Parse error`, a one-word label and the link after it)
+        (error(24, "failpoint metastore error: Parse error: connection reset"), Some("Parse error")),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
