@@ -30,6 +30,9 @@ echo "== loghub-2k grouping accuracy"
 echo "== RisingWave: withheld records"
 python3 "$here/withheld.py" "$annotail" "$catalog" "$gen" --seed 12 --work "$work/withheld" |
   python3 -c 'import json, sys; r = json.load(sys.stdin); r.pop("records"); print(json.dumps(r, indent=1))'
+echo "== RisingWave: withheld records, JSON layout (RISINGWAVE_CLOUD=true)"
+python3 "$here/withheld.py" "$annotail" "$catalog" "$gen" --seed 12 --format json --work "$work/withheld-json" |
+  python3 -c 'import json, sys; r = json.load(sys.stdin); r.pop("records"); print(json.dumps(r, indent=1))'
 echo "== speed"
 "$here/speed.sh" "$corpus" "$catalog" "$annotail"
 echo "== peak RSS at the cluster cap (300,000 ERROR lines, each a new kind)"
