@@ -706,7 +706,7 @@ fn unexplained(
     warn_or_above: bool,
     covered: &mut Vec<Range<usize>>,
 ) -> Option<(usize, Range<usize>)> {
-    // The message, the `error` field, and first (for a text line at WARN or above without an
+    // The message, the `error` field, and first (for an event at WARN or above without an
     // `error` field of its own) the error of the span it was logged in.
     let mut regions: [Option<(usize, Range<usize>)>; 3] = [None, None, None];
     let structured = names.is_some() || tl.is_some();
