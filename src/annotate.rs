@@ -731,7 +731,7 @@ fn unexplained(
             // message is the handler's, the same for every error it handles, and the span's
             // error is what went wrong. Below WARN such a span is only context (see
             // `is_context`), and a line's own `error` field is its own error.
-            if regions[2].is_none() && !below_warn(&text[t.level.clone()]) {
+            if regions[2].is_none() && warn_or_above {
                 regions[0] = t
                     .spans
                     .iter()

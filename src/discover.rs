@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::annotate::Emit;
+use crate::catalog::Severity;
 use crate::event::{Annotated, Flow, Writer};
 use crate::matcher::Matcher;
 use crate::unknown::{Levels, Shared, id_text, mask::VAR};
@@ -100,6 +101,10 @@ pub struct ClusterReport {
     pub first: Seen,
     pub last: Seen,
     pub examples: Vec<String>,
+    /// The highest of its events' severities, as `--unknown` reads their levels (a panic is an
+    /// error): the draft's.
+    #[serde(skip)]
+    pub severity: Severity,
 }
 
 /// Collects the unknown events of a run by cluster.
@@ -125,10 +130,12 @@ impl Writer for Collector {
             first: seen.clone(),
             last: seen.clone(),
             examples: Vec::new(),
+            severity: Severity::None,
         });
         r.template.clear();
         r.template.push_str(u.template);
         r.count += 1;
+        r.severity = r.severity.max(u.severity);
         r.last = seen;
         if let Some(l) = &ev.log.level {
             r.levels.insert(l.trim().to_ascii_uppercase());
@@ -236,14 +243,11 @@ pub fn draftable(template: &str) -> bool {
 
 /// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`).
 pub fn draft(r: &ClusterReport) -> Value {
-    let severity =
-        if r.levels.iter().any(|l| l == PANIC || crate::unknown::Levels::Error.wants(Some(l.as_bytes()), false)) {
-            "error"
-        } else if r.levels.iter().any(|l| crate::unknown::Levels::Warn.wants(Some(l.as_bytes()), false)) {
-            "warning"
-        } else {
-            "info"
-        };
+    let severity = match r.severity {
+        Severity::Error | Severity::Critical => "error",
+        Severity::Warning => "warning",
+        _ => "info",
+    };
     let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());

@@ -41,9 +41,6 @@ pub struct Tokens {
     pub spans: Vec<(u32, u32)>,
     /// How many of the tokens are [`VAR`].
     pub vars: u32,
-    /// How many are Rust source locations ([`is_source_location`]): two lines with none (nearly
-    /// all) are compared without looking for them.
-    pub sites: u32,
 }
 
 impl Tokens {
@@ -67,7 +64,6 @@ impl Tokens {
         self.buf.clear();
         self.spans.clear();
         self.vars = 0;
-        self.sites = 0;
     }
 
     pub fn push(&mut self, tok: &[u8]) {
@@ -78,7 +74,6 @@ impl Tokens {
         self.buf.extend_from_slice(tok);
         self.spans.push((s, self.buf.len() as u32));
         self.vars += u32::from(tok == VAR);
-        self.sites += u32::from(is_source_location(tok));
     }
 
     /// The bytes of the first `n` tokens, with the blanks between them.
@@ -266,8 +261,8 @@ fn is_key(k: &[u8]) -> bool {
     !k.is_empty() && k.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-/// Mask one raw token that holds a [`SPECIAL`] byte into `out`; whether it is a source location.
-fn mask_token(tok: &[u8], out: &mut Vec<u8>) -> bool {
+/// Mask one raw token that holds a [`SPECIAL`] byte into `out`.
+fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
     let mut s = 0;
     // A brace group that ends the token, but for punctuation after it (`{ a: 1 }.`), is the core:
     // its brace is not stripped as a lead (then its fields were masked one by one, blanks and all).
@@ -303,15 +298,12 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) -> bool {
         // column move from one release to the next.
         out.extend_from_slice(&core[..at]);
         mask_pieces(&core[at..], out);
-        out.extend_from_slice(&tok[e..]);
-        return true;
     } else if variable(core) {
         out.extend_from_slice(VAR);
     } else {
         mask_pieces(core, out);
     }
     out.extend_from_slice(&tok[e..]);
-    false
 }
 
 /// Is this masked token a Rust source location (`src/x.rs:<*>:<*>:`)?
@@ -409,7 +401,6 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
             out.buf.push(b' ');
         }
         let start = out.buf.len();
-        let mut site = false;
         // A list of values is one value: `[1, 2, 3]` and `[4]` must not make two lines of one
         // kind differ in length (`Debug` of a `Vec` prints as many tokens as it has elements).
         let list = if line[s] == b'[' { value_list(line, s, &mut out.buf) } else { None };
@@ -435,7 +426,7 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
             var
         } else {
             i = token_end(line, s);
-            site = mask_token(&line[s..i], &mut out.buf);
+            mask_token(&line[s..i], &mut out.buf);
             &out.buf[start..] == VAR
         };
         if is_var && last_var {
@@ -468,7 +459,6 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
         }
         out.spans.push((start as u32, out.buf.len() as u32));
         out.vars += u32::from(is_var);
-        out.sites += u32::from(site);
         last_var = is_var;
     }
 }

@@ -624,12 +624,11 @@ impl Clusterer {
             let c = self.clusters[m as usize].as_ref().expect("group members are alive");
             let (mut same, mut grows, mut settled) = (0, false, false);
             let stable = c.count >= STABLE;
-            let sites = line.sites > 0 || c.tokens.sites > 0;
             for i in 0..line.len() {
                 let (t, l) = (c.tokens.get(i), line.get(i));
                 if t == l {
                     same += 1;
-                } else if sites && (mask::is_source_location(t) || mask::is_source_location(l)) {
+                } else if mask::is_source_location(t) || mask::is_source_location(l) {
                     // Panics at two places in the code are two errors, however alike their
                     // words (`thread <*> panicked at <file>:<*>:<*>:` is all a panic's first
                     // line says).
