@@ -504,3 +504,37 @@ fn regression_plain_lines_before_a_hit_are_not_walked_back_over_once_each() {
     let children: f64 = times.lines().nth(1).expect("times prints two lines").split_whitespace().map(seconds).sum();
     assert!(children < 2.0, "{children:.2} s of CPU for 19 MB of plain lines (times: {times:?})");
 }
+
+/// The bug: another program's `ERROR` line (log4j, Python's `logging`) fills RisingWave's
+/// five-letter level column and parses as a header, and every line after it (its `INFO` and
+/// `WARN` lines, whose four letters do not) was taken as that event's continuation, up to
+/// `max_event_lines`: `--unknown any` clustered 50 lines as one. A line that starts with a date
+/// and time is an event of its own; the indented stack trace under the error still goes with it.
+#[test]
+fn regression_a_foreign_error_line_does_not_swallow_the_lines_after_it() {
+    let fx = fixture();
+    let input = lines(&[
+        "2015-10-18 18:01:47,978 ERROR [main] org.apache.hadoop.mapreduce.v2.app.MRAppMaster: Error starting MRAppMaster",
+        "\tat org.apache.hadoop.yarn.Foo.bar(Foo.java:138)",
+        "\tat org.apache.hadoop.yarn.Foo.baz(Foo.java:583)",
+        "2015-10-18 18:01:48,001 INFO [main] org.apache.hadoop.service.AbstractService: Service stopped",
+        "2015-10-18 18:01:48,002 WARN [main] org.apache.hadoop.ipc.Client: Retrying connect to server",
+        "2015-10-18 18:01:48,003 INFO [main] org.apache.hadoop.service.AbstractService: Service started",
+        "2015-10-18 18:01:48,004 ERROR [main] org.apache.hadoop.mapreduce.v2.app.MRAppMaster: Error starting MRAppMaster",
+    ]);
+    for args in [&["--all"][..], &["--unknown", "any"][..]] {
+        let evs = ok_events(&fx.run(args, input.as_bytes()));
+        assert_covers(&evs, 7);
+        let spans: Vec<(u64, u64)> = evs.iter().map(|e| (src_line(e), src_lines(e))).collect();
+        assert_eq!(spans, [(1, 3), (4, 1), (5, 1), (6, 1), (7, 1)], "{args:?}: {evs:#?}");
+        assert_eq!(at_line(&evs, 5)["log"]["format"], "plain", "{args:?}");
+    }
+    // The same lines among RisingWave's are framed the same way by a sparse read (`off` frames
+    // only around hits, from the nearest line that starts an event).
+    let known = "duplicate key value violates unique constraint users_pkey";
+    let input = format!("{input}2015-10-18 18:01:48,005 INFO [main] org.apache.Db: {known}\n");
+    let evs = ok_events(&fx.run(&[], input.as_bytes()));
+    let spans: Vec<(u64, u64)> = evs.iter().map(|e| (src_line(e), src_lines(e))).collect();
+    assert_eq!(spans, [(8, 1)], "{evs:#?}");
+    assert_eq!(match_id(&evs[0]), Some("t-inner"));
+}

@@ -29,6 +29,12 @@ pub enum Header {
     Json,
     /// `thread '...' panicked at ...`.
     Panic,
+    /// A date and time, then a blank, and no header annotail parses: a line of another program's
+    /// log (log4j's `2015-10-18 18:01:47,978 INFO [main] …`, Python's `logging`). Plain text,
+    /// but always an event of its own: such a line after a header that happens to parse (the
+    /// same log's `ERROR` line, whose five letters fill RisingWave's level column) is not a
+    /// continuation of it.
+    Stamped,
     /// None: a continuation line, or a plain line.
     None,
 }
@@ -180,7 +186,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         let mut st = *state;
         let (mut p, h) = classify_inner(&line[lead..], &mut st);
         let full = match h {
-            Header::None => false,
+            Header::None | Header::Stamped => false,
             Header::Json => json_object_line(&line[lead + p.content..]),
             Header::RisingWave | Header::Panic => true,
         };
@@ -198,7 +204,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         return (Prefix { content: n, ..Prefix::default() }, Header::None);
     }
     let (p, h) = classify_inner(line, state);
-    if h != Header::None {
+    if !matches!(h, Header::None | Header::Stamped) {
         state.quote = false;
     }
     (p, h)
@@ -361,6 +367,10 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         Header::Json
     } else if panic_header(c) {
         Header::Panic
+    } else if c.first().is_some_and(u8::is_ascii_digit)
+        && loose_timestamp_len(c).is_some_and(|t| matches!(c.get(t), None | Some(b' ' | b'\t')))
+    {
+        Header::Stamped
     } else {
         Header::None
     };
@@ -821,6 +831,23 @@ mod tests {
         assert_eq!(st("    at src/lib.rs:3").1, Header::None);
         let dc = "risingwave-standalone  | 2024-08-12T06:11:40.706343935Z  INFO main risingwave_rt::panic_hook: x";
         assert_eq!(st(dc).1, Header::RisingWave);
+        // Other programs' lines that start with a date and time.
+        for (line, want) in [
+            ("2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.Foo: started", Header::Stamped),
+            ("2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow", Header::Stamped),
+            ("2024-01-01T12:00:00.123+01:00 INFO 1 --- [main] c.e.App : Started", Header::Stamped),
+            ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack", Header::Stamped),
+            ("2024-01-01 12:00:00", Header::Stamped),
+            // Its `ERROR` fills RisingWave's five-letter level column: a header as before.
+            ("2015-10-18 18:01:47,978 ERROR [main] org.apache.hadoop.Foo: failed", Header::RisingWave),
+            // Not a time that ends its token, or no time at all.
+            ("2024-01-01 12:00:00abc", Header::None),
+            ("2024-01-01 and more", Header::None),
+            ("20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579", Header::None),
+            ("  2024-01-01 12:00:00 indented", Header::None),
+        ] {
+            assert_eq!(st(line).1, want, "{line}");
+        }
     }
 
     #[test]
