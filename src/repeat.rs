@@ -408,7 +408,11 @@ mod tests {
             let key = if i % 2 == 0 { next() % 300 } else { next() % 9_000 };
             let got = r.observe(key, at);
             assert_eq!(got, naive.observe(key, at, window), "observation {i}: key {key} at {at}");
-            if got == Seen::First { firsts += 1 } else { repeats += 1 }
+            if got == Seen::First {
+                firsts += 1
+            } else {
+                repeats += 1
+            }
             assert_eq!(r.open_keys(), naive.open.len(), "observation {i}");
             assert_eq!(r.by_age.len(), r.open.len(), "observation {i}");
             at_cap += usize::from(r.open_keys() == MAX_OPEN);
