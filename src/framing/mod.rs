@@ -13,10 +13,11 @@
 //! prefilter does not know, records without a literal) are framed densely.
 //!
 //! Event rules: a line with a header (RisingWave timestamp + level, a JSON object, a panic, or
-//! another program's date and time: [`Header::Stamped`]) starts an event. A line without one continues the event above when that event is RisingWave
-//! text or a panic, or when it is indented, empty, or a `Caused by`/backtrace line; otherwise it
-//! is an event of its own (plain text). An event is complete when the next one starts, at the
-//! end of input, on [`Framer::idle`] (the caller's idle timeout), or when it reaches
+//! another program's date and time: [`Header::Stamped`]) starts an event. A line without one
+//! continues the event above when that event is RisingWave text or a panic, or when it is
+//! indented, empty, or a `Caused by`/backtrace line; otherwise it is an event of its own (plain
+//! text). An event is complete when the next one starts, at the end of input, on
+//! [`Framer::idle`] (the caller's idle timeout), or when it reaches
 //! `max_event_lines`/`max_event_bytes`.
 //!
 //! Contract: with `every_event`, every input byte belongs to exactly one emitted event, except
