@@ -495,13 +495,8 @@ fn regression_plain_lines_before_a_hit_are_not_walked_back_over_once_each() {
     let lines: Vec<u64> = evs.iter().map(src_line).collect();
     assert_eq!(lines, (1..=10).map(|k| k * 40_000).collect::<Vec<u64>>(), "{evs:#?}");
     assert!(evs.iter().all(|e| match_id(e) == Some("t-inner") && e["log"]["format"] == "plain"), "{evs:#?}");
-    // `times`: the shell's own user and system time, then its children's.
     let times = String::from_utf8_lossy(&out.stdout).into_owned();
-    let seconds = |t: &str| {
-        let (m, s) = t.trim_end_matches('s').split_once('m').unwrap();
-        m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
-    };
-    let children: f64 = times.lines().nth(1).expect("times prints two lines").split_whitespace().map(seconds).sum();
+    let children = children_cpu_seconds(&times);
     assert!(children < 2.0, "{children:.2} s of CPU for 19 MB of plain lines (times: {times:?})");
 }
 

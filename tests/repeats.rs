@@ -161,11 +161,7 @@ fn regression_a_storm_of_new_keys_at_the_incident_cap_is_not_a_scan_per_line() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("400,000 events, 400,000 matches of 1 record\n  incidents     400,000\n"), "{err}");
     let times = String::from_utf8_lossy(&out.stdout);
-    let seconds = |t: &str| {
-        let (m, s) = t.trim_end_matches('s').split_once('m').unwrap();
-        m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
-    };
-    let children: f64 = times.lines().nth(1).expect("times prints two lines").split_whitespace().map(seconds).sum();
+    let children = common::children_cpu_seconds(&times);
     assert!(children < 2.0, "{children:.2} s of CPU for 400,000 lines (times: {times:?})");
 }
 

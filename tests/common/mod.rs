@@ -339,3 +339,14 @@ pub fn write_rotated(logs: &Path) {
         f.set_modified(now - Duration::from_secs(age)).unwrap();
     }
 }
+
+/// The user and system time of a shell's children, from what its `times` printed (the shell's
+/// own times on the first line, its children's on the second, each `<m>m<s>s`): CPU time, which a
+/// busy machine does not inflate as it does wall time.
+pub fn children_cpu_seconds(times: &str) -> f64 {
+    let seconds = |t: &str| {
+        let (m, s) = t.trim_end_matches('s').split_once('m').expect("times prints <m>m<s>s");
+        m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
+    };
+    times.lines().nth(1).expect("times prints two lines").split_whitespace().map(seconds).sum()
+}
