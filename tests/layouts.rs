@@ -525,7 +525,7 @@ fn regression_a_foreign_error_line_does_not_swallow_the_lines_after_it() {
         assert_eq!(at_line(&evs, 5)["log"]["format"], "plain", "{args:?}");
     }
     // `--unknown warn` takes the ERROR lines (read as RisingWave text), not the WARN line,
-    // whose level annotail does not read (README, "Where the level is read").
+    // whose level annotail does not read (README.md, "Unknown errors").
     let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
     let spans: Vec<(u64, u64)> = evs.iter().map(|e| (src_line(e), src_lines(e))).collect();
     assert_eq!(spans, [(1, 3), (7, 1)], "{evs:#?}");
