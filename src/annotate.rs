@@ -562,11 +562,23 @@ pub struct PendingUnknowns {
     /// clustered (see [`crate::unknown::Clusterer::observe_if`]).
     pub items: Vec<(usize, bool)>,
     /// [`crate::unknown::Clusterer::would_cluster`]'s tokenizer (its cache kept from event to
-    /// event).
+    /// event, and by a worker from segment to segment: see [`PendingUnknowns::with_tokenizer`]).
     scratch: crate::unknown::Tokenizer,
 }
 
 impl PendingUnknowns {
+    /// None yet, tokenizing with `t`: a worker's tokenizer from its last segment, whose cache
+    /// still holds the texts met there (a new one per segment started cold, and its cache was
+    /// freed with each segment).
+    pub fn with_tokenizer(t: crate::unknown::Tokenizer) -> Self {
+        PendingUnknowns { scratch: t, ..Default::default() }
+    }
+
+    /// The tokenizer, for the worker's next segment.
+    pub fn take_tokenizer(&mut self) -> crate::unknown::Tokenizer {
+        std::mem::take(&mut self.scratch)
+    }
+
     /// The `i`th event's text and whether it needs a constant.
     pub fn get(&self, i: usize) -> (&[u8], bool) {
         let start = if i == 0 { 0 } else { self.items[i - 1].0 };

@@ -185,6 +185,7 @@ impl Work<'_> {
 fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
     let mut own: Option<std::fs::File> = None;
     let mut deferred: Option<Vec<crate::repeat::Deferred>> = None;
+    let mut tokenizer = crate::unknown::Tokenizer::default();
     loop {
         let seg = match w.segments.lock().expect("reader lock").recv() {
             Ok(s) => s,
@@ -246,12 +247,17 @@ fn worker(w: &Work<'_>, done_tx: mpsc::Sender<Done>) {
             let ann = stage.annotator();
             ann.deferred = cfg.stage.incidents.is_some().then(|| deferred.take().unwrap_or_default());
             ann.segment_lines = w.relative_lines;
-            // A segment's texts go to the reader with its output (a new buffer per segment).
-            ann.pending_unknown = clusters.then(PendingUnknowns::default);
+            // A segment's texts go to the reader with its output (a new buffer per segment); the
+            // tokenizer stays with the worker.
+            ann.pending_unknown = clusters.then(|| PendingUnknowns::with_tokenizer(std::mem::take(&mut tokenizer)));
             stage.feed(&bytes, SystemTime::now());
             stage.finish();
             deferred = stage.annotator().deferred.take();
-            (stage.totals(), stage.annotator().pending_unknown.take())
+            let mut pending = stage.annotator().pending_unknown.take();
+            if let Some(p) = &mut pending {
+                tokenizer = p.take_tokenizer();
+            }
+            (stage.totals(), pending)
         };
         let output = out.take_rendered();
         let marks = out.line_marks.take();
