@@ -183,6 +183,11 @@ struct Open {
 /// An open incident's place in [`Repeats::by_age`]: (first_ms, seq, key), oldest first.
 type Age = std::cmp::Reverse<(i64, u64, u64)>;
 
+/// `open`'s incidents as [`Repeats::by_age`] holds them.
+fn ages(open: &HashMap<u64, Open, rustc_hash::FxBuildHasher>) -> std::collections::BinaryHeap<Age> {
+    open.iter().map(|(&k, o)| std::cmp::Reverse((o.first_ms, o.seq, k))).collect()
+}
+
 /// The open incidents.
 #[derive(Debug)]
 pub struct Repeats {
@@ -227,6 +232,12 @@ impl Repeats {
         }
         if let Some(h) = &mut self.by_age {
             h.push(std::cmp::Reverse((at_ms, seq, key)));
+            // Left-behind entries of incidents opened again: rebuilt when they are half of it.
+            // Here, not only when making room: a cap's worth of keys opened again window after
+            // window, with no new key to make room for, grew it without end.
+            if h.len() > 2 * MAX_OPEN {
+                *h = ages(&self.open);
+            }
         }
         self.incidents += 1;
         Seen::First
@@ -236,14 +247,7 @@ impl Repeats {
     /// oldest one does (of those opened in the same millisecond, the first opened).
     fn evict(&mut self, now_ms: i64) {
         let open = &mut self.open;
-        let entries = |open: &HashMap<u64, Open, rustc_hash::FxBuildHasher>| {
-            open.iter().map(|(&k, o)| std::cmp::Reverse((o.first_ms, o.seq, k))).collect()
-        };
-        let h = self.by_age.get_or_insert_with(|| entries(open));
-        // Left-behind entries of incidents opened again: rebuilt when they are half of it.
-        if h.len() > 2 * MAX_OPEN {
-            *h = entries(open);
-        }
+        let h = self.by_age.get_or_insert_with(|| ages(open));
         while let Some(&std::cmp::Reverse((first_ms, seq, key))) = h.peek() {
             if open.get(&key).is_none_or(|o| o.seq != seq) {
                 h.pop();
@@ -436,6 +440,23 @@ mod tests {
             firsts > 10_000 && repeats > 10_000 && at_cap > 10_000 && expired > 0,
             "{firsts} firsts, {repeats} repeats, {at_cap} at the cap, {expired} gaps past the window"
         );
+    }
+
+    #[test]
+    fn regression_the_age_index_stays_bounded_when_only_old_keys_come_back() {
+        let mut r = Repeats::new(Duration::from_secs(60));
+        // A cap's worth of keys, then one more (the index is built), then the same keys opened
+        // again window after window, with no new key.
+        for k in 0..=MAX_OPEN as u64 {
+            r.observe(k, 0);
+        }
+        for window in 1..=10i64 {
+            for k in 1..=MAX_OPEN as u64 {
+                assert_eq!(r.observe(k, window * 61_000), Seen::First);
+            }
+        }
+        let h = r.by_age.as_ref().expect("built at the cap");
+        assert!(h.len() <= 2 * MAX_OPEN, "{} entries for {} open incidents", h.len(), r.open_keys());
     }
 
     #[test]

@@ -340,13 +340,23 @@ pub fn write_rotated(logs: &Path) {
     }
 }
 
-/// The user and system time of a shell's children, from what its `times` printed (the shell's
-/// own times on the first line, its children's on the second, each `<m>m<s>s`): CPU time, which a
-/// busy machine does not inflate as it does wall time.
-pub fn children_cpu_seconds(times: &str) -> f64 {
+/// Run the binary with `args`, its standard output to `stdout_to`, under `sh`, and return its
+/// output (standard error and status) and the CPU time it used (user and system, from the
+/// shell's `times`: a busy machine does not inflate it as it does wall time).
+pub fn run_cpu_timed(args: &[&str], stdout_to: &Path) -> (Output, f64) {
+    let out = Command::new("sh")
+        .args(["-c", r#"out=$1; shift; "$0" "$@" > "$out"; s=$?; times; exit $s"#, bin()])
+        .arg(stdout_to)
+        .args(args)
+        .output()
+        .expect("run sh");
+    // `times`: the shell's own user and system time, then its children's, each `<m>m<s>s`.
+    let times = String::from_utf8_lossy(&out.stdout).into_owned();
     let seconds = |t: &str| {
         let (m, s) = t.trim_end_matches('s').split_once('m').expect("times prints <m>m<s>s");
         m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
     };
-    times.lines().nth(1).expect("times prints two lines").split_whitespace().map(seconds).sum()
+    let children = times.lines().nth(1).unwrap_or_else(|| panic!("times prints two lines: {times:?}"));
+    let cpu = children.split_whitespace().map(seconds).sum();
+    (out, cpu)
 }
