@@ -83,7 +83,6 @@ pub struct Annotator<'m, W> {
     /// This event's matches that are context (see [`is_context`]), taken out of the ranked list.
     context: Vec<crate::matcher::Found>,
     pub counters: Counters,
-    pub state: StreamState,
     observed: String,
     /// Matches per record, for metrics and `--summary`; none when nobody asks.
     pub tally: Option<std::sync::Arc<crate::metrics::Tally>>,
@@ -129,7 +128,6 @@ impl<'m, W: Writer> Annotator<'m, W> {
             lits: Vec::new(),
             context: Vec::new(),
             counters: Counters::default(),
-            state: StreamState::default(),
             observed: String::new(),
             tally: None,
             segment_lines: false,
@@ -233,10 +231,17 @@ struct Prefixes {
 impl<W: Writer> Annotator<'_, W> {
     /// Clean the event's lines into `self.text`; the first line's prefixes are returned with
     /// ranges into `self.line_buf` (a copy of the first raw line's prefixes, without ANSI codes).
-    fn clean(&mut self, bytes: &[u8]) -> Prefixes {
+    /// Where each line's content starts is framing's reading of it ([`RawEvent::contents`]).
+    fn clean(&mut self, ev: &RawEvent<'_>) -> Prefixes {
+        let bytes = ev.bytes;
         self.text.clear();
-        let mut state = self.state;
-        let mut pre = Prefixes { runtime_ts: None, pod: None, container: None, stream: None };
+        let p = ev.prefix;
+        let pre = Prefixes {
+            runtime_ts: p.runtime_ts.clone(),
+            pod: p.kubectl.as_ref().map(|k| k.0.clone()),
+            container: p.kubectl.as_ref().map(|k| k.1.clone()),
+            stream: p.cri.as_ref().map(|c| c.0.clone()),
+        };
         let mut tmp = Vec::new();
         // Lines found with memchr: a byte-at-a-time split was 3% of an `--all` run.
         let mut from = 0;
@@ -250,33 +255,33 @@ impl<W: Writer> Annotator<'_, W> {
             } else {
                 line
             };
-            let (p, _) = parse::classify(l, &mut state);
+            let (content, table_row) = ev.contents.get(i).copied().unwrap_or_else(|| {
+                // Framing reads every line of an event; should the two ever disagree on where
+                // the lines are, the line is read here rather than cut at a wrong offset.
+                debug_assert!(false, "framing gave {} line(s), the event has more", ev.contents.len());
+                let (p, _) = parse::classify(l, &mut StreamState::default());
+                (p.content, p.table_row)
+            });
+            let content = content.min(l.len());
             if i == 0 {
                 // The prefixes all lie before the content: only they are kept (most lines have none).
                 self.line_buf.clear();
-                self.line_buf.extend_from_slice(&l[..p.content]);
-                pre.runtime_ts = p.runtime_ts.clone();
-                if let Some((pod, c)) = &p.kubectl {
-                    pre.pod = Some(pod.clone());
-                    pre.container = Some(c.clone());
-                }
-                pre.stream = p.cri.as_ref().map(|c| c.0.clone());
+                self.line_buf.extend_from_slice(&l[..content]);
             } else {
                 self.text.push(b'\n');
             }
-            let content = &l[p.content..];
-            self.text.extend_from_slice(if p.table_row { parse::trim_table_row(content) } else { content });
+            let content = &l[content..];
+            self.text.extend_from_slice(if table_row { parse::trim_table_row(content) } else { content });
             if end == bytes.len() {
                 break;
             }
             from = end + 1;
         }
-        self.state = state;
         pre
     }
 
     fn annotate(&mut self, ev: RawEvent<'_>, all: bool, maybe_unknown: bool) {
-        let pre = self.clean(ev.bytes);
+        let pre = self.clean(&ev);
         self.observed();
         let observed = std::mem::take(&mut self.observed);
         let text = std::mem::take(&mut self.text);
