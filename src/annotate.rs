@@ -452,6 +452,9 @@ impl<W: Writer> Annotator<'_, W> {
         if timestamp.is_none() {
             timestamp = pick(&pre.runtime_ts);
         }
+        if let Some(t) = timestamp.as_deref().and_then(parse::rfc3339_form) {
+            timestamp = Some(Cow::Owned(t));
+        }
         log.pod = pick(&pre.pod).or_else(|| self.meta.pod.as_deref().map(Cow::Borrowed));
         log.container = pick(&pre.container).or_else(|| self.meta.container.as_deref().map(Cow::Borrowed));
         log.namespace = self.meta.namespace.as_deref().map(Cow::Borrowed);

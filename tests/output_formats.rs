@@ -401,3 +401,29 @@ fn severity_spelled_warn_is_a_warning_in_every_output() {
     let ann = text.lines().find(|l| l.contains("barrier-collect")).expect("annotation");
     assert!(ann.contains("WARNING") && ann.contains("\x1b[33m") && !ann.contains("\x1b[31m"), "yellow WARNING: {ann:?}");
 }
+
+/// Regression: a time a log viewer or log4j prints (`2025-02-11 09:14:52.417`,
+/// `2015-10-18 18:01:47,978`) went into `@timestamp` as it was, and Elasticsearch's default date
+/// format (`strict_date_optional_time`) rejects a blank for the `T` and a comma for the point:
+/// the document was refused. It is now written in RFC 3339's form, in every format; a time
+/// without a zone stays without one.
+#[test]
+fn regression_a_loose_time_is_written_in_rfc3339_form_for_elasticsearch() {
+    let fx = fixture();
+    let input = lines(&[
+        // A viewer's time before a line with none of its own.
+        "2025-02-11 09:14:53,5 | plain text from the viewer",
+        // A RisingWave line as a log viewer exports it: its own time, loose.
+        "2025-02-11 09:14:52.417  WARN risingwave_meta::barrier: barrier collection failed for actor 7",
+        // log4j's ERROR line fills RisingWave's level column.
+        "2015-10-18 18:01:47,978 ERROR [main] org.apache.hadoop.mapreduce.v2.app.MRAppMaster: Error starting MRAppMaster",
+        // Already RFC 3339 with its zone: untouched.
+        "2026-03-02T08:00:00.776978869Z ERROR risingwave_meta: barrier collection failed for actor 8",
+    ]);
+    let want = ["2025-02-11T09:14:53.5", "2025-02-11T09:14:52.417", "2015-10-18T18:01:47.978", "2026-03-02T08:00:00.776978869Z"];
+    for format in ["json", "ecs"] {
+        let evs = ok_events(&fx.run(&["--format", format, "--all"], input.as_bytes()));
+        let got: Vec<&str> = evs.iter().map(|e| e["@timestamp"].as_str().unwrap()).collect();
+        assert_eq!(got, want, "{format}: {evs:#?}");
+    }
+}

@@ -153,6 +153,33 @@ pub fn loose_timestamp_len(s: &[u8]) -> Option<usize> {
     timestamp_len(s).or_else(|| zoneless_timestamp_len(s))
 }
 
+/// A loose timestamp in RFC 3339's form: `T` for a blank or `t` between date and time, `.` for a
+/// comma before the fraction (log viewers, exports and log4j print them so), `Z` for `z`. `None`
+/// when `ts` is already in that form or is not a whole loose timestamp. A zone-less time stays
+/// zone-less: what zone it meant is not known here. Elasticsearch's default date format, and
+/// RFC 3339 parsers such as Vector's, reject the loose forms, so `@timestamp` is written so.
+pub fn rfc3339_form(ts: &str) -> Option<String> {
+    let b = ts.as_bytes();
+    if loose_timestamp_len(b)? != b.len() {
+        return None;
+    }
+    let comma = b.get(19) == Some(&b',');
+    let lower_z = b.last() == Some(&b'z');
+    if b[10] == b'T' && !comma && !lower_z {
+        return None;
+    }
+    // Every byte changed is ASCII, at a place the checks above found it.
+    let mut out = ts.as_bytes().to_vec();
+    out[10] = b'T';
+    if comma {
+        out[19] = b'.';
+    }
+    if lower_z {
+        *out.last_mut().expect("not empty") = b'Z';
+    }
+    String::from_utf8(out).ok()
+}
+
 /// [`loose_timestamp_len`] where `s` has no zoned timestamp at its start.
 fn zoneless_timestamp_len(s: &[u8]) -> Option<usize> {
     let i = date_time_len(s)?;
@@ -761,6 +788,31 @@ mod tests {
         ];
         for (s, want) in cases {
             assert_eq!(parse_timestamp(s), *want, "{s}");
+        }
+    }
+
+    #[test]
+    fn loose_timestamps_are_written_in_rfc3339_form() {
+        let cases: &[(&str, Option<&str>)] = &[
+            // Already RFC 3339: left as it is.
+            ("2026-03-02T08:00:00.776978869Z", None),
+            ("2026-03-02T10:00:00+02:00", None),
+            ("2025-02-11T09:14:52.417", None),
+            // A log viewer's export, log4j's comma, a lower-case `t` and `z`.
+            ("2025-02-11 09:14:52.417", Some("2025-02-11T09:14:52.417")),
+            ("2015-10-18 18:01:47,978", Some("2015-10-18T18:01:47.978")),
+            ("2025-02-11t09:14:52z", Some("2025-02-11T09:14:52Z")),
+            ("2025-02-11 09:14:52+08:00", Some("2025-02-11T09:14:52+08:00")),
+            // Not a whole timestamp: not touched.
+            ("2025-02-11 09:14:52.417 and more", None),
+            ("1700000000", None),
+            ("yesterday", None),
+        ];
+        for (ts, want) in cases {
+            assert_eq!(rfc3339_form(ts).as_deref(), *want, "{ts}");
+            if let Some(w) = want {
+                assert!(parse_timestamp(w).is_some(), "{w} parses");
+            }
         }
     }
 
