@@ -329,10 +329,11 @@ impl<W: Writer> Annotator<'_, W> {
                 }
             }
         }
-        // A CRI record is format `cri`; the layout of what it carries is `content_format`.
+        // A CRI record is format `cri` (a Docker json-file record `docker`); the layout of what
+        // it carries is `content_format`.
         if pre.stream.is_some() {
             log.content_format = Some(log.format);
-            log.format = "cri";
+            log.format = if ev.prefix.docker { "docker" } else { "cri" };
         }
         // A text event has one haystack: no allocation for it.
         let json_hays: Vec<Hay<'_>>;

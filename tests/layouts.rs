@@ -308,6 +308,121 @@ fn cri_file_name_gives_pod_namespace_and_container() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Docker json-file records
+
+/// A Docker json-file record (`/var/lib/docker/containers/<id>/<id>-json.log`): `log` ends with
+/// `\n` on a whole line; Docker splits longer lines into records without one.
+fn docker(stream: &str, time: &str, log: &str) -> String {
+    json!({"log": log, "stream": stream, "time": time}).to_string()
+}
+
+/// Regression: Docker's json-file logs gave no events. Each record was read as a JSON line of
+/// RisingWave's JSON layout, which it is not: no message, no level, the known error inside it
+/// never matched. A record is now read as the CRI record it stands for: its text is the line,
+/// a split line is joined, `log.format` is `docker`.
+#[test]
+fn regression_docker_json_file_records_are_read_as_the_lines_they_carry() {
+    let fx = fixture();
+    let t = "2026-03-02T08:00:30.868199738Z";
+    // A coloured WARN line split in three records, the split cutting an ANSI code in two; a
+    // stderr record between its pieces; a `Caused by` report in records of its own.
+    let input = lines(&[
+        &docker("stdout", t, "2026-03-02T08:00:30.867644121Z \u{1b}[33m WARN\u{1b}[0"),
+        &docker("stderr", t, "thread 'rw-main' (11) panicked at src/meta/src/barrier/info.rs:1:2:\n"),
+        &docker("stdout", t, "m risingwave_meta::barrier::rpc: collect failed error=barrier collection fai"),
+        &docker("stdout", t, "led for actor 4242 epoch=1\n"),
+        &docker("stdout", t, "Caused by:\n"),
+        &docker("stdout", t, "    the actor was dropped\n"),
+        &docker("stdout", "2026-03-02T08:00:31.1Z", "2026-03-02T08:00:31.867644121Z  INFO risingwave_meta::x: fine\n"),
+    ]);
+    // Not `all`: the stderr record comes out before the stdout line it interrupts.
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    let out = serde_json::to_string_pretty(&evs).unwrap();
+    assert_eq!(evs.len(), 3, "{out}");
+    let e = one_match(&evs, "t-split");
+    assert_eq!(e["log"]["format"], "docker", "{out}");
+    assert_eq!(e["log"]["content_format"], "risingwave", "{out}");
+    assert_eq!(e["log"]["stream"], "stdout", "{out}");
+    assert_eq!(e["log"]["level"], "WARN", "the split ANSI code is removed once joined: {out}");
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:30.867644121Z", "the line's own time: {out}");
+    assert_eq!(e["match"]["captures"]["actor_id"], "4242", "{out}");
+    // The records of the split line, then the report's two: lines 1, 3, 4, 5 and 6.
+    assert_eq!((src_line(e), src_lines(e)), (1, 5), "{out}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.ends_with("Caused by:\n    the actor was dropped"), "{out}");
+    assert!(!message.contains("\"log\"") && !message.contains("stdout") && !message.contains('\u{1b}'), "{out}");
+    let panic = evs.iter().find(|e| e["log"]["stream"] == "stderr").expect("the stderr record");
+    assert_eq!(panic["log"]["content_format"], "panic", "{out}");
+    let last = evs.last().unwrap();
+    assert_eq!(
+        (last["log"]["format"].as_str(), last["log"]["level"].as_str()),
+        (Some("docker"), Some("INFO")),
+        "{out}"
+    );
+    // A JSON object that is not a Docker record stays a JSON line.
+    let evs = all(&fx, r#"{"log":"a","stream":"elsewhere","time":"x"}"#);
+    assert_eq!(evs[0]["log"]["format"], "json", "{evs:?}");
+}
+
+/// A Docker log read by several threads gives the events the same log of plain lines gives:
+/// each record is a JSON line, and a segment cut at one that continues an event (a split line's
+/// next record, a `Caused by` line) would split the event in two.
+#[test]
+fn docker_json_file_read_by_several_threads_gives_the_events_of_its_lines() {
+    let fx = fixture();
+    let t = "2026-03-02T08:00:30.868199738Z";
+    let (mut plain, mut records) = (String::new(), String::new());
+    // About 9 MB of records: several of the parallel reader's segments.
+    for i in 0..40_000u32 {
+        let event = if i % 7 == 0 {
+            vec![split_line(i, i), "Caused by:".to_owned(), format!("    actor {i} was dropped")]
+        } else {
+            vec![info_line(i, &format!("checkpoint {i} done {}", "x".repeat(60)))]
+        };
+        for line in event {
+            plain.push_str(&line);
+            plain.push('\n');
+            // Every third line split in two records, as Docker splits lines over 16 KiB.
+            let cut = if i % 3 == 0 { line.len() / 2 } else { line.len() };
+            let (a, b) = line.split_at(cut);
+            if !b.is_empty() {
+                records.push_str(&docker("stderr", t, a));
+                records.push('\n');
+            }
+            records.push_str(&docker("stderr", t, &format!("{}\n", if b.is_empty() { a } else { b })));
+            records.push('\n');
+        }
+    }
+    let (plain, records) = (fx.write("plain.log", plain), fx.write("docker.log", records));
+    let key = |e: &Value| (e["message"].clone(), e["match"]["id"].clone(), e["match"]["captures"].clone());
+    let read = |log: &std::path::Path, threads: &str| -> Vec<(Value, Value, Value)> {
+        let out = run(&["-c", &path_str(&fx.catalog), "--threads", threads, &path_str(log)], b"");
+        ok_events(&out).iter().map(key).collect()
+    };
+    let want = read(&plain, "1");
+    assert_eq!(want.len(), 40_000 / 7 + 1);
+    assert_eq!(read(&records, "1"), want);
+    assert_eq!(read(&records, "2"), want);
+}
+
+/// Regression: RisingWave's JSON layout in CRI records (a node's container log folder with
+/// `RISINGWAVE_CLOUD=true`, and so Docker's records of it) was not clustered by `--unknown
+/// warn`: the level look knew a JSON object at a line's start or after a timestamp, not after a
+/// CRI record's stream and tag, and found no `"level":"WARN"` there.
+#[test]
+fn regression_json_layout_in_cri_records_is_clustered_by_unknown_warn() {
+    let fx = fixture();
+    let obj = r#"{"timestamp":"2026-03-02T08:00:29.167772591Z","level":"WARN","fields":{"message":"snapshot read stalled on replica 7"},"target":"risingwave_storage"}"#;
+    let cri = format!("2026-03-02T08:00:29.2Z stderr F {obj}");
+    let rec = docker("stderr", "2026-03-02T08:00:29.2Z", &format!("{obj}\n"));
+    for input in [obj.to_owned(), cri, rec] {
+        let evs = ok_events(&fx.run(&["--unknown", "warn"], format!("{input}\n").as_bytes()));
+        assert_eq!(evs.len(), 1, "{input}: {evs:#?}");
+        assert_eq!(evs[0]["unknown"]["template"], "snapshot read stalled on replica <*>", "{input}: {evs:#?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // ANSI colours (risedev / a terminal)
 
 #[test]

@@ -420,7 +420,12 @@ fn regression_a_loose_time_is_written_in_rfc3339_form_for_elasticsearch() {
         // Already RFC 3339 with its zone: untouched.
         "2026-03-02T08:00:00.776978869Z ERROR risingwave_meta: barrier collection failed for actor 8",
     ]);
-    let want = ["2025-02-11T09:14:53.5", "2025-02-11T09:14:52.417", "2015-10-18T18:01:47.978", "2026-03-02T08:00:00.776978869Z"];
+    let want = [
+        "2025-02-11T09:14:53.5",
+        "2025-02-11T09:14:52.417",
+        "2015-10-18T18:01:47.978",
+        "2026-03-02T08:00:00.776978869Z",
+    ];
     for format in ["json", "ecs"] {
         let evs = ok_events(&fx.run(&["--format", format, "--all"], input.as_bytes()));
         let got: Vec<&str> = evs.iter().map(|e| e["@timestamp"].as_str().unwrap()).collect();

@@ -115,6 +115,8 @@ pub struct Framer<'m> {
     hits: Vec<Hit>,
     scratch: crate::matcher::Scratch,
     clean: Vec<u8>,
+    /// A Docker json-file record rewritten as a CRI record ([`parse::docker_record`]).
+    docker: Vec<u8>,
     /// The open event's [`RawEvent::contents`].
     contents: Vec<(usize, bool)>,
     /// CRI partial records per stream (stdout, stderr): joined text, first line, offset.
@@ -142,6 +144,8 @@ struct Partial {
     offset: u64,
     records: u32,
     truncated: bool,
+    /// Its records were Docker json-file records.
+    docker: bool,
 }
 
 impl<'m> Framer<'m> {
@@ -166,6 +170,7 @@ impl<'m> Framer<'m> {
             hits: Vec::new(),
             scratch: crate::matcher::Scratch::default(),
             clean: Vec::new(),
+            docker: Vec::new(),
             contents: Vec::new(),
             cri_partial: [None, None],
             stats: Default::default(),
@@ -314,11 +319,8 @@ impl<'m> Framer<'m> {
         // Lines without hits may be skipped only when nothing about them can matter: no ANSI codes
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
         // escapes the prefilter does not know, and no record that must see every event.
-        let first_cri =
-            parse::classify(&block[..memchr::memchr(b'\n', block).unwrap_or(block.len())], &mut self.state.clone())
-                .0
-                .cri
-                .is_some();
+        let first = &block[..memchr::memchr(b'\n', block).unwrap_or(block.len())];
+        let first_cri = parse::docker_shaped(first) || parse::classify(first, &mut self.state.clone()).0.cri.is_some();
         self.cri_seen |= first_cri;
         let dense = self.every_event
             || first_truncated
@@ -522,28 +524,28 @@ impl<'m> Framer<'m> {
         } else {
             parse::classify(raw, &mut self.state)
         };
+        if header == Header::Json && prefix.cri.is_none() {
+            // A Docker json-file record is read as the CRI record it stands for.
+            let cleaned: &[u8] = if ansi { &self.clean } else { raw };
+            let mut record = std::mem::take(&mut self.docker);
+            if parse::docker_record(&cleaned[prefix.content..], &mut record) {
+                let (mut p, _) = parse::classify(&record, &mut self.state);
+                p.docker = true;
+                let partial = p.cri.as_ref().is_some_and(|c| c.1);
+                self.join_record(block, &record, &p, partial, line_no, offset, truncated, sink);
+                self.docker = record;
+                return;
+            }
+            self.docker = record;
+        }
         if let Some((stream_name, partial)) = &prefix.cri {
             let cleaned: &[u8] = if ansi { &self.clean } else { raw };
             let stream = usize::from(&cleaned[stream_name.clone()] == b"stderr");
             if *partial || self.cri_partial[stream].is_some() {
-                let content = &cleaned[prefix.content..];
-                let max = self.limits.max_line_bytes;
-                let entry = self.cri_partial[stream].get_or_insert_with(|| Partial {
-                    text: cleaned[..prefix.content].to_vec(),
-                    first_line: line_no,
-                    offset,
-                    records: 0,
-                    truncated: false,
-                });
-                let room = max.saturating_sub(entry.text.len());
-                entry.text.extend_from_slice(&content[..content.len().min(room)]);
-                entry.records += 1;
-                entry.truncated |= truncated || content.len() > room;
-                if !*partial {
-                    let p = self.cri_partial[stream].take().expect("just filled");
-                    self.materialize(block);
-                    self.logical_line(p, sink);
-                }
+                let clean = std::mem::take(&mut self.clean);
+                let cleaned: &[u8] = if ansi { &clean } else { raw };
+                self.join_record(block, cleaned, &prefix, *partial, line_no, offset, truncated, sink);
+                self.clean = clean;
                 return;
             }
         }
@@ -553,6 +555,43 @@ impl<'m> Framer<'m> {
             && (memchr::memmem::find(raw, b"\\u").is_some() || memchr::memmem::find(raw, b"\\/").is_some());
         let rescan = ansi || json_escapes;
         self.push_line(block, Some((s, e)), line_no, 1, offset, (prefix, header), hits, rescan, truncated, sink);
+    }
+
+    /// Add a CRI record (`cleaned`, its prefixes `prefix`) to the partial line of its stream;
+    /// a record that is not `partial` completes the line, which is then framed.
+    #[allow(clippy::too_many_arguments)]
+    fn join_record(
+        &mut self,
+        block: &[u8],
+        cleaned: &[u8],
+        prefix: &parse::Prefix,
+        partial: bool,
+        line_no: u64,
+        offset: u64,
+        truncated: bool,
+        sink: &mut dyn EventSink,
+    ) {
+        let Some((stream_name, _)) = &prefix.cri else { return };
+        let stream = usize::from(&cleaned[stream_name.clone()] == b"stderr");
+        let content = &cleaned[prefix.content..];
+        let max = self.limits.max_line_bytes;
+        let entry = self.cri_partial[stream].get_or_insert_with(|| Partial {
+            text: cleaned[..prefix.content].to_vec(),
+            first_line: line_no,
+            offset,
+            records: 0,
+            truncated: false,
+            docker: prefix.docker,
+        });
+        let room = max.saturating_sub(entry.text.len());
+        entry.text.extend_from_slice(&content[..content.len().min(room)]);
+        entry.records += 1;
+        entry.truncated |= truncated || content.len() > room;
+        if !partial {
+            let p = self.cri_partial[stream].take().expect("just filled");
+            self.materialize(block);
+            self.logical_line(p, sink);
+        }
     }
 
     /// Copy the open event out of `block`.
@@ -566,9 +605,17 @@ impl<'m> Framer<'m> {
     }
 
     /// A line assembled from CRI partial records: matched on its joined text.
-    fn logical_line(&mut self, p: Partial, sink: &mut dyn EventSink) {
-        let classified = parse::classify(&p.text, &mut self.state);
-        self.push_line(&p.text, None, p.first_line, p.records, p.offset, classified, &[], true, p.truncated, sink);
+    fn logical_line(&mut self, mut p: Partial, sink: &mut dyn EventSink) {
+        // Docker's records keep their ANSI codes until joined: a split may cut one in two.
+        if memchr::memchr(0x1b, &p.text).is_some() {
+            let mut clean = Vec::with_capacity(p.text.len());
+            parse::strip_ansi(&p.text, &mut clean);
+            p.text = clean;
+        }
+        let (mut prefix, header) = parse::classify(&p.text, &mut self.state);
+        prefix.docker = p.docker;
+        let (line, records, offset, truncated) = (&p.text, p.records, p.offset, p.truncated);
+        self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], true, truncated, sink);
     }
 
     /// Add a line to the open event or start a new one. The line is `block[range]`, or all of
@@ -674,12 +721,24 @@ pub fn event_boundary(buf: &[u8], lines: usize) -> Option<usize> {
 /// first line, which may be cut) that has a header; `None` when there is none.
 pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
     let mut end = memchr::memrchr(b'\n', buf)?;
+    let (mut record, mut clean) = (Vec::new(), Vec::new());
     for _ in 0..lines {
         let start = line_start(buf, end);
         if start == 0 {
             break;
         }
-        let (_, header) = parse::classify(&buf[start..end], &mut StreamState::default());
+        let mut line = &buf[start..end];
+        // Every Docker json-file record is a JSON line: it is the record's text that may start
+        // an event (a `Caused by:` record continues the one above).
+        if parse::docker_record(line, &mut record) {
+            line = &record;
+            if memchr::memchr(0x1b, line).is_some() {
+                clean.clear();
+                parse::strip_ansi(line, &mut clean);
+                line = &clean;
+            }
+        }
+        let (_, header) = parse::classify(line, &mut StreamState::default());
         if header != Header::None {
             return Some(start);
         }
@@ -742,11 +801,12 @@ fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Level
 }
 
 /// Does the brace at `i` start a JSON line: at the line's start, or after a space behind a
-/// `kubectl` prefix's `]` or a timestamp (a Debug struct's brace follows a word)?
+/// `kubectl` prefix's `]`, a timestamp or a CRI record's `F`/`P` tag (a Debug struct's brace
+/// follows a word)?
 fn json_line_start(block: &[u8], i: usize) -> bool {
     i == 0
         || block[i - 1] == b'\n'
-        || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'0'..=b'9') && {
+        || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'F' | b'P' | b'0'..=b'9') && {
             let (s, e) = line_around(block, i);
             crate::unknown::json_shaped(&block[s..e])
         })
@@ -809,6 +869,8 @@ mod tests {
             (b"{\"level\":\"WARN\"}", true),
             (b"x\n[pod/m/m] {\"level\":\"WARN\"}\n", true),
             (b"x\n2026-03-02T08:00:00.1Z {\"level\":\"WARN\"}\n", true),
+            (b"x\n2026-03-02T08:00:00.1Z stderr F {\"level\":\"WARN\"}\n", true),
+            (b"2026-03-02T08:00:00Z  WARN x: a P {\"level\":\"WARN\"}\n", false),
             (b"x\n[pod/m/m] 2026-03-02T08:00:00Z ERROR x: Foo { a: 1 }\n", false),
             (b"span{f=v}: x\n", false),
         ];

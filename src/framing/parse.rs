@@ -52,6 +52,9 @@ pub struct Prefix {
     pub cri: Option<(Range<usize>, bool)>,
     /// The line was pasted as a table row (`| <line> |`): a closing gutter is not its text.
     pub table_row: bool,
+    /// The line is a Docker json-file record, read as the CRI record it stands for
+    /// ([`docker_record`]).
+    pub docker: bool,
 }
 
 /// Sticky facts about a stream, learnt from earlier lines.
@@ -398,6 +401,54 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         Header::None
     };
     (p, h)
+}
+
+/// Does `line` look like a record of Docker's json-file log driver
+/// (`{"log":"<text>\n","stream":"stderr","time":"<RFC 3339>"}`)?
+pub fn docker_shaped(line: &[u8]) -> bool {
+    // Docker writes no blanks; a record that went through another JSON writer may have some.
+    line.strip_prefix(b"{").is_some_and(|r| r.trim_ascii_start().starts_with(b"\"log\""))
+}
+
+/// A Docker json-file record, as Docker writes them under `/var/lib/docker/containers/`.
+#[derive(serde::Deserialize)]
+struct DockerRecord<'a> {
+    #[serde(borrow)]
+    log: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    stream: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    time: std::borrow::Cow<'a, str>,
+}
+
+/// Rewrite a Docker json-file record as the CRI record it stands for, into `out`:
+/// `<time> <stream> F|P <text>`. Docker ends each whole line's `log` with `\n` and splits a line
+/// longer than 16 KiB into records without one: those are CRI's partial (`P`) records, joined the
+/// same way. The text's ANSI codes (which JSON carries escaped, so the raw line never shows
+/// them) are left in: a split may cut one in two, so they are removed once the line is joined.
+/// False, with `out` unspecified, when `json` is not such a record: it is then an ordinary JSON
+/// line.
+pub fn docker_record(json: &[u8], out: &mut Vec<u8>) -> bool {
+    if !docker_shaped(json) {
+        return false;
+    }
+    let Ok(r) = serde_json::from_slice::<DockerRecord<'_>>(json) else { return false };
+    if !matches!(&*r.stream, "stdout" | "stderr") || timestamp_len(r.time.as_bytes()) != Some(r.time.len()) {
+        return false;
+    }
+    let (text, partial) = match r.log.strip_suffix('\n') {
+        Some(t) => (t.strip_suffix('\r').unwrap_or(t), false),
+        None => (&*r.log, true),
+    };
+    out.clear();
+    out.extend_from_slice(r.time.as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(r.stream.as_bytes());
+    out.extend_from_slice(if partial { b" P " } else { b" F " });
+    // A record is one line; a line break inside one (not something Docker writes) would make
+    // two lines of the event where framing read one.
+    out.extend(text.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
+    true
 }
 
 /// docker compose's `<service>  | ` prefix.

@@ -67,10 +67,10 @@ impl Levels {
 /// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
 const LEVEL_WINDOW: usize = 160;
 
-/// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and
-/// `--timestamps` token (ending in `Z` or a digit)? A text line with a `{` further in (a Debug
-/// struct, a span's fields) is not. Framing finds such lines by the byte before the brace
-/// (`framing::json_line_start`): the two must agree.
+/// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and a
+/// `--timestamps` token (ending in `Z` or a digit), or in a CRI record (`<time> stderr F {…`)? A
+/// text line with a `{` further in (a Debug struct, a span's fields) is not. Framing finds such
+/// lines by the byte before the brace (`framing::json_line_start`): the two must agree.
 pub fn json_shaped(line: &[u8]) -> bool {
     let mut r = line;
     if r.first() == Some(&b'[')
@@ -82,9 +82,17 @@ pub fn json_shaped(line: &[u8]) -> bool {
     if r.first().is_some_and(u8::is_ascii_digit)
         && let Some(sp) = memchr::memchr(b' ', r)
         && matches!(r[sp - 1], b'Z' | b'0'..=b'9')
-        && r.get(sp + 1) == Some(&b'{')
     {
-        return true;
+        let after = &r[sp + 1..];
+        // A CRI record's stream and tag: RisingWave's JSON logs in a node's container log
+        // folder (and Docker's json-file records, read as CRI records) look so.
+        let cri = (after.starts_with(b"stdout ") || after.starts_with(b"stderr "))
+            && matches!(after.get(7), Some(b'F' | b'P'))
+            && after.get(8) == Some(&b' ');
+        let after = if cri { &after[9..] } else { after };
+        if after.first() == Some(&b'{') {
+            return true;
+        }
     }
     r.first() == Some(&b'{')
 }
