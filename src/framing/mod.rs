@@ -1,7 +1,8 @@
 //! Framing: bytes → physical lines → events, with the prefilter run over whole blocks.
 //!
 //! Owns line splitting, the line-length cap, multi-line event assembly, CRI partial-record
-//! joining and the mapping of prefilter hits to events. A block of complete lines is scanned once
+//! joining (Docker json-file records are read as the CRI records they stand for) and the mapping
+//! of prefilter hits to events. A block of complete lines is scanned once
 //! by the prefilter (as ripgrep searches buffers, not lines); hits are then walked together with
 //! the lines. Only the last, possibly unfinished event of a block is copied out of it.
 //!
@@ -9,7 +10,7 @@
 //! the events that hold a hit, and the block's last event, are framed line by line; the lines
 //! between are only counted. This is exact because a line with a header always starts an event:
 //! framing from the nearest header line above a hit gives the same events as framing every line.
-//! Blocks where skipping could change the result (ANSI codes, CRI records, JSON escapes the
+//! Blocks where skipping could change the result (ANSI codes, CRI or Docker records, JSON escapes the
 //! prefilter does not know, records without a literal) are framed densely.
 //!
 //! Event rules: a line with a header (RisingWave timestamp + level, a JSON object, a panic, or
@@ -117,6 +118,9 @@ pub struct Framer<'m> {
     clean: Vec<u8>,
     /// A Docker json-file record rewritten as a CRI record ([`parse::docker_record`]).
     docker: Vec<u8>,
+    /// The buffer of the last joined line, for the next partial line (every Docker record is
+    /// joined: a buffer each would be an allocation per line).
+    joined: Vec<u8>,
     /// The open event's [`RawEvent::contents`].
     contents: Vec<(usize, bool)>,
     /// CRI partial records per stream (stdout, stderr): joined text, first line, offset.
@@ -171,6 +175,7 @@ impl<'m> Framer<'m> {
             scratch: crate::matcher::Scratch::default(),
             clean: Vec::new(),
             docker: Vec::new(),
+            joined: Vec::new(),
             contents: Vec::new(),
             cri_partial: [None, None],
             stats: Default::default(),
@@ -575,8 +580,14 @@ impl<'m> Framer<'m> {
         let stream = usize::from(&cleaned[stream_name.clone()] == b"stderr");
         let content = &cleaned[prefix.content..];
         let max = self.limits.max_line_bytes;
+        let spare = &mut self.joined;
         let entry = self.cri_partial[stream].get_or_insert_with(|| Partial {
-            text: cleaned[..prefix.content].to_vec(),
+            text: {
+                let mut t = std::mem::take(spare);
+                t.clear();
+                t.extend_from_slice(&cleaned[..prefix.content]);
+                t
+            },
             first_line: line_no,
             offset,
             records: 0,
@@ -608,14 +619,18 @@ impl<'m> Framer<'m> {
     fn logical_line(&mut self, mut p: Partial, sink: &mut dyn EventSink) {
         // Docker's records keep their ANSI codes until joined: a split may cut one in two.
         if memchr::memchr(0x1b, &p.text).is_some() {
-            let mut clean = Vec::with_capacity(p.text.len());
+            let mut clean = std::mem::take(&mut self.joined);
+            clean.clear();
             parse::strip_ansi(&p.text, &mut clean);
-            p.text = clean;
+            self.joined = std::mem::replace(&mut p.text, clean);
         }
         let (mut prefix, header) = parse::classify(&p.text, &mut self.state);
         prefix.docker = p.docker;
         let (line, records, offset, truncated) = (&p.text, p.records, p.offset, p.truncated);
         self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], true, truncated, sink);
+        if p.text.capacity() >= self.joined.capacity() {
+            self.joined = p.text;
+        }
     }
 
     /// Add a line to the open event or start a new one. The line is `block[range]`, or all of
