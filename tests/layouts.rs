@@ -289,6 +289,25 @@ fn cri_partial_records_are_joined_per_stream() {
     assert_eq!(e["match"]["captures"]["name"], "zz", "{out}");
 }
 
+/// Regression: a runtime splits a long line without regard to ANSI codes, and a CRI record's
+/// codes were removed record by record: a code cut in two left its tail (`33m`) in the joined
+/// line, before the level, so the line was not read as RisingWave text. The codes are now removed
+/// once the line is joined.
+#[test]
+fn regression_an_ansi_code_cut_by_a_cri_split_is_removed_whole() {
+    let fx = fixture();
+    let input = lines(&[
+        "2026-03-02T08:00:30.868199738Z stdout P 2026-03-02T08:00:30.867644121Z \x1b[3",
+        "2026-03-02T08:00:30.868199739Z stdout F 3m WARN\x1b[0m risingwave_meta::barrier::rpc: collect failed error=barrier collection failed for actor 17",
+    ]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    let e = &evs[0];
+    assert_eq!(e["log"]["content_format"], "risingwave", "{e}");
+    assert_eq!(e["log"]["level"], "WARN", "{e}");
+    assert_eq!(e["match"]["captures"]["actor_id"], "17", "{e}");
+}
+
 #[test]
 fn cri_file_name_gives_pod_namespace_and_container() {
     let fx = fixture();

@@ -547,10 +547,10 @@ impl<'m> Framer<'m> {
             let cleaned: &[u8] = if ansi { &self.clean } else { raw };
             let stream = usize::from(&cleaned[stream_name.clone()] == b"stderr");
             if *partial || self.cri_partial[stream].is_some() {
-                let clean = std::mem::take(&mut self.clean);
-                let cleaned: &[u8] = if ansi { &clean } else { raw };
-                self.join_record(block, cleaned, &prefix, *partial, line_no, offset, truncated, sink);
-                self.clean = clean;
+                // The record as read, ANSI codes and all: the runtime split the line without
+                // regard to them, so a code may be cut in two, and they are removed once the line
+                // is joined. The prefixes hold none, so their ranges are the same in `raw`.
+                self.join_record(block, raw, &prefix, *partial, line_no, offset, truncated, sink);
                 return;
             }
         }
@@ -562,13 +562,13 @@ impl<'m> Framer<'m> {
         self.push_line(block, Some((s, e)), line_no, 1, offset, (prefix, header), hits, rescan, truncated, sink);
     }
 
-    /// Add a CRI record (`cleaned`, its prefixes `prefix`) to the partial line of its stream;
+    /// Add a CRI record (`record`, its prefixes `prefix`) to the partial line of its stream;
     /// a record that is not `partial` completes the line, which is then framed.
     #[allow(clippy::too_many_arguments)]
     fn join_record(
         &mut self,
         block: &[u8],
-        cleaned: &[u8],
+        record: &[u8],
         prefix: &parse::Prefix,
         partial: bool,
         line_no: u64,
@@ -577,15 +577,15 @@ impl<'m> Framer<'m> {
         sink: &mut dyn EventSink,
     ) {
         let Some((stream_name, _)) = &prefix.cri else { return };
-        let stream = usize::from(&cleaned[stream_name.clone()] == b"stderr");
-        let content = &cleaned[prefix.content..];
+        let stream = usize::from(&record[stream_name.clone()] == b"stderr");
+        let content = &record[prefix.content..];
         let max = self.limits.max_line_bytes;
         let spare = &mut self.joined;
         let entry = self.cri_partial[stream].get_or_insert_with(|| Partial {
             text: {
                 let mut t = std::mem::take(spare);
                 t.clear();
-                t.extend_from_slice(&cleaned[..prefix.content]);
+                t.extend_from_slice(&record[..prefix.content]);
                 t
             },
             first_line: line_no,
@@ -617,7 +617,7 @@ impl<'m> Framer<'m> {
 
     /// A line assembled from CRI partial records: matched on its joined text.
     fn logical_line(&mut self, mut p: Partial, sink: &mut dyn EventSink) {
-        // Docker's records keep their ANSI codes until joined: a split may cut one in two.
+        // Records keep their ANSI codes until joined: a split may cut one in two.
         if memchr::memchr(0x1b, &p.text).is_some() {
             let mut clean = std::mem::take(&mut self.joined);
             clean.clear();
