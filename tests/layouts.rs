@@ -308,6 +308,46 @@ fn regression_an_ansi_code_cut_by_a_cri_split_is_removed_whole() {
     assert_eq!(e["match"]["captures"]["actor_id"], "17", "{e}");
 }
 
+/// Regression: a stream's `P` record between the lines of the other stream's event was copied
+/// into that event (its lines were a range of the block, which grew over the record).
+#[test]
+fn regression_a_partial_record_of_one_stream_is_not_part_of_the_other_streams_event() {
+    let fx = fixture();
+    let input = lines(&[
+        "2026-03-02T08:00:30.1Z stderr F 2026-03-02T08:00:30.0Z  WARN x: barrier collection failed for actor 9",
+        "2026-03-02T08:00:30.1Z stdout P 2026-03-02T08:00:30.0Z  INFO y: a long li",
+        "2026-03-02T08:00:30.12Z stderr F   at foo.rs:1",
+        "2026-03-02T08:00:30.1Z stderr F   at bar.rs:2",
+        "2026-03-02T08:00:30.1Z stdout F ne ends here",
+    ]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    let e = one_match(&evs, "t-split");
+    let want = "2026-03-02T08:00:30.0Z  WARN x: barrier collection failed for actor 9\n  at foo.rs:1\n  at bar.rs:2";
+    assert_eq!(e["message"], want);
+    assert_eq!(evs[1]["message"], "2026-03-02T08:00:30.0Z  INFO y: a long line ends here");
+}
+
+/// Regression: the annotator kept a stream state of its own (a stern prefix seen, `kubectl
+/// --timestamps` seen), learnt only from the events it annotated, so an event read differently
+/// with `--all` than without: here the JSON line that shows stern's prefix is not written
+/// without `--all`, and the line after it kept its prefix as text. Lines are now read once, by
+/// framing, which sees every line it frames.
+#[test]
+fn regression_an_event_reads_the_same_with_and_without_all() {
+    let fx = fixture();
+    let input = lines(&[
+        r#"rw-meta-0 meta {"timestamp":"2026-03-02T08:00:29.1Z","level":"INFO","fields":{"message":"started"},"target":"risingwave_meta"}"#,
+        "rw-meta-0 meta barrier collection failed for actor 6",
+    ]);
+    for args in [&[][..], &["--all"][..]] {
+        let evs = ok_events(&fx.run(args, input.as_bytes()));
+        let e = one_match(&evs, "t-split");
+        assert_eq!(e["message"], "barrier collection failed for actor 6", "{args:?}: {e}");
+        assert_eq!(e["log"]["kubernetes"]["pod"], "rw-meta-0", "{args:?}: {e}");
+    }
+}
+
 #[test]
 fn cri_file_name_gives_pod_namespace_and_container() {
     let fx = fixture();

@@ -549,8 +549,15 @@ impl<'m> Framer<'m> {
             if *partial || self.cri_partial[stream].is_some() {
                 // The record as read, ANSI codes and all: the runtime split the line without
                 // regard to them, so a code may be cut in two, and they are removed once the line
-                // is joined. The prefixes hold none, so their ranges are the same in `raw`.
-                self.join_record(block, raw, &prefix, *partial, line_no, offset, truncated, sink);
+                // is joined. A runtime's prefixes hold none, so their ranges are the same in
+                // `raw`; a line with a code among them (not a runtime's) is joined cleaned.
+                if ansi && memchr::memchr(0x1b, &raw[..prefix.content.min(raw.len())]).is_some() {
+                    let clean = std::mem::take(&mut self.clean);
+                    self.join_record(block, &clean, &prefix, *partial, line_no, offset, truncated, sink);
+                    self.clean = clean;
+                } else {
+                    self.join_record(block, raw, &prefix, *partial, line_no, offset, truncated, sink);
+                }
                 return;
             }
         }
@@ -576,8 +583,15 @@ impl<'m> Framer<'m> {
         truncated: bool,
         sink: &mut dyn EventSink,
     ) {
-        let Some((stream_name, _)) = &prefix.cri else { return };
+        let Some((stream_name, _)) = &prefix.cri else {
+            debug_assert!(false, "only CRI records are joined");
+            return;
+        };
         let stream = usize::from(&record[stream_name.clone()] == b"stderr");
+        // The open event's lines are a range of the block only while its lines follow one
+        // another: a record kept aside here lies between them (a stream's partial line among the
+        // other stream's lines), so the event is copied out before the range could grow over it.
+        self.materialize(block);
         let content = &record[prefix.content..];
         let max = self.limits.max_line_bytes;
         let spare = &mut self.joined;

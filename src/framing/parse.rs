@@ -167,6 +167,10 @@ pub fn rfc3339_form(ts: &str) -> Option<String> {
         return None;
     }
     let comma = b.get(19) == Some(&b',');
+    if matches!(b.get(19), Some(b'.' | b',')) && !b.get(20).is_some_and(u8::is_ascii_digit) {
+        // `…:52,` has no fraction to write: left as it is.
+        return None;
+    }
     let lower_z = b.last() == Some(&b'z');
     if b[10] == b'T' && !comma && !lower_z {
         return None;
@@ -854,6 +858,7 @@ mod tests {
             ("2015-10-18 18:01:47,978", Some("2015-10-18T18:01:47.978")),
             ("2025-02-11t09:14:52z", Some("2025-02-11T09:14:52Z")),
             ("2025-02-11 09:14:52+08:00", Some("2025-02-11T09:14:52+08:00")),
+            ("2025-02-11 09:14:52,", None),
             // Not a whole timestamp: not touched.
             ("2025-02-11 09:14:52.417 and more", None),
             ("1700000000", None),
