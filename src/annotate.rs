@@ -248,13 +248,7 @@ impl<W: Writer> Annotator<'_, W> {
         for i in 0.. {
             let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |n| from + n);
             let line = &bytes[from..end];
-            let l: &[u8] = if memchr::memchr(0x1b, line).is_some() {
-                tmp.clear();
-                parse::strip_ansi(line, &mut tmp);
-                &tmp
-            } else {
-                line
-            };
+            let l = parse::without_ansi(line, &mut tmp);
             let (content, table_row) = ev.contents.get(i).copied().unwrap_or_else(|| {
                 // Framing reads every line of an event; should the two ever disagree on where
                 // the lines are, the line is read here rather than cut at a wrong offset.

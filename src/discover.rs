@@ -156,12 +156,7 @@ impl Writer for Collector {
             // A line copied from a terminal without its colour codes: they are how it was shown,
             // not what it says, and a report printed to a terminal would take them as its own.
             let mut plain = Vec::new();
-            let first = if memchr::memchr(0x1b, first).is_some() {
-                framing::parse::strip_ansi(first, &mut plain);
-                &plain[..]
-            } else {
-                first
-            };
+            let first = framing::parse::without_ansi(first, &mut plain);
             let cut = &first[..first.len().min(EXAMPLE_BYTES)];
             r.examples.push(crate::event::text(cut).into_owned());
         }

@@ -536,8 +536,7 @@ impl<'m> Framer<'m> {
             if parse::docker_record(&cleaned[prefix.content..], &mut record) {
                 let (mut p, _) = parse::classify(&record, &mut self.state);
                 p.docker = true;
-                let partial = p.cri.as_ref().is_some_and(|c| c.1);
-                self.join_record(block, &record, &p, partial, line_no, offset, truncated, sink);
+                self.join_record(block, &record, &p, line_no, offset, truncated, sink);
                 self.docker = record;
                 return;
             }
@@ -553,10 +552,10 @@ impl<'m> Framer<'m> {
                 // `raw`; a line with a code among them (not a runtime's) is joined cleaned.
                 if ansi && memchr::memchr(0x1b, &raw[..prefix.content.min(raw.len())]).is_some() {
                     let clean = std::mem::take(&mut self.clean);
-                    self.join_record(block, &clean, &prefix, *partial, line_no, offset, truncated, sink);
+                    self.join_record(block, &clean, &prefix, line_no, offset, truncated, sink);
                     self.clean = clean;
                 } else {
-                    self.join_record(block, raw, &prefix, *partial, line_no, offset, truncated, sink);
+                    self.join_record(block, raw, &prefix, line_no, offset, truncated, sink);
                 }
                 return;
             }
@@ -570,20 +569,19 @@ impl<'m> Framer<'m> {
     }
 
     /// Add a CRI record (`record`, its prefixes `prefix`) to the partial line of its stream;
-    /// a record that is not `partial` completes the line, which is then framed.
+    /// a record that is not partial (`F`) completes the line, which is then framed.
     #[allow(clippy::too_many_arguments)]
     fn join_record(
         &mut self,
         block: &[u8],
         record: &[u8],
         prefix: &parse::Prefix,
-        partial: bool,
         line_no: u64,
         offset: u64,
         truncated: bool,
         sink: &mut dyn EventSink,
     ) {
-        let Some((stream_name, _)) = &prefix.cri else {
+        let Some((stream_name, partial)) = &prefix.cri else {
             debug_assert!(false, "only CRI records are joined");
             return;
         };
@@ -612,7 +610,7 @@ impl<'m> Framer<'m> {
         entry.text.extend_from_slice(&content[..content.len().min(room)]);
         entry.records += 1;
         entry.truncated |= truncated || content.len() > room;
-        if !partial {
+        if !*partial {
             let p = self.cri_partial[stream].take().expect("just filled");
             self.materialize(block);
             self.logical_line(p, sink);
@@ -760,12 +758,7 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
         // Every Docker json-file record is a JSON line: it is the record's text that may start
         // an event (a `Caused by:` record continues the one above).
         if parse::docker_record(line, &mut record) {
-            line = &record;
-            if memchr::memchr(0x1b, line).is_some() {
-                clean.clear();
-                parse::strip_ansi(line, &mut clean);
-                line = &clean;
-            }
+            line = parse::without_ansi(&record, &mut clean);
         }
         let (_, header) = parse::classify(line, &mut StreamState::default());
         if header != Header::None {

@@ -518,6 +518,17 @@ pub fn trim_table_row(content: &[u8]) -> &[u8] {
     }
 }
 
+/// `line` without its ANSI codes: `line` itself when it has none, else its text stripped into
+/// `buf`.
+pub fn without_ansi<'a>(line: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
+    if memchr::memchr(0x1b, line).is_none() {
+        return line;
+    }
+    buf.clear();
+    strip_ansi(line, buf);
+    buf
+}
+
 /// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`.
 pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
