@@ -207,6 +207,54 @@ pub fn pattern_of(template: &str) -> String {
     parts.join("(.+?)")
 }
 
+/// The template with the blanks its lines had. The tokenizer joins a template's tokens with one
+/// blank, so a pattern made from it would miss lines with two (PostgreSQL's `HINT:  Perhaps …`)
+/// or a tab between constant words. Each constant part is written as it stands in the first
+/// example that matches the template with any run of blanks between its words; without such an
+/// example (one cut short, a JSON line whose escapes the template does not have), the template
+/// is kept as it is. Beside a variable a run of blanks keeps one, the one next to the word: the
+/// rest may be the value's padding (`partition  14`, `partition 114`), which the variable's lazy
+/// group takes in.
+pub fn as_seen(template: &str, examples: &[String]) -> String {
+    let var = std::str::from_utf8(VAR).expect("ASCII");
+    if !template.contains(' ') {
+        return template.to_owned();
+    }
+    let parts: Vec<&str> = template.split(var).collect();
+    let loose: Vec<String> = parts
+        .iter()
+        .map(|p| format!("({})", p.split(' ').map(regex::escape).collect::<Vec<_>>().join(r"[ \t]+")))
+        .collect();
+    let Ok(re) = regex::Regex::new(&loose.join(".+?")) else {
+        return template.to_owned();
+    };
+    examples
+        .iter()
+        .find_map(|e| {
+            let c = re.captures(e)?;
+            let last = parts.len() - 1;
+            let seen = (0..=last).map(|i| beside_variables(c.get(i + 1).map_or("", |m| m.as_str()), i > 0, i < last));
+            Some(seen.collect::<Vec<_>>().join(var))
+        })
+        .unwrap_or_else(|| template.to_owned())
+}
+
+/// A constant part as seen, its runs of blanks next to a variable (after one: `after`, before
+/// one: `before`) cut to the blank next to its word.
+fn beside_variables(part: &str, after: bool, before: bool) -> &str {
+    let blank = |c: char| c == ' ' || c == '\t';
+    let core = part.trim_matches(blank);
+    if core.is_empty() {
+        // Only blanks, between two variables.
+        return &part[..part.len().min(1)];
+    }
+    let lead = part.len() - part.trim_start_matches(blank).len();
+    let trail = part.len() - part.trim_end_matches(blank).len();
+    let start = if after && lead > 0 { lead - 1 } else { 0 };
+    let end = if before && trail > 0 { part.len() - trail + 1 } else { part.len() };
+    &part[start..end]
+}
+
 /// A template as a catalog `errorMessage`: `{}` for each `<*>`.
 pub fn message_of(template: &str) -> String {
     template.replace("{", "{{").replace("}", "}}").replace(std::str::from_utf8(VAR).expect("ASCII"), "{}")
@@ -246,12 +294,13 @@ pub fn draft(r: &ClusterReport) -> Value {
     let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
+    let seen = as_seen(&r.template, &r.examples);
     json!({
         "record": {
             "id": r.cluster,
             "slug": slug_of(&r.template),
-            "errorMessage": message_of(&r.template),
-            "messagePattern": pattern_of(&r.template),
+            "errorMessage": message_of(&seen),
+            "messagePattern": pattern_of(&seen),
             "severity": severity,
             "tags": tags,
         },
@@ -308,7 +357,33 @@ pub fn text(reports: &[ClusterReport]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{draftable, message_of, pattern_of, slug_of};
+    use super::{as_seen, draftable, message_of, pattern_of, slug_of};
+
+    #[test]
+    fn drafts_keep_the_blanks_their_examples_had() {
+        let cases: &[(&str, &[&str], &str)] = &[
+            ("HINT: Perhaps <*>", &["2026-03-02T08:00:00Z ERROR x: HINT:  Perhaps t.a"], "HINT:  Perhaps <*>"),
+            ("lag on node <*> high", &["lag\ton node 3   high"], "lag\ton node <*> high"),
+            ("a b", &["a b"], "a b"),
+            // The first example that has the template's words.
+            ("a b <*>", &["zz", "a  b 1", "a\tb 2"], "a  b <*>"),
+            // None has them (an example cut short, a JSON line's escapes): the template.
+            ("a b <*>", &["c d e"], "a b <*>"),
+            ("say \"a b\" <*>", &[r#"{"message":"say \"a  b\" 1"}"#], "say \"a b\" <*>"),
+            ("<*>", &["x"], "<*>"),
+            // Beside a variable, one blank: the rest may be its padding.
+            ("<*> (x+) <*>", &["1 (x+)  2"], "<*> (x+) <*>"),
+            ("partition <*> at <*>", &["partition  14 at\t\tx"], "partition <*> at\t<*>"),
+            ("<*> <*> z", &["1\t2  z"], "<*>\t<*> z"),
+        ];
+        for &(t, examples, want) in cases {
+            let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
+            let seen = as_seen(t, &examples);
+            assert_eq!(seen, want, "{t:?}");
+            let re = regex::Regex::new(&pattern_of(&seen)).unwrap();
+            assert!(examples.iter().any(|e| re.is_match(e)) || seen == t, "{t:?}");
+        }
+    }
 
     #[test]
     fn drafts_of_templates() {

@@ -749,6 +749,40 @@ fn drafts_pass_check_and_match_the_lines_they_came_from() {
     assert!(draft_ids.contains(&unknown(e).unwrap().0));
 }
 
+/// A template joins its tokens with one blank; a draft's pattern made from it missed the lines
+/// it came from when they had two blanks or a tab between constant words (PostgreSQL's
+/// `HINT:  Perhaps …`). The draft now has the blanks its examples had.
+#[test]
+fn regression_a_draft_matches_lines_with_two_blanks_or_a_tab_between_its_words() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..6 {
+        input.push_str(&error(i, &format!("HINT:  Perhaps you meant to reference the column \"t{i}.a\" or the table  s{i}   \tnow.")));
+        input.push('\n');
+        input.push_str(&warn(i, &format!("replica lag\ton node {i} above limit")));
+        input.push('\n');
+    }
+    let file = d.write("in.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let drafts = String::from_utf8(out.stdout).unwrap();
+    let recs = events(drafts.as_bytes());
+    assert_eq!(recs.len(), 2, "{drafts}");
+    let hint = recs.iter().find(|r| r["discovered"]["template"].as_str().unwrap().starts_with("HINT:")).unwrap();
+    assert_eq!(hint["record"]["errorMessage"], "HINT:  Perhaps you meant to reference the column {} or the table {}\tnow.");
+    assert_eq!(hint["discovered"]["template"], "HINT: Perhaps you meant to reference the column <*> or the table <*> now.");
+    let drafts_file = d.write("drafts.jsonl", &drafts);
+    let out = run(&["check", "-c", &d.catalog(), "-c", &drafts_file], b"");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 error(s), 0 warning(s)"), "{}", String::from_utf8_lossy(&out.stdout));
+    let draft_ids: Vec<&str> = recs.iter().map(|r| r["record"]["id"].as_str().unwrap()).collect();
+    let evs = d.events(&["-c", &drafts_file, "--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(evs.len(), 12);
+    for e in &evs {
+        assert!(draft_ids.contains(&e["match"]["id"].as_str().unwrap_or("none")), "no draft matched {e}");
+        assert!(unknown(e).is_none(), "still unknown: {e}");
+    }
+}
+
 /// A third-party root cause is logged from dozens of modules: the text report listed every
 /// target on one line, longer than a screen, and a draft's tags were the first five by name.
 /// Now the busiest come first, with their events, and the rest are counted.
