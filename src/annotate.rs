@@ -180,7 +180,10 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         let maybe_unknown = levels.is_on()
             && (levels == Levels::Any
                 || ev.header == Header::Panic
-                || crate::unknown::level_marker(&ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())], levels));
+                || crate::unknown::level_marker(
+                    &ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())],
+                    levels,
+                ));
         // Cheap rejection before any cleaning or parsing: some candidate must have every literal
         // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
         // line-wise, so a literal in it is in the raw bytes too). A panic may name its record by

@@ -757,7 +757,10 @@ fn regression_a_draft_matches_lines_with_two_blanks_or_a_tab_between_its_words()
     let d = Dir::new();
     let mut input = String::new();
     for i in 0..6 {
-        input.push_str(&error(i, &format!("HINT:  Perhaps you meant to reference the column \"t{i}.a\" or the table  s{i}   \tnow.")));
+        input.push_str(&error(
+            i,
+            &format!("HINT:  Perhaps you meant to reference the column \"t{i}.a\" or the table  s{i}   \tnow."),
+        ));
         input.push('\n');
         input.push_str(&warn(i, &format!("replica lag\ton node {i} above limit")));
         input.push('\n');
@@ -769,11 +772,21 @@ fn regression_a_draft_matches_lines_with_two_blanks_or_a_tab_between_its_words()
     let recs = events(drafts.as_bytes());
     assert_eq!(recs.len(), 2, "{drafts}");
     let hint = recs.iter().find(|r| r["discovered"]["template"].as_str().unwrap().starts_with("HINT:")).unwrap();
-    assert_eq!(hint["record"]["errorMessage"], "HINT:  Perhaps you meant to reference the column {} or the table {}\tnow.");
-    assert_eq!(hint["discovered"]["template"], "HINT: Perhaps you meant to reference the column <*> or the table <*> now.");
+    assert_eq!(
+        hint["record"]["errorMessage"],
+        "HINT:  Perhaps you meant to reference the column {} or the table {}\tnow."
+    );
+    assert_eq!(
+        hint["discovered"]["template"],
+        "HINT: Perhaps you meant to reference the column <*> or the table <*> now."
+    );
     let drafts_file = d.write("drafts.jsonl", &drafts);
     let out = run(&["check", "-c", &d.catalog(), "-c", &drafts_file], b"");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("0 error(s), 0 warning(s)"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("0 error(s), 0 warning(s)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let draft_ids: Vec<&str> = recs.iter().map(|r| r["record"]["id"].as_str().unwrap()).collect();
     let evs = d.events(&["-c", &drafts_file, "--unknown", "warn", "--format", "json", &file], "");
     assert_eq!(evs.len(), 12);
