@@ -304,6 +304,7 @@ impl<W: Writer> Annotator<'_, W> {
         // Haystacks: (text, field name), value boundaries.
         let mut hay_texts: Vec<(Vec<u8>, String)> = Vec::new();
         let mut text_line = None;
+        let mut stamped = None;
         self.ends.clear();
         self.starts.clear();
         self.walls.clear();
@@ -316,6 +317,8 @@ impl<W: Writer> Annotator<'_, W> {
                 text_line = parse::parse_text(&text);
             } else if ev.header == Header::Panic {
                 log.format = "panic";
+            } else if ev.header == Header::Stamped {
+                stamped = parse::parse_stamped(&text);
             }
             // Value boundaries only matter to confirmation: an event without hits (written
             // because every event is) skips them.
@@ -449,6 +452,10 @@ impl<W: Writer> Annotator<'_, W> {
             log.target = t.target.as_ref().map(s);
             log.spans = t.spans.iter().map(|(n, f)| (s(n), f.iter().map(|(k, v)| (s(k), s(v))).collect())).collect();
             log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
+        } else if let Some(st) = &stamped {
+            // Another program's line: its time and level word (the line stays the message).
+            timestamp = Some(crate::event::text(&text[st.timestamp.clone()]));
+            log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
         }
         let lb = &self.line_buf;
         let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));
@@ -485,6 +492,7 @@ impl<W: Writer> Annotator<'_, W> {
                 found: &self.scratch.found,
                 covered: &mut self.unknown_covered,
                 pending: self.pending_unknown.as_mut(),
+                plain_start: stamped.as_ref().map_or(0, |st| st.message),
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
         } else {
@@ -612,6 +620,9 @@ struct Clustering<'a> {
     covered: &'a mut Vec<Range<usize>>,
     /// A parallel read's worker: the text is kept for the reader to cluster, not clustered.
     pending: Option<&'a mut PendingUnknowns>,
+    /// Where a plain line's message starts: after another program's date, time and level
+    /// ([`parse::StampedLine`]), else 0.
+    plain_start: usize,
 }
 
 impl Clustering<'_> {
@@ -633,7 +644,17 @@ impl Clustering<'_> {
             return None;
         }
         let warn_or_above = level.is_some_and(|l| !below_warn(l));
-        let (hay, range) = unexplained(self.matcher, self.found, hays, names, tl, text, warn_or_above, self.covered)?;
+        let (hay, range) = unexplained(
+            self.matcher,
+            self.found,
+            hays,
+            names,
+            tl,
+            self.plain_start,
+            text,
+            warn_or_above,
+            self.covered,
+        )?;
         let range = unquoted(hays[hay].text, range);
         let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
         let (cluster, count) = match self.pending {
@@ -716,8 +737,11 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// Of that piece, only its first link is clustered ([`first_link`]): the causes chained after it
 /// vary from one event of the same error to the next. The message of a line without a parsed
 /// header (`structured` false: plain text, not a tracing event) is kept whole, since outside a
-/// Rust error report `: ` is no link separator. `None`: the matches explain the event.
-/// `covered` is a buffer reused from event to event: nothing here allocates once it has grown.
+/// Rust error report `: ` is no link separator; for another program's line that starts with its
+/// date and time, the message starts at `plain_start`, after the time and level (the template
+/// of `2024-01-01 12:00:00,123 WARN [main] …` is not made of the time's digits). `None`: the
+/// matches explain the event. `covered` is a buffer reused from event to event: nothing here
+/// allocates once it has grown.
 #[allow(clippy::too_many_arguments)]
 fn unexplained(
     m: &Matcher,
@@ -725,6 +749,7 @@ fn unexplained(
     hays: &[Hay<'_>],
     names: Option<&[(Vec<u8>, String)]>,
     tl: Option<&parse::TextLine>,
+    plain_start: usize,
     text: &[u8],
     warn_or_above: bool,
     covered: &mut Vec<Range<usize>>,
@@ -781,7 +806,7 @@ fn unexplained(
                 }
             }
         }
-        _ => regions[1] = hays.first().map(|h| (0, 0..h.text.len())),
+        _ => regions[1] = hays.first().map(|h| (0, plain_start.min(h.text.len())..h.text.len())),
     }
     let own = |f: &Found| {
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;

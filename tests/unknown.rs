@@ -1003,3 +1003,61 @@ fn threads_cluster_in_input_order() {
     };
     assert_eq!(summary("1"), summary("2"));
 }
+
+/// Other programs' lines that start with their date and time were plain text: no level, so
+/// `--unknown warn` took none of a Python or log4j log's warnings, no `@timestamp`, and with
+/// `any` templates that began with the time's digits (`<*> <*>:<*>:<*>,<*> WARN [main] …`).
+#[test]
+fn regression_other_programs_levels_and_times_are_read() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..400u32 {
+        let t = format!("2024-01-01 12:{:02}:{:02},{:03}", i / 60 % 60, i % 60, i);
+        let line = match i % 8 {
+            0 => format!("{t} - app.db - WARNING - pool exhausted after {i}s"),
+            1 => format!("{t} WARN  [main] c.e.Store - slow query {i} ms"),
+            2 => format!("{t} - app.db - CRITICAL - database {i} gone"),
+            3 => format!("{t} - app.db - INFO - retried, no ERROR left {i}"),
+            4 => format!("{t} [main] [ERR] c.e.Cache - evicted {i} entries"),
+            5 => format!("{t} - app.db - FATAL - shutting down {i}"),
+            _ => format!("{t} INFO  [main] c.e.Store - served request {i}"),
+        };
+        input.push_str(&line);
+        input.push('\n');
+    }
+    let file = d.write("app.log", &input);
+    let kinds = |evs: &[Value]| -> std::collections::BTreeMap<String, (String, usize)> {
+        let mut m = std::collections::BTreeMap::new();
+        for e in evs.iter().filter(|e| e.get("unknown").is_some()) {
+            let k = m.entry(e["unknown"]["template"].as_str().unwrap().to_owned()).or_insert((String::new(), 0));
+            k.0 = e["log"]["level"].as_str().unwrap_or("-").to_owned();
+            k.1 += 1;
+        }
+        m
+    };
+    let warn = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    let want: std::collections::BTreeMap<String, (String, usize)> = [
+        ("pool exhausted after <*>", "WARNING"),
+        ("[main] c.e.Store - slow query <*> ms", "WARN"),
+        ("database <*> gone", "CRITICAL"),
+        ("c.e.Cache - evicted <*> entries", "ERR"),
+    ]
+    .iter()
+    .map(|(t, l)| (t.to_string(), (l.to_string(), 50)))
+    .collect();
+    assert_eq!(kinds(&warn), want);
+    assert_eq!(warn.len(), 200, "nothing else is written");
+    let e = warn.iter().find(|e| e["source"]["line"] == 1).unwrap();
+    assert_eq!(e["@timestamp"], "2024-01-01T12:00:00.000");
+    assert_eq!(e["message"], "2024-01-01 12:00:00,000 - app.db - WARNING - pool exhausted after 0s");
+    // The same clusters when every event is framed and written.
+    let all = d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "");
+    assert_eq!(all.len(), 400);
+    assert_eq!(kinds(&all), want);
+    let error = d.events(&["--unknown", "error", "--format", "json", &file], "");
+    assert_eq!(kinds(&error).keys().collect::<Vec<_>>(), ["c.e.Cache - evicted <*> entries", "database <*> gone"]);
+    // `FATAL` has no `R` for framing to find it by: written with its level, clustered by `any`.
+    let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
+    assert_eq!(kinds(&any)["shutting down <*>"], ("FATAL".to_owned(), 50));
+    assert_eq!(kinds(&any)["[main] c.e.Store - served request <*>"], ("INFO".to_owned(), 100));
+}

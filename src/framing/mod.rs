@@ -807,8 +807,12 @@ fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Level
             b'{' if json_line_start(block, i) => return false,
             b'{' => false,
             _ if i < done => false,
-            // The `R` of `WARN`, or the first of `ERROR`.
-            _ => (i >= 2 && block[i - 2..].starts_with(b"WARN")) || (i > 0 && block[i - 1..].starts_with(b"ERROR")),
+            // The `R` of `WARN` (`WARNING`), or the first of `ERR` (`ERROR`) or `CRIT`
+            // (`CRITICAL`): every level word `level_marker` takes has one of them.
+            _ => {
+                (i >= 2 && block[i - 2..].starts_with(b"WARN"))
+                    || (i > 0 && (block[i - 1..].starts_with(b"ERR") || block[i - 1..].starts_with(b"CRIT")))
+            }
         };
         if !word {
             continue;
@@ -976,6 +980,8 @@ ERROR at the start\n\
             "2026-03-02T08:00:00.1Z  INFO a: ERROR ", "2026-03-02T08:00:00.1Z  INFO a: thread 'x'",
             "thread 'x' panicked at src/a.rs:1:2:", "[pod/a/b] thread 'x' panicked at src/a.rs:1:2:", "thread 'x' has overflowed", "[pod/a/b] 2026-03-02T08:00:00Z  WARN x",
             "x WARN y", "WARN x", " ERROR", "RROR", "W", "", "   at src/x.rs", "ERRORWARN thread '",
+            "2024-01-01 12:00:00,123 - root - WARNING - x", "2024-01-01 12:00:00 [WARN] y", "t\tCRITICAL:\tz",
+            "a\tERR\tb", "x (CRIT) y", "2024-01-01 12:00:00 FATAL x", "2024-01-01 12:00:00 Warning x", "WARNINGS x",
         ]), 0..12), error_only in proptest::bool::ANY) {
             let block = lines.join("\n");
             let levels = if error_only { Levels::Error } else { Levels::Warn };

@@ -549,6 +549,88 @@ pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&line[i..]);
 }
 
+/// A line of another program's log that starts with its date and time ([`Header::Stamped`]):
+/// ranges into the line's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StampedLine {
+    /// The date and time, without a comma that ends it (`2016-09-28 04:30:30,`).
+    pub timestamp: Range<usize>,
+    /// The level word among the first [`STAMPED_LEVEL_WORDS`] words after the time, without its
+    /// brackets (`[WARN]`) or colon (`WARNING:`).
+    pub level: Option<Range<usize>>,
+    /// Where what the line says starts: after the level and a separator that follows it (`-`,
+    /// `|`, `:`), else after the time.
+    pub message: usize,
+}
+
+/// Words after the time that a level is looked for in, separators (`-`, `|`, `:`) not counted:
+/// log4j and ZooKeeper print it first (`… WARN  [main] c.e.Foo - …`, `… - INFO  [QuorumPeer…] -
+/// …`), logback's `[%thread] %-5level` and Python's `%(asctime)s - %(name)s - %(levelname)s -
+/// %(message)s` second. Further in, a level word is the message's own.
+pub const STAMPED_LEVEL_WORDS: usize = 3;
+
+/// Read a [`Header::Stamped`] line: its time, its level when one of the first words is a level
+/// word (log4j, logback, Python's `logging`, ZooKeeper, Windows' CBS log), and where its message
+/// starts. A level word is upper case or capitalised (`WARN`, `Warning`), or in brackets in any
+/// case (`[warn]`): a lower-case word alone may be the message's (`… connection error from …`).
+/// `None` when `c` does not start with a date and time and a blank.
+pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
+    let t = loose_timestamp_len(c)?;
+    if !matches!(c.get(t), None | Some(b' ' | b'\t')) {
+        return None;
+    }
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let skip = |i: usize| c[i..].iter().position(|b| !blank(b)).map_or(c.len(), |n| i + n);
+    let word_end = |i: usize| c[i..].iter().position(blank).map_or(c.len(), |n| i + n);
+    let timestamp = 0..if c[t - 1] == b',' { t - 1 } else { t };
+    let first = skip(t);
+    let mut i = first;
+    let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
+    let mut words = 0;
+    while words < STAMPED_LEVEL_WORDS && i < c.len() {
+        let end = word_end(i);
+        if separator(&c[i..end]) {
+            i = skip(end);
+            continue;
+        }
+        words += 1;
+        let mut w = i..end;
+        while w.start < w.end && matches!(c[w.start], b'[' | b'<' | b'(') {
+            w.start += 1;
+        }
+        let bracketed = w.start > i;
+        while w.end > w.start && matches!(c[w.end - 1], b']' | b'>' | b')' | b':' | b',') {
+            w.end -= 1;
+        }
+        if level_word(&c[w.clone()], bracketed) {
+            let mut message = skip(end);
+            let sep = word_end(message);
+            if sep > message && separator(&c[message..sep]) {
+                message = skip(sep);
+            }
+            return Some(StampedLine { timestamp, level: Some(w), message });
+        }
+        i = skip(end);
+    }
+    Some(StampedLine { timestamp, level: None, message: first })
+}
+
+/// A level word as other programs print them: upper case, capitalised (Windows' `Info`), or in
+/// any case when `bracketed` (`[warn]`).
+fn level_word(w: &[u8], bracketed: bool) -> bool {
+    const WORDS: [&[u8]; 11] =
+        [b"TRACE", b"DEBUG", b"INFO", b"NOTICE", b"WARN", b"WARNING", b"ERROR", b"ERR", b"FATAL", b"CRIT", b"CRITICAL"];
+    WORDS.iter().any(|l| {
+        w.len() == l.len()
+            && if bracketed {
+                w.eq_ignore_ascii_case(l)
+            } else {
+                w[0] == l[0]
+                    && (w[1..] == l[1..] || w[1..].iter().zip(&l[1..]).all(|(a, b)| *a == b.to_ascii_lowercase()))
+            }
+    })
+}
+
 /// A parsed RisingWave text line (ranges into the line's content).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TextLine {
@@ -987,6 +1069,76 @@ mod tests {
         let dc = "risingwave-standalone  | 2024-08-12T06:11:40.706343935Z  INFO main risingwave_rt::panic_hook: x";
         assert_eq!(st(dc).1, Header::RisingWave);
         // Other programs' lines that start with a date and time.
+        let stamped: &[(&str, &str, Option<&str>, &str)] = &[
+            (
+                "2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.Foo: started",
+                "2015-10-18 18:01:47,978",
+                Some("INFO"),
+                "[main] org.apache.hadoop.Foo: started",
+            ),
+            (
+                "2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow",
+                "2024-01-01 12:00:00.123",
+                Some("WARN"),
+                "[main] c.e.Foo - slow",
+            ),
+            (
+                "2024-01-01 12:00:00,123 - root - WARNING - disk full",
+                "2024-01-01 12:00:00,123",
+                Some("WARNING"),
+                "disk full",
+            ),
+            (
+                "2024-01-01 12:00:00.123 [main] ERROR c.e.Foo - failed",
+                "2024-01-01 12:00:00.123",
+                Some("ERROR"),
+                "c.e.Foo - failed",
+            ),
+            (
+                "2015-07-29 17:41:44,747 - INFO  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:FastLeaderElection@774] - Notification time out: 3200",
+                "2015-07-29 17:41:44,747",
+                Some("INFO"),
+                "[QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:FastLeaderElection@774] - Notification time out: 3200",
+            ),
+            (
+                "2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack",
+                "2016-09-28 04:30:30",
+                Some("Info"),
+                "CBS    Loaded Servicing Stack",
+            ),
+            (
+                "2024-01-01T12:00:00.123+01:00 INFO 1 --- [main] c.e.App : Started",
+                "2024-01-01T12:00:00.123+01:00",
+                Some("INFO"),
+                "1 --- [main] c.e.App : Started",
+            ),
+            (
+                "2024-01-01 12:00:00 [warn] 123#0: upstream slow",
+                "2024-01-01 12:00:00",
+                Some("warn"),
+                "123#0: upstream slow",
+            ),
+            ("2024-01-01 12:00:00\tCRITICAL:\tdisk gone", "2024-01-01 12:00:00", Some("CRITICAL"), "disk gone"),
+            // Lower case and unbracketed, or past the first words: the message's own word.
+            (
+                "2024-01-01 12:00:00 connection error from 10.0.0.1",
+                "2024-01-01 12:00:00",
+                None,
+                "connection error from 10.0.0.1",
+            ),
+            ("2024-01-01 12:00:00 worker 3 says ERROR", "2024-01-01 12:00:00", None, "worker 3 says ERROR"),
+            ("2024-01-01 12:00:00 Errors: 3", "2024-01-01 12:00:00", None, "Errors: 3"),
+            ("2024-01-01 12:00:00", "2024-01-01 12:00:00", None, ""),
+        ];
+        for &(line, ts, level, message) in stamped {
+            let c = line.as_bytes();
+            let st = super::parse_stamped(c).unwrap_or_else(|| panic!("{line:?}"));
+            assert_eq!(&line[st.timestamp.clone()], ts, "{line:?}");
+            assert_eq!(st.level.map(|l| &line[l]), level, "{line:?}");
+            assert_eq!(&line[st.message..], message, "{line:?}");
+        }
+        assert_eq!(super::parse_stamped(b"2024-01-01 12:00:00abc"), None);
+        assert_eq!(super::parse_stamped(b"INFO 2024-01-01 12:00:00"), None);
         for (line, want) in [
             ("2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.Foo: started", Header::Stamped),
             ("2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow", Header::Stamped),

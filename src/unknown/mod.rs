@@ -140,14 +140,28 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
             Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false))
         });
     }
-    // Anywhere else in the window, a level word between blanks, or between ANSI codes (a line
-    // copied from a terminal: `\x1b[33m WARN\x1b[0m`, `\x1b[31mERROR\x1b[0m`).
-    memchr::memchr2_iter(b'W', b'E', w).any(|i| {
-        i > 0 && (w[i - 1] == b' ' || (w[i - 1] == b'm' && memchr::memchr(0x1b, &w[..i]).is_some())) && {
-            let r = &w[i..];
-            let word = |l: &[u8]| r.starts_with(l) && matches!(r.get(l.len()), Some(b' ' | 0x1b));
-            word(b"ERROR") || (!error_only && word(b"WARN"))
-        }
+    // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
+    // `- WARNING -`, `[WARN]`, zap's `\tERROR\t`, `CRITICAL:`), or between ANSI codes (a line
+    // copied from a terminal: `\x1b[33m WARN\x1b[0m`, `\x1b[31mERROR\x1b[0m`). Only upper-case
+    // words with an `R` in them: framing finds the lines to look at by the `R`s the skim marks
+    // (`level_candidates`), so a `FATAL` or `Warning` would be taken in some blocks and not in
+    // others.
+    memchr::memchr3_iter(b'W', b'E', b'C', w).any(|i| {
+        i > 0
+            && (matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'(')
+                || (w[i - 1] == b'm' && memchr::memchr(0x1b, &w[..i]).is_some()))
+            && {
+                let r = &w[i..];
+                let word = |l: &[u8]| {
+                    r.starts_with(l)
+                        && matches!(r.get(l.len()), Some(b' ' | b'\t' | b']' | b'>' | b')' | b':' | b',' | 0x1b))
+                };
+                word(b"ERROR")
+                    || word(b"ERR")
+                    || word(b"CRITICAL")
+                    || word(b"CRIT")
+                    || (!error_only && (word(b"WARN") || word(b"WARNING")))
+            }
     })
 }
 
@@ -974,7 +988,18 @@ mod tests {
             ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, true),
             ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, false),
             ("[pod/m/m] 2026-03-02T08:00:00.1Z \x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m x: y", Levels::Error, true),
-            ("a lemma WARNING and a storm ERRORS", Levels::Warn, false),
+            ("a lemma WARNINGS and a storm ERRORS", Levels::Warn, false),
+            // Other programs' level words: Python's `WARNING`, `CRITICAL`, bracketed, tabbed
+            ("2024-01-01 12:00:00,123 - root - WARNING - x", Levels::Warn, true),
+            ("2024-01-01 12:00:00,123 - root - WARNING - x", Levels::Error, false),
+            ("2024-01-01 12:00:00,123 - root - CRITICAL - x", Levels::Error, true),
+            ("2024-01-01 12:00:00.123 [main] [WARN] c.e.Foo - x", Levels::Warn, true),
+            ("2024-01-01T12:00:00.000Z\tERROR\tzapcore/x.go:12\tfailed", Levels::Error, true),
+            ("2024-01-01 12:00:00 ERR: x", Levels::Error, true),
+            // Without an upper-case `R`, framing would not find them: not taken
+            ("2024-01-01 12:00:00 FATAL x", Levels::Error, false),
+            ("2024-01-01 12:00:00 Warning x", Levels::Warn, false),
+            ("2024-01-01 12:00:00 [error] x", Levels::Error, false),
             ("plain text without a level", Levels::Warn, false),
             ("plain text without a level", Levels::Any, true),
             ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
