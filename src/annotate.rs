@@ -189,8 +189,8 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         // line-wise, so a literal in it is in the raw bytes too). A panic may name its record by
         // its location alone. Asked only when the answer decides something: an event that will
         // be annotated anyway (`--all` without echo, or one `--unknown` wants) would pay for the
-        // same candidates twice, here and in confirm (0.17 M instructions on 10 MB of the peers
-        // corpus with `--unknown warn`, 4.47 M -> 4.24 M over `off`).
+        // same candidates twice, here and in confirm (on 10 MB of the peers corpus `--unknown warn`
+        // cost 4.47 M instructions over `off` before, 4.24 M after).
         let hopeless = (!all || echo)
             && !maybe_unknown
             && plain_hits
@@ -318,7 +318,8 @@ impl<W: Writer> Annotator<'_, W> {
             } else if ev.header == Header::Panic {
                 log.format = "panic";
             } else if ev.header == Header::Stamped {
-                stamped = parse::parse_stamped(&text);
+                // The first line's words only: a level word on a line below is the message's.
+                stamped = parse::parse_stamped(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
             }
             // Value boundaries only matter to confirmation: an event without hits (written
             // because every event is) skips them.

@@ -207,36 +207,87 @@ pub fn pattern_of(template: &str) -> String {
     parts.join("(.+?)")
 }
 
-/// The template with the blanks its lines had. The tokenizer joins a template's tokens with one
-/// blank, so a pattern made from it would miss lines with two (PostgreSQL's `HINT:  Perhaps …`)
-/// or a tab between constant words. Each constant part is written as it stands in the first
-/// example that matches the template with any run of blanks between its words; without such an
-/// example (one cut short, a JSON line whose escapes the template does not have), the template
-/// is kept as it is. Beside a variable a run of blanks keeps one, the one next to the word: the
-/// rest may be the value's padding (`partition  14`, `partition 114`), which the variable's lazy
-/// group takes in.
-pub fn as_seen(template: &str, examples: &[String]) -> String {
+/// A draft's `errorMessage` and `messagePattern`: the template with the blanks its lines had.
+/// The tokenizer joins a template's tokens with one blank, so a pattern made from it would miss
+/// lines with two (PostgreSQL's `HINT:  Perhaps …`) or a tab between constant words. The
+/// examples that match the template with any run of blanks between its words say how each run
+/// was written: as they all wrote it, or `[ \t]+` in the pattern where they differ (`queue  full`
+/// and `queue full`), so that the draft matches each of them; the message is written as the
+/// first. Without such an example (one cut short, a JSON line whose escapes the template does not
+/// have), the template as it is. Beside a variable a run of blanks keeps one, the one next to the
+/// word: the rest may be the value's padding (`partition  14`, `partition 114`), which the
+/// variable's lazy group takes in.
+pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     let var = std::str::from_utf8(VAR).expect("ASCII");
+    let plain = || (message_of(template), pattern_of(template));
     if !template.contains(' ') {
-        return template.to_owned();
+        return plain();
     }
     let parts: Vec<&str> = template.split(var).collect();
-    let loose: Vec<String> = parts
-        .iter()
-        .map(|p| format!("({})", p.split(' ').map(regex::escape).collect::<Vec<_>>().join(r"[ \t]+")))
-        .collect();
-    let Ok(re) = regex::Regex::new(&loose.join(".+?")) else {
-        return template.to_owned();
+    let loose = |p: &str| p.split(' ').map(regex::escape).collect::<Vec<_>>().join(r"[ \t]+");
+    let Ok(re) = regex::Regex::new(&parts.iter().map(|p| format!("({})", loose(p))).collect::<Vec<_>>().join(".+?"))
+    else {
+        return plain();
     };
-    examples
+    let last = parts.len() - 1;
+    // Each matching example's parts, as runs of blanks and of other characters.
+    let seen: Vec<Vec<Vec<&str>>> = examples
         .iter()
-        .find_map(|e| {
+        .filter_map(|e| {
             let c = re.captures(e)?;
-            let last = parts.len() - 1;
-            let seen = (0..=last).map(|i| beside_variables(c.get(i + 1).map_or("", |m| m.as_str()), i > 0, i < last));
-            Some(seen.collect::<Vec<_>>().join(var))
+            Some(
+                (0..=last)
+                    .map(|i| runs(beside_variables(c.get(i + 1).map_or("", |m| m.as_str()), i > 0, i < last)))
+                    .collect(),
+            )
         })
-        .unwrap_or_else(|| template.to_owned())
+        .collect();
+    let Some(first) = seen.first() else {
+        return plain();
+    };
+    let message = message_of(&first.iter().map(|p| p.concat()).collect::<Vec<_>>().join(var));
+    let pattern = (0..=last)
+        .map(|i| {
+            let versions: Vec<&Vec<&str>> = seen.iter().map(|s| &s[i]).collect();
+            if versions.iter().any(|v| v.len() != first[i].len()) {
+                return loose(parts[i]);
+            }
+            (0..first[i].len())
+                .map(|j| {
+                    let run = first[i][j];
+                    if versions.iter().all(|v| v[j] == run) {
+                        regex::escape(run)
+                    } else if run.starts_with([' ', '\t']) {
+                        r"[ \t]+".to_owned()
+                    } else {
+                        // The words are the template's in every example: only blanks differ.
+                        regex::escape(run)
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("(.+?)");
+    (message, pattern)
+}
+
+/// `s` as its runs of blanks and of other characters, in order.
+fn runs(s: &str) -> Vec<&str> {
+    let blank = |c: char| c == ' ' || c == '\t';
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev = None;
+    for (i, c) in s.char_indices() {
+        if prev.is_some_and(|p| p != blank(c)) {
+            out.push(&s[start..i]);
+            start = i;
+        }
+        prev = Some(blank(c));
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
 }
 
 /// A constant part as seen, its runs of blanks next to a variable (after one: `after`, before
@@ -294,13 +345,13 @@ pub fn draft(r: &ClusterReport) -> Value {
     let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
-    let seen = as_seen(&r.template, &r.examples);
+    let (message, pattern) = draft_forms(&r.template, &r.examples);
     json!({
         "record": {
             "id": r.cluster,
             "slug": slug_of(&r.template),
-            "errorMessage": message_of(&seen),
-            "messagePattern": pattern_of(&seen),
+            "errorMessage": message,
+            "messagePattern": pattern,
             "severity": severity,
             "tags": tags,
         },
@@ -357,31 +408,48 @@ pub fn text(reports: &[ClusterReport]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{as_seen, draftable, message_of, pattern_of, slug_of};
+    use super::{draft_forms, draftable, message_of, pattern_of, slug_of};
 
     #[test]
     fn drafts_keep_the_blanks_their_examples_had() {
-        let cases: &[(&str, &[&str], &str)] = &[
-            ("HINT: Perhaps <*>", &["2026-03-02T08:00:00Z ERROR x: HINT:  Perhaps t.a"], "HINT:  Perhaps <*>"),
-            ("lag on node <*> high", &["lag\ton node 3   high"], "lag\ton node <*> high"),
-            ("a b", &["a b"], "a b"),
-            // The first example that has the template's words.
-            ("a b <*>", &["zz", "a  b 1", "a\tb 2"], "a  b <*>"),
+        // (template, examples, errorMessage, messagePattern)
+        let cases: &[(&str, &[&str], &str, &str)] = &[
+            (
+                "HINT: Perhaps <*>",
+                &["2026-03-02T08:00:00Z ERROR x: HINT:  Perhaps t.a"],
+                "HINT:  Perhaps {}",
+                "HINT:  Perhaps (.+?)",
+            ),
+            ("lag on node <*> high", &["lag\ton node 3   high"], "lag\ton node {} high", "lag\ton node (.+?) high"),
+            ("a b", &["a b"], "a b", "a b"),
+            // The first example that has the template's words writes the message.
+            ("a b <*>", &["zz", "a  b 1", "a  b 2"], "a  b {}", "a  b (.+?)"),
+            // Examples that differ: any run of blanks there, the rest as written.
+            (
+                "queue full on node <*>",
+                &["queue  full on node 1", "queue full on node 2", "queue\tfull on node 3"],
+                "queue  full on node {}",
+                r"queue[ \t]+full on node (.+?)",
+            ),
             // None has them (an example cut short, a JSON line's escapes): the template.
-            ("a b <*>", &["c d e"], "a b <*>"),
-            ("say \"a b\" <*>", &[r#"{"message":"say \"a  b\" 1"}"#], "say \"a b\" <*>"),
-            ("<*>", &["x"], "<*>"),
+            ("a b <*>", &["c d e"], "a b {}", "a b (.+?)"),
+            ("say \"a b\" <*>", &[r#"{"message":"say \"a  b\" 1"}"#], "say \"a b\" {}", "say \"a b\" (.+?)"),
+            ("<*>", &["x"], "{}", "(.+?)"),
             // Beside a variable, one blank: the rest may be its padding.
-            ("<*> (x+) <*>", &["1 (x+)  2"], "<*> (x+) <*>"),
-            ("partition <*> at <*>", &["partition  14 at\t\tx"], "partition <*> at\t<*>"),
-            ("<*> <*> z", &["1\t2  z"], "<*>\t<*> z"),
+            ("<*> (x+) <*>", &["1 (x+)  2"], "{} (x+) {}", r"(.+?) \(x\+\) (.+?)"),
+            ("partition <*> at <*>", &["partition  14 at\t\tx"], "partition {} at\t{}", "partition (.+?) at\t(.+?)"),
+            ("<*> <*> z", &["1\t2  z"], "{}\t{} z", "(.+?)\t(.+?) z"),
         ];
-        for &(t, examples, want) in cases {
+        for &(t, examples, message, pattern) in cases {
             let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
-            let seen = as_seen(t, &examples);
-            assert_eq!(seen, want, "{t:?}");
-            let re = regex::Regex::new(&pattern_of(&seen)).unwrap();
-            assert!(examples.iter().any(|e| re.is_match(e)) || seen == t, "{t:?}");
+            assert_eq!(draft_forms(t, &examples), (message.to_owned(), pattern.to_owned()), "{t:?}");
+            // The pattern matches every example that has the template's words.
+            let re = regex::Regex::new(pattern).unwrap();
+            let words: Vec<&str> = t.split_whitespace().filter(|w| !w.contains("<*>")).collect();
+            for e in &examples {
+                let has_words = words.iter().all(|w| e.contains(w)) && !e.contains('\\');
+                assert_eq!(re.is_match(e), has_words, "{t:?} on {e:?}");
+            }
         }
     }
 

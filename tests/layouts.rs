@@ -693,15 +693,16 @@ fn regression_a_foreign_error_line_does_not_swallow_the_lines_after_it() {
         assert_eq!(spans, [(1, 3), (4, 1), (5, 1), (6, 1), (7, 1)], "{args:?}: {evs:#?}");
         assert_eq!(at_line(&evs, 5)["log"]["format"], "plain", "{args:?}");
     }
-    // `--unknown warn` takes the ERROR lines (read as RisingWave text), not the WARN line,
-    // whose level annotail does not read (README.md, "Unknown errors").
+    // `--unknown warn` takes the ERROR lines (read as RisingWave text) and the WARN line, whose
+    // level is read after its date and time (README.md, "Unknown errors").
     let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
     let spans: Vec<(u64, u64)> = evs.iter().map(|e| (src_line(e), src_lines(e))).collect();
-    assert_eq!(spans, [(1, 3), (7, 1)], "{evs:#?}");
-    assert!(
-        evs.iter().all(|e| e["unknown"]["template"].as_str().is_some_and(|t| t.contains("Error starting MRAppMaster"))),
-        "{evs:#?}"
-    );
+    assert_eq!(spans, [(1, 3), (5, 1), (7, 1)], "{evs:#?}");
+    let templates: Vec<&str> = evs.iter().map(|e| e["unknown"]["template"].as_str().unwrap()).collect();
+    assert!(templates[0].contains("Error starting MRAppMaster") && templates[2] == templates[0], "{evs:#?}");
+    assert_eq!(templates[1], "[main] org.apache.hadoop.ipc.Client: Retrying connect to server");
+    assert_eq!(at_line(&evs, 5)["log"]["level"], "WARN");
+    assert_eq!(at_line(&evs, 5)["@timestamp"], "2015-10-18T18:01:48.002");
     // The same lines among RisingWave's are framed the same way by a sparse read (`off` frames
     // only around hits, from the nearest line that starts an event).
     let known = "duplicate key value violates unique constraint users_pkey";

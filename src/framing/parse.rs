@@ -340,7 +340,9 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         let after = &line[i + t..];
         let sep = if after.starts_with(b" | ") {
             3
-        } else if after.first() == Some(&b'\t') {
+        } else if after.first() == Some(&b'\t') && !level_word_at(&after[1..]) {
+            // Not before a level word: zap's console lines (`<time>\tERROR\t<caller>\t…`) and
+            // Python's tab-separated ones are the program's own time, a `Stamped` line.
             1
         } else {
             0
@@ -556,7 +558,8 @@ pub struct StampedLine {
     /// The date and time, without a comma that ends it (`2016-09-28 04:30:30,`).
     pub timestamp: Range<usize>,
     /// The level word among the first [`STAMPED_LEVEL_WORDS`] words after the time, without its
-    /// brackets (`[WARN]`) or colon (`WARNING:`).
+    /// brackets (`[WARN]`) or colon (`WARNING:`), within the first
+    /// [`LEVEL_WINDOW`](crate::unknown::LEVEL_WINDOW) bytes.
     pub level: Option<Range<usize>>,
     /// Where what the line says starts: after the level and a separator that follows it (`-`,
     /// `|`, `:`), else after the time.
@@ -594,15 +597,10 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             continue;
         }
         words += 1;
-        let mut w = i..end;
-        while w.start < w.end && matches!(c[w.start], b'[' | b'<' | b'(') {
-            w.start += 1;
-        }
-        let bracketed = w.start > i;
-        while w.end > w.start && matches!(c[w.end - 1], b']' | b'>' | b')' | b':' | b',') {
-            w.end -= 1;
-        }
-        if level_word(&c[w.clone()], bracketed) {
+        // Within the bytes `--unknown warn` looks at for a level: a level word it cannot see
+        // would be `log.level` of an event it does not take.
+        if let Some(w) = level_in(&c[i..end]).filter(|w| i + w.end < crate::unknown::LEVEL_WINDOW) {
+            let w = i + w.start..i + w.end;
             let mut message = skip(end);
             let sep = word_end(message);
             if sep > message && separator(&c[message..sep]) {
@@ -613,6 +611,25 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         i = skip(end);
     }
     Some(StampedLine { timestamp, level: None, message: first })
+}
+
+/// Does `s` start with a level word ([`level_in`]) and then a blank, a tab or its end?
+fn level_word_at(s: &[u8]) -> bool {
+    level_in(&s[..s.iter().position(|b| *b == b' ' || *b == b'\t').unwrap_or(s.len())]).is_some()
+}
+
+/// The level word that the word `w` is, without the brackets around it or a colon or comma
+/// after it (`[WARN]`, `CRITICAL:`): its range in `w`.
+fn level_in(w: &[u8]) -> Option<Range<usize>> {
+    let mut r = 0..w.len();
+    while r.start < r.end && matches!(w[r.start], b'[' | b'<' | b'(') {
+        r.start += 1;
+    }
+    let bracketed = r.start > 0;
+    while r.end > r.start && matches!(w[r.end - 1], b']' | b'>' | b')' | b':' | b',') {
+        r.end -= 1;
+    }
+    (r.start < r.end && level_word(&w[r.clone()], bracketed)).then_some(r)
 }
 
 /// A level word as other programs print them: upper case, capitalised (Windows' `Info`), or in
@@ -1137,6 +1154,9 @@ mod tests {
             assert_eq!(st.level.map(|l| &line[l]), level, "{line:?}");
             assert_eq!(&line[st.message..], message, "{line:?}");
         }
+        // Past the bytes the level look reads: no level.
+        let far = format!("2024-01-01 12:00:00.123 [{}1] WARN c.e.Foo - slow", "pool-1-thread-".repeat(11));
+        assert_eq!(super::parse_stamped(far.as_bytes()).unwrap().level, None);
         assert_eq!(super::parse_stamped(b"2024-01-01 12:00:00abc"), None);
         assert_eq!(super::parse_stamped(b"INFO 2024-01-01 12:00:00"), None);
         for (line, want) in [
@@ -1145,6 +1165,10 @@ mod tests {
             ("2024-01-01T12:00:00.123+01:00 INFO 1 --- [main] c.e.App : Started", Header::Stamped),
             ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack", Header::Stamped),
             ("2024-01-01 12:00:00", Header::Stamped),
+            // A tab after the time, then a level word: the program's own time (zap, Python), not
+            // a log viewer's before the line.
+            ("2024-01-01T12:00:00.000Z\tERROR\tzapcore/x.go:12\tfailed", Header::Stamped),
+            ("2024-01-01 12:00:00\tCRITICAL:\tdisk gone", Header::Stamped),
             // Its `ERROR` fills RisingWave's five-letter level column: a header as before.
             ("2015-10-18 18:01:47,978 ERROR [main] org.apache.hadoop.Foo: failed", Header::RisingWave),
             // Not a time that ends its token, or no time at all.

@@ -37,9 +37,9 @@ pub enum Levels {
     /// None: unexplained events are not written (unless `--all`).
     #[default]
     Off,
-    /// ERROR (and FATAL, CRITICAL, panics).
+    /// ERROR (and ERR, CRITICAL, a JSON line's FATAL, panics).
     Error,
-    /// WARN and ERROR (and FATAL, CRITICAL, panics).
+    /// WARN and ERROR (WARNING, ERR, CRITICAL, a JSON line's FATAL, panics).
     Warn,
     /// Every event, with a level or not (logs that are not RisingWave's).
     Any,
@@ -65,7 +65,7 @@ impl Levels {
 
 /// How far into a line its level is looked for: past a `kubectl --prefix` and `--timestamps`
 /// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
-const LEVEL_WINDOW: usize = 160;
+pub const LEVEL_WINDOW: usize = 160;
 
 /// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and a
 /// `--timestamps` token (ending in `Z` or a digit), or in a CRI record (`<time> stderr F {…`)? A
@@ -98,9 +98,10 @@ pub fn json_shaped(line: &[u8]) -> bool {
 }
 
 /// Might this line start an event at a level `levels` wants? A cheap look at the raw bytes (a
-/// text header's ` WARN `/` ERROR `, a JSON line's `"level":"…"`, a panic), run with `--unknown
-/// warn|error` on every line of a block with JSON lines and on the lines that hold `WARN` or
-/// `ERROR` otherwise (a panic's first line is framed for the prefilter's panic key), so that
+/// text header's ` WARN `/` ERROR `, another program's `[WARN]`, `WARNING`, `ERR`, `CRITICAL`, a
+/// JSON line's `"level":"…"`, a panic), run with `--unknown warn|error` on every line of a block
+/// with JSON lines and on the lines that hold `WARN`, `ERR` or `CRIT` otherwise (a panic's first
+/// line is framed for the prefilter's panic key), so that
 /// lines without a catalog literal need not be framed: it
 /// may say yes wrongly (the event's parsed level decides), never no for a header at such a
 /// level.
