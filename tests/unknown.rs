@@ -1054,6 +1054,11 @@ fn regression_other_programs_levels_and_times_are_read() {
     let all = d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "");
     assert_eq!(all.len(), 400);
     assert_eq!(kinds(&all), want);
+    // And behind `kubectl logs --timestamps`, each line with its own time.
+    let behind: String = input.lines().map(|l| format!("2026-03-02T08:00:30.868199738Z {l}\n")).collect();
+    let behind = d.events(&["--unknown", "warn", "--format", "json", &d.write("behind.log", &behind)], "");
+    assert_eq!(kinds(&behind), want);
+    assert_eq!(behind[0]["@timestamp"], "2024-01-01T12:00:00.000");
     let error = d.events(&["--unknown", "error", "--format", "json", &file], "");
     assert_eq!(kinds(&error).keys().collect::<Vec<_>>(), ["c.e.Cache - evicted <*> entries", "database <*> gone"]);
     // `FATAL` has no `R` for framing to find it by: written with its level, clustered by `any`.

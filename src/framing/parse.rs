@@ -369,10 +369,13 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 p.runtime_ts = Some(i..i + t);
                 p.cri = Some((s0..s0 + n, rest[n + 1] == b'P'));
                 i = (s0 + n + 3).min(line.len());
-            } else if (rest.first().is_some_and(u8::is_ascii_digit) && timestamp_len(rest).is_some() && !level_at(rest))
+            } else if (rest.first().is_some_and(u8::is_ascii_digit)
+                && (timestamp_len(rest).is_some() || zoneless_timestamp_len(rest).is_some())
+                && !level_at(rest))
                 || rest.first() == Some(&b'{')
             {
-                // Two timestamps: the first is the runtime's. So is a timestamp before a JSON
+                // Two timestamps: the first is the runtime's (the second may be another
+                // program's zone-less one: log4j's, Python's). So is a timestamp before a JSON
                 // object (`kubectl logs --timestamps` of RisingWave's JSON logs): no line of
                 // RisingWave's own starts with a time and then a brace.
                 state.kubectl_ts = true;
@@ -1154,6 +1157,12 @@ mod tests {
             assert_eq!(st.level.map(|l| &line[l]), level, "{line:?}");
             assert_eq!(&line[st.message..], message, "{line:?}");
         }
+        let behind = "2026-03-02T08:00:30.868199738Z 2024-01-01 12:00:00,123 - app - WARNING - disk low";
+        let (p, h) = st(behind);
+        assert_eq!(
+            (h, p.runtime_ts.clone(), &behind[p.content..p.content + 10]),
+            (Header::Stamped, Some(0..30), "2024-01-01")
+        );
         // Past the bytes the level look reads: no level.
         let far = format!("2024-01-01 12:00:00.123 [{}1] WARN c.e.Foo - slow", "pool-1-thread-".repeat(11));
         assert_eq!(super::parse_stamped(far.as_bytes()).unwrap().level, None);
@@ -1169,6 +1178,8 @@ mod tests {
             // a log viewer's before the line.
             ("2024-01-01T12:00:00.000Z\tERROR\tzapcore/x.go:12\tfailed", Header::Stamped),
             ("2024-01-01 12:00:00\tCRITICAL:\tdisk gone", Header::Stamped),
+            // Behind `kubectl logs --timestamps`: the runtime's time, then the program's own.
+            ("2026-03-02T08:00:30.868199738Z 2024-01-01 12:00:00,123 - app - WARNING - disk low", Header::Stamped),
             // Its `ERROR` fills RisingWave's five-letter level column: a header as before.
             ("2015-10-18 18:01:47,978 ERROR [main] org.apache.hadoop.Foo: failed", Header::RisingWave),
             // Not a time that ends its token, or no time at all.
