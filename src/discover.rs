@@ -231,21 +231,37 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     };
     let last = parts.len() - 1;
     // Each matching example's parts, as runs of blanks and of other characters.
-    let seen: Vec<Vec<Vec<&str>>> = examples
+    let matched: Vec<(&str, regex::Captures<'_>)> =
+        examples.iter().filter_map(|e| Some((e.as_str(), re.captures(e)?))).collect();
+    let seen: Vec<Vec<Vec<&str>>> = matched
         .iter()
-        .filter_map(|e| {
-            let c = re.captures(e)?;
-            Some(
-                (0..=last)
-                    .map(|i| runs(beside_variables(c.get(i + 1).map_or("", |m| m.as_str()), i > 0, i < last)))
-                    .collect(),
-            )
+        .map(|(_, c)| {
+            (0..=last)
+                .map(|i| runs(beside_variables(c.get(i + 1).map_or("", |m| m.as_str()), i > 0, i < last)))
+                .collect()
         })
         .collect();
     let Some(first) = seen.first() else {
         return plain();
     };
-    let message = message_of(&first.iter().map(|p| p.concat()).collect::<Vec<_>>().join(var));
+    // The key each variable's value starts with in every example (`rhost=<*>` that the
+    // clusterer made `<*>` when its lines' values differed): it goes into the draft, whose match
+    // may then run across that field (see `value_key`).
+    let keys: Vec<&str> = (0..last)
+        .map(|i| {
+            let mut values = matched.iter().map(|(e, c)| {
+                // The last variable of a template that ends in one runs to the line's end (the
+                // lazy `.+?` of the search took one character).
+                let b = if i + 1 == last && parts[last].is_empty() { e.len() } else { c.get(i + 2)?.start() };
+                value_key(&e[c.get(i + 1)?.end()..b])
+            });
+            let k = values.next().flatten().unwrap_or("");
+            if values.all(|o| o == Some(k)) { k } else { "" }
+        })
+        .collect();
+    let with_key = |i: usize, s: String| if i < last { s + keys[i] } else { s };
+    let message =
+        message_of(&first.iter().enumerate().map(|(i, p)| with_key(i, p.concat())).collect::<Vec<_>>().join(var));
     let pattern = (0..=last)
         .map(|i| {
             let versions: Vec<&Vec<&str>> = seen.iter().map(|s| &s[i]).collect();
@@ -266,9 +282,25 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                 })
                 .collect::<String>()
         })
+        .enumerate()
+        .map(|(i, p)| if i < last { p + &regex::escape(keys[i]) } else { p })
         .collect::<Vec<_>>()
         .join("(.+?)");
     (message, pattern)
+}
+
+/// The `key=` a variable's value starts with, when a value follows it on the same word: the
+/// matcher lets a match run across a ` key=` field only when the record's own text has that
+/// key, so a draft whose variable takes in `rhost=…` of `ruser= rhost=… user=root` must
+/// name the key to match its own lines.
+fn value_key(v: &str) -> Option<&str> {
+    let eq = v.find('=')?;
+    let key = &v[..eq];
+    let mut chars = key.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    let rest = &v[eq + 1..];
+    (ok && !rest.is_empty() && !rest.starts_with([' ', '\t', '='])).then_some(&v[..=eq])
 }
 
 /// `s` as its runs of blanks and of other characters, in order.
@@ -439,6 +471,18 @@ mod tests {
             ("<*> (x+) <*>", &["1 (x+)  2"], "{} (x+) {}", r"(.+?) \(x\+\) (.+?)"),
             ("partition <*> at <*>", &["partition  14 at\t\tx"], "partition {} at\t{}", "partition (.+?) at\t(.+?)"),
             ("<*> <*> z", &["1\t2  z"], "{}\t{} z", "(.+?)\t(.+?) z"),
+            // A variable whose value starts with the same key in every example names the key.
+            (
+                "ruser= <*> <*>",
+                &["ruser= rhost=a.b  user=root", "ruser= rhost=c user=guest"],
+                "ruser= rhost={} user={}",
+                "ruser= rhost=(.+?) user=(.+?)",
+            ),
+            // Not when an example's value has another key, or none, or no value after it.
+            ("at <*> now", &["at x=1 now", "at y=2 now"], "at {} now", "at (.+?) now"),
+            ("at <*> now", &["at x=1 now", "at 2 now"], "at {} now", "at (.+?) now"),
+            ("at <*> now", &["at x= now"], "at {} now", "at (.+?) now"),
+            ("at <*>", &["at 1=2"], "at {}", "at (.+?)"),
         ];
         for &(t, examples, message, pattern) in cases {
             let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
