@@ -74,6 +74,10 @@ const EXAMPLES: usize = 3;
 /// An example line is cut to this many bytes: a draft is read by a person.
 const EXAMPLE_BYTES: usize = 1000;
 
+/// Bytes of the clustered text looked for among an event's lines: enough to place it on its
+/// line, few enough that the search costs nothing beside the event's other work.
+const EXAMPLE_PROBE: usize = 64;
+
 /// Where and when an event was seen.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Seen {
@@ -152,13 +156,7 @@ impl Writer for Collector {
             }
         }
         if r.examples.len() < EXAMPLES {
-            let first = &ev.raw[..memchr::memchr(b'\n', ev.raw).unwrap_or(ev.raw.len())];
-            // A line copied from a terminal without its colour codes: they are how it was shown,
-            // not what it says, and a report printed to a terminal would take them as its own.
-            let mut plain = Vec::new();
-            let first = framing::parse::without_ansi(first, &mut plain);
-            let cut = &first[..first.len().min(EXAMPLE_BYTES)];
-            r.examples.push(crate::event::text(cut).into_owned());
+            r.examples.push(example(ev.raw, u.text));
         }
         Flow::Go
     }
@@ -199,6 +197,42 @@ pub fn discover(
     let mut out: Vec<ClusterReport> = c.by_id.into_values().filter(|r| r.count >= args.min_count).collect();
     out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
     Ok(out)
+}
+
+/// An event's example: its first line as read, and, when the text that was clustered starts on
+/// a later line (a `Caused by:` report's cause), that line too, after `…` when lines were left
+/// out between: the first line alone showed nothing of what the cluster is about.
+fn example(raw: &[u8], clustered: &[u8]) -> String {
+    let first_end = memchr::memchr(b'\n', raw).unwrap_or(raw.len());
+    let mut out = example_line(&raw[..first_end]);
+    // The clustered text's first line, as far as it is the event's own bytes (a `{:?}` string's
+    // escapes are undone before clustering; such a text is not found and only the first line
+    // is shown).
+    let probe = &clustered[..memchr::memchr(b'\n', clustered).unwrap_or(clustered.len()).min(EXAMPLE_PROBE)];
+    if first_end < raw.len()
+        && !probe.trim_ascii().is_empty()
+        && memchr::memmem::find(&raw[..first_end], probe).is_none()
+        && let Some(p) = memchr::memmem::find(&raw[first_end..], probe)
+    {
+        let at = first_end + p;
+        let start = memchr::memrchr(b'\n', &raw[..at]).map_or(0, |n| n + 1);
+        let end = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |n| at + n);
+        if start > first_end + 1 {
+            out.push_str("\n…");
+        }
+        out.push('\n');
+        out.push_str(&example_line(raw[start..end].trim_ascii_end()));
+    }
+    out
+}
+
+/// One line of an example, without its colour codes (they are how it was shown, not what it
+/// says, and a report printed to a terminal would take them as its own), cut at
+/// [`EXAMPLE_BYTES`].
+fn example_line(line: &[u8]) -> String {
+    let mut plain = Vec::new();
+    let line = framing::parse::without_ansi(line, &mut plain);
+    crate::event::text(&line[..line.len().min(EXAMPLE_BYTES)]).into_owned()
 }
 
 /// A template's regex: its text escaped, `(.+?)` for each `<*>`.
@@ -432,7 +466,10 @@ pub fn text(reports: &[ClusterReport]) -> String {
         };
         let _ = writeln!(out, "    first: {}   last: {}", at(&r.first), at(&r.last));
         for e in &r.examples {
-            let _ = writeln!(out, "    | {e}");
+            // An example's later line (its cause) is shown under it.
+            for (i, line) in e.split('\n').enumerate() {
+                let _ = writeln!(out, "    {} {line}", if i == 0 { '|' } else { ':' });
+            }
         }
     }
     out
@@ -440,7 +477,29 @@ pub fn text(reports: &[ClusterReport]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{draft_forms, draftable, message_of, pattern_of, slug_of};
+    use super::{draft_forms, draftable, example, message_of, pattern_of, slug_of};
+
+    #[test]
+    fn examples_show_the_line_the_clustered_text_starts_on() {
+        // (event as read, text clustered, example)
+        let cases: &[(&[u8], &[u8], &str)] = &[
+            (b"a: disk full", b"disk full", "a: disk full"),
+            (b"a: x\n  disk full", b"disk full", "a: x\n  disk full"),
+            (b"a: x\n\nCaused by:\n    disk full\n", b"disk full", "a: x\n\u{2026}\n    disk full"),
+            // On the first line too: that line alone.
+            (b"a: disk full\n  disk full", b"disk full", "a: disk full"),
+            // Not among the event's bytes (escapes undone), or nothing to look for.
+            (b"a: \"x\\ny\"\n  z", b"x\ny", "a: \"x\\ny\""),
+            (b"a\n  b", b"  ", "a"),
+            // Colour codes out, the later line cut like the first.
+            (b"\x1b[31ma\x1b[0m\n\x1b[2m  disk full\x1b[0m", b"disk full", "a\n  disk full"),
+        ];
+        for &(raw, clustered, want) in cases {
+            assert_eq!(example(raw, clustered), want, "{:?}", String::from_utf8_lossy(raw));
+        }
+        let long = format!("a\n{}disk full", "x".repeat(2000));
+        assert_eq!(example(long.as_bytes(), b"disk full"), format!("a\n{}", "x".repeat(1000)));
+    }
 
     #[test]
     fn drafts_keep_the_blanks_their_examples_had() {

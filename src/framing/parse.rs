@@ -718,7 +718,9 @@ fn field_start(s: &[u8], eq: usize) -> Option<usize> {
     while k > 0 && (is_ident_byte(s[k - 1]) || s[k - 1] == b'.' || s[k - 1] == b'#') {
         k -= 1;
     }
-    (k != eq && k != 0 && s[k - 1] == b' ' && (s[k].is_ascii_alphabetic() || s[k] == b'_')).then_some(k - 1)
+    // `then`, not `then_some`: `k - 1` is computed only when `k != 0` (a debug build panicked on
+    // a line starting with `key=`).
+    (k != eq && k != 0 && s[k - 1] == b' ' && (s[k].is_ascii_alphabetic() || s[k] == b'_')).then(|| k - 1)
 }
 
 /// Parse a RisingWave text header and body. `s` is the first line's content.
@@ -939,6 +941,18 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Overflowed in a debug build (`k - 1` at `k == 0`) on a line that starts with `key=`.
+    #[test]
+    fn regression_field_starts_of_a_line_that_starts_with_a_key() {
+        let cases: &[(&[u8], &[usize])] =
+            &[(b"a=1 b=2", &[3]), (b"=x", &[]), (b"msg k=v l.m#n=w", &[3, 7]), (b" k=v", &[0]), (b"x 1=2", &[])];
+        for &(s, want) in cases {
+            let mut got = Vec::new();
+            field_starts(s, &mut got);
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(s));
+        }
+    }
 
     #[test]
     fn timestamps_parse_as_rfc3339() {
