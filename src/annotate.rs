@@ -893,18 +893,35 @@ fn unexplained(
             if enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to
                 // the error field.
-                let remnant = i == 1
-                    && has_error_field
-                    && at > region.start
-                    && t.get(lo).is_some_and(|b| *b == b' ')
-                    && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                let range = first_link(t, trim_links(t, gap));
-                if enough_alnum(&t[range.clone()]) {
-                    if !remnant {
-                        return Some((h, range));
+                let own_words = i == 1 && at > region.start && t.get(lo).is_some_and(|b| *b == b' ');
+                // The same words before a report on the lines below (`failed to inject barrier
+                // on worker 3` over `Caused by:` and its causes): the report is the chain's
+                // rest, its first cause the error; the words come second to it as they do to an
+                // error field.
+                let nl = memchr::memchr(b'\n', &t[gap.clone()]).map(|p| gap.start + p);
+                if own_words
+                    && let Some(nl) = nl
+                    && memchr::memmem::find(&t[gap.start..nl], b": ").is_none()
+                {
+                    let words = first_link(t, trim_links(t, gap.start..nl));
+                    if enough_alnum(&t[words.clone()]) {
+                        remnant_at = remnant_at.or(Some((h, words)));
                     }
-                    // Still the event's unknown part when its error field holds none.
-                    remnant_at = remnant_at.or(Some((h, range)));
+                    let cause = first_link(t, trim_links(t, nl..gap.end));
+                    if enough_alnum(&t[cause.clone()]) {
+                        return Some((h, cause));
+                    }
+                } else {
+                    let remnant =
+                        own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
+                    let range = first_link(t, trim_links(t, gap));
+                    if enough_alnum(&t[range.clone()]) {
+                        if !remnant {
+                            return Some((h, range));
+                        }
+                        // Still the event's unknown part when its error field holds none.
+                        remnant_at = remnant_at.or(Some((h, range)));
+                    }
                 }
             }
             match c {

@@ -1149,3 +1149,28 @@ fn regression_an_examples_cause_on_a_later_line_is_shown() {
         assert!(unknown(e).is_none(), "still unknown: {e}");
     }
 }
+
+/// A known host message with words of its own (`failed to inject barrier on worker 3`) over a
+/// `Caused by:` report: the words were clustered (`on worker <*>`) and the report's unknown
+/// cause went unseen. The host's own words come second to the report's first cause, as they do
+/// to an `error` field; alone (no report) they are still the unknown part.
+#[test]
+fn regression_a_host_messages_own_words_do_not_hide_the_cause_below_it() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..2 {
+        input.push_str(&format!(
+            "{}\n\nCaused by:\n    disk quota exceeded on volume {i}\n",
+            warn(i, &format!("failed to inject barrier on worker {i}"))
+        ));
+    }
+    input.push_str(&warn(3, "failed to inject barrier on worker 3"));
+    input.push('\n');
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    assert_eq!(evs.len(), 3);
+    for line in [1, 5] {
+        assert_eq!(at(&evs, line)["match"]["id"], "h-inject");
+        assert_eq!(unknown(at(&evs, line)).map(|u| u.1), Some("disk quota exceeded on volume <*>"));
+    }
+    assert_eq!(unknown(at(&evs, 9)).map(|u| u.1), Some("on worker <*>"));
+}
