@@ -894,14 +894,18 @@ fn unexplained(
                 // The host's own words after a match in its message (see above): second to
                 // the error field.
                 let own_words = i == 1 && at > region.start && t.get(lo).is_some_and(|b| *b == b' ');
-                // The same words before a report on the lines below (`failed to inject barrier
-                // on worker 3` over `Caused by:` and its causes): the report is the chain's
-                // rest, its first cause the error; the words come second to it as they do to an
-                // error field.
+                // The same words before a `Caused by:` report on the lines below (`failed to
+                // inject barrier on worker 3`, then the report): its first cause is the error,
+                // and the words come second to it as they do to an error field. Only a report:
+                // other lines below a message (a panic's `note:`, a backtrace, `{:#?}` output,
+                // the message's own next line) are not its cause, and an `error` field, when
+                // there is one, stays first.
                 let nl = memchr::memchr(b'\n', &t[gap.clone()]).map(|p| gap.start + p);
                 if own_words
+                    && !has_error_field
                     && let Some(nl) = nl
                     && memchr::memmem::find(&t[gap.start..nl], b": ").is_none()
+                    && t[nl..gap.end].trim_ascii_start().starts_with(b"Caused by")
                 {
                     let words = first_link(t, trim_links(t, gap.start..nl));
                     if enough_alnum(&t[words.clone()]) {

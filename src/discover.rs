@@ -203,6 +203,9 @@ pub fn discover(
 /// a later line (a `Caused by:` report's cause), that line too, after `…` when lines were left
 /// out between: the first line alone showed nothing of what the cluster is about.
 fn example(raw: &[u8], clustered: &[u8]) -> String {
+    // The clustered text has no colour codes: neither may the lines it is looked for in.
+    let mut plain = Vec::new();
+    let raw = framing::parse::without_ansi(raw, &mut plain);
     let first_end = memchr::memchr(b'\n', raw).unwrap_or(raw.len());
     let mut out = example_line(&raw[..first_end]);
     // The clustered text's first line, as far as it is the event's own bytes (a `{:?}` string's
@@ -226,12 +229,10 @@ fn example(raw: &[u8], clustered: &[u8]) -> String {
     out
 }
 
-/// One line of an example, without its colour codes (they are how it was shown, not what it
+/// One line of an example (without its colour codes: they are how it was shown, not what it
 /// says, and a report printed to a terminal would take them as its own), cut at
 /// [`EXAMPLE_BYTES`].
 fn example_line(line: &[u8]) -> String {
-    let mut plain = Vec::new();
-    let line = framing::parse::without_ansi(line, &mut plain);
     crate::event::text(&line[..line.len().min(EXAMPLE_BYTES)]).into_owned()
 }
 
@@ -293,7 +294,27 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             if values.all(|o| o == Some(k)) { k } else { "" }
         })
         .collect();
-    let with_key = |i: usize, s: String| if i < last { s + keys[i] } else { s };
+    // The blanks before a named key, as every example has them: the matcher's field starts at
+    // the blank next to the key, so the record's text must hold that blank and the key together,
+    // and padding the variable's lazy group took in before has nowhere to go but here. Examples
+    // that differ there get no key.
+    let pads: Vec<Option<&str>> = (0..last)
+        .map(|i| {
+            if keys[i].is_empty() {
+                return None;
+            }
+            let mut runs = matched.iter().map(|(_, c)| {
+                let part = c.get(i + 1).map_or("", |m| m.as_str());
+                &part[part.trim_end_matches([' ', '\t']).len()..]
+            });
+            let first_run = runs.next()?;
+            runs.all(|r| r == first_run).then_some(first_run)
+        })
+        .collect();
+    let with_key = |i: usize, s: String| match pads.get(i).copied().flatten() {
+        Some(pad) => s.trim_end_matches([' ', '\t']).to_owned() + pad + keys[i],
+        None => s,
+    };
     let message =
         message_of(&first.iter().enumerate().map(|(i, p)| with_key(i, p.concat())).collect::<Vec<_>>().join(var));
     let pattern = (0..=last)
@@ -317,7 +338,10 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                 .collect::<String>()
         })
         .enumerate()
-        .map(|(i, p)| if i < last { p + &regex::escape(keys[i]) } else { p })
+        .map(|(i, p)| match pads.get(i).copied().flatten() {
+            Some(pad) => p.trim_end_matches([' ', '\t']).to_owned() + pad + &regex::escape(keys[i]),
+            None => p,
+        })
         .collect::<Vec<_>>()
         .join("(.+?)");
     (message, pattern)
@@ -331,8 +355,10 @@ fn value_key(v: &str) -> Option<&str> {
     let eq = v.find('=')?;
     let key = &v[..eq];
     let mut chars = key.chars();
+    // A key as the matcher reads a field's (`framing::parse::field_starts`): `x-peer=` is no
+    // field to it, and needs no naming.
     let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '#'));
     let rest = &v[eq + 1..];
     (ok && !rest.is_empty() && !rest.starts_with([' ', '\t', '='])).then_some(&v[..=eq])
 }
@@ -493,6 +519,7 @@ mod tests {
             (b"a\n  b", b"  ", "a"),
             // Colour codes out, the later line cut like the first.
             (b"\x1b[31ma\x1b[0m\n\x1b[2m  disk full\x1b[0m", b"disk full", "a\n  disk full"),
+            (b"a\n  disk \x1b[1mfull\x1b[0m x", b"disk full x", "a\n  disk full x"),
         ];
         for &(raw, clustered, want) in cases {
             assert_eq!(example(raw, clustered), want, "{:?}", String::from_utf8_lossy(raw));
@@ -533,15 +560,22 @@ mod tests {
             // A variable whose value starts with the same key in every example names the key.
             (
                 "ruser= <*> <*>",
-                &["ruser= rhost=a.b  user=root", "ruser= rhost=c user=guest"],
-                "ruser= rhost={} user={}",
-                "ruser= rhost=(.+?) user=(.+?)",
+                &["ruser= rhost=a.b  user=root", "ruser= rhost=c  user=guest"],
+                "ruser= rhost={}  user={}",
+                "ruser= rhost=(.+?)  user=(.+?)",
             ),
             // Not when an example's value has another key, or none, or no value after it.
             ("at <*> now", &["at x=1 now", "at y=2 now"], "at {} now", "at (.+?) now"),
             ("at <*> now", &["at x=1 now", "at 2 now"], "at {} now", "at (.+?) now"),
             ("at <*> now", &["at x= now"], "at {} now", "at (.+?) now"),
             ("at <*>", &["at 1=2"], "at {}", "at (.+?)"),
+            // The blanks before a named key as every example had them (the lazy group took that
+            // padding in before); examples that differ there get no key.
+            ("ruser= <*>", &["ruser=  rhost=a", "ruser=  rhost=b"], "ruser=  rhost={}", "ruser=  rhost=(.+?)"),
+            ("ruser= <*>", &["ruser=  rhost=a", "ruser= rhost=b"], "ruser= {}", "ruser= (.+?)"),
+            // Keys as the matcher reads fields: `#` in one, and `x-peer=` is none.
+            ("at <*> now", &["at r#p=1 now"], "at r#p={} now", "at r\\#p=(.+?) now"),
+            ("conn <*> after", &["conn  x-peer=h after"], "conn {} after", "conn (.+?) after"),
         ];
         for &(t, examples, message, pattern) in cases {
             let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();

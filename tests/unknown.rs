@@ -1098,7 +1098,7 @@ fn regression_a_draft_names_the_key_its_variables_values_start_with() {
     assert!(template.ends_with("rhost=<*> <*>"), "the clusterer no longer hides the key: {template}");
     assert_eq!(
         recs[0]["record"]["messagePattern"],
-        r"authentication failure; logname= uid=(.+?) euid=(.+?) tty=NODEVssh ruser= rhost=(.+?) user=(.+?)"
+        r"authentication failure; logname= uid=(.+?) euid=(.+?) tty=NODEVssh ruser= rhost=(.+?)  user=(.+?)"
     );
     let drafts_file = d.write("drafts.jsonl", &drafts);
     let evs = d.events(&["-c", &drafts_file, "--unknown", "any", "--format", "json", &file], "");
@@ -1106,9 +1106,9 @@ fn regression_a_draft_names_the_key_its_variables_values_start_with() {
     for e in &evs {
         assert_eq!(e["match"]["id"], recs[0]["record"]["id"], "its own draft did not match {e}");
     }
-    // The values are captured whole: the host (with the padding its lazy group takes in), and
+    // The values are captured whole: the host (the padding before `user=` is the draft's), and
     // the user to the line's end.
-    assert_eq!(evs[0]["match"]["captures"]["_3"], "220-135-151-1.hinet-ip.hinet.net ");
+    assert_eq!(evs[0]["match"]["captures"]["_3"], "220-135-151-1.hinet-ip.hinet.net");
     assert_eq!(evs[0]["match"]["captures"]["_4"], "root");
 }
 
@@ -1173,4 +1173,34 @@ fn regression_a_host_messages_own_words_do_not_hide_the_cause_below_it() {
         assert_eq!(unknown(at(&evs, line)).map(|u| u.1), Some("disk quota exceeded on volume <*>"));
     }
     assert_eq!(unknown(at(&evs, 9)).map(|u| u.1), Some("on worker <*>"));
+}
+
+/// The first version of the rule above took any line below such a message for the report's
+/// cause (a second reader found it): a Java frame, `{:#?}` output, the message's own next line
+/// over an `error` field, a panic's `note:` line. Only a `Caused by:` report is a cause there,
+/// and an `error` field stays first.
+#[test]
+fn regression_only_a_report_below_a_host_message_is_its_cause() {
+    let d = Dir::new();
+    let host = |sec: u32, rest: &str| warn(sec, &format!("failed to inject barrier {rest}"));
+    let cases = [
+        (format!("{}\n\tat org.apache.Foo.bar(Foo.java:12)", host(1, "on worker 3")), "on worker <*>"),
+        (format!("{}\nWorkerNode {{\n    id: 53,\n}} job_id=7", host(2, "for worker")), "for worker"),
+        (
+            format!("{}\n  second line of the message error=disk quota exceeded", host(3, "on worker 3")),
+            "disk quota exceeded",
+        ),
+        (
+            format!(
+                "thread 'main' panicked at src/meta/barrier.rs:7:9:\nfailed to inject barrier on worker 3\n\
+                 note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+            ),
+            "on worker <*>",
+        ),
+    ];
+    for (input, want) in &cases {
+        let evs = d.events(&["--unknown", "warn", "--format", "json"], &format!("{input}\n"));
+        assert_eq!(evs.len(), 1, "{input}: {evs:?}");
+        assert_eq!(unknown(&evs[0]).map(|u| u.1), Some(*want), "{input}");
+    }
 }
