@@ -1191,10 +1191,9 @@ fn regression_only_a_report_below_a_host_message_is_its_cause() {
             "disk quota exceeded",
         ),
         (
-            format!(
-                "thread 'main' panicked at src/meta/barrier.rs:7:9:\nfailed to inject barrier on worker 3\n\
-                 note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
-            ),
+            "thread 'main' panicked at src/meta/barrier.rs:7:9:\nfailed to inject barrier on worker 3\n\
+             note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+                .to_owned(),
             "on worker <*>",
         ),
     ];
