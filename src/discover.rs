@@ -10,10 +10,12 @@
 //! and last) is in a `discovered` object beside `record`, not in it, so that matched events do
 //! not carry it. Contract: the drafts pass `annotail check`, and added with `-c` they match the
 //! lines they were drafted from (their templates are those lines' masked tokens, and masking
-//! only turns parts into `<*>`).
+//! only turns parts into `<*>`). A [`Discovery`] can be reported while its run still reads: an
+//! interrupted `discover` reports what it read.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -113,18 +115,19 @@ pub struct ClusterReport {
 
 /// Collects the unknown events of a run by cluster.
 struct Collector {
-    by_id: HashMap<u64, ClusterReport>,
+    by_id: Arc<Mutex<HashMap<u64, ClusterReport>>>,
 }
 
 impl Writer for Collector {
     fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
         let Some(u) = &ev.unknown else { return Flow::Go };
+        let mut by_id = self.by_id.lock().unwrap_or_else(|e| e.into_inner());
         let seen = Seen {
             path: ev.source.path.map(str::to_owned),
             line: ev.source.line,
             timestamp: (ev.timestamp != ev.observed).then(|| ev.timestamp.to_owned()),
         };
-        let r = self.by_id.entry(u.cluster).or_insert_with(|| ClusterReport {
+        let r = by_id.entry(u.cluster).or_insert_with(|| ClusterReport {
             cluster: id_text(u.cluster),
             template: String::new(),
             count: 0,
@@ -168,35 +171,54 @@ impl Writer for Collector {
     }
 }
 
-/// Cluster the unknown events of `files` (standard input when empty) and report them, the
-/// most seen first.
-pub fn discover(
-    m: &Matcher,
-    args: &Args,
-    limits: framing::Limits,
-) -> Result<Vec<ClusterReport>, source::RunError> {
-    let levels = if args.unknown.is_on() { args.unknown } else { Levels::Warn };
-    let shared = Shared::new(levels, args.max_clusters);
-    let mut cfg = source::RunConfig::collecting(args.files.clone(), limits);
-    cfg.stage.emit = Emit::Matches;
-    cfg.stage.every_event = levels == Levels::Any;
-    cfg.stage.unknown = Some(shared.clone());
-    let mut c = Collector { by_id: HashMap::new() };
-    source::run(m, &cfg, &mut c)?;
-    // The templates as they are at the end (a cluster's template grows as lines join it).
-    let clusters = shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
-    for k in clusters.clusters() {
-        if let Some(r) = c.by_id.get_mut(&k.id) {
-            r.template.clone_from(&k.template);
+/// What a discover run has gathered: shared with the thread that reports it when the run is
+/// interrupted (Ctrl-C on `kubectl logs -f … | annotail discover`), which reads it while the run
+/// may still be reading.
+#[derive(Clone)]
+pub struct Discovery {
+    by_id: Arc<Mutex<HashMap<u64, ClusterReport>>>,
+    shared: Shared,
+    min_count: u64,
+}
+
+impl Discovery {
+    pub fn new(args: &Args) -> Discovery {
+        let levels = if args.unknown.is_on() { args.unknown } else { Levels::Warn };
+        Discovery {
+            by_id: Arc::new(Mutex::new(HashMap::new())),
+            shared: Shared::new(levels, args.max_clusters),
+            min_count: args.min_count,
         }
     }
-    for r in c.by_id.values_mut() {
-        r.targets = r.target_events.keys().cloned().collect();
-        r.targets.sort_by(|a, b| r.target_events[b].cmp(&r.target_events[a]).then_with(|| a.cmp(b)));
+
+    /// Cluster the unknown events of `files` (standard input when empty) into this discovery.
+    pub fn run(&self, m: &Matcher, files: &[PathBuf], limits: framing::Limits) -> Result<(), source::RunError> {
+        let mut cfg = source::RunConfig::collecting(files.to_vec(), limits);
+        cfg.stage.emit = Emit::Matches;
+        cfg.stage.every_event = self.shared.levels == Levels::Any;
+        cfg.stage.unknown = Some(self.shared.clone());
+        source::run(m, &cfg, &mut Collector { by_id: self.by_id.clone() }).map(drop)
     }
-    let mut out: Vec<ClusterReport> = c.by_id.into_values().filter(|r| r.count >= args.min_count).collect();
-    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
-    Ok(out)
+
+    /// The clusters gathered so far, the most seen first.
+    pub fn reports(&self) -> Vec<ClusterReport> {
+        let mut by_id = self.by_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // The templates as they are now (a cluster's template grows as lines join it).
+        let clusters = self.shared.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        for k in clusters.clusters() {
+            if let Some(r) = by_id.get_mut(&k.id) {
+                r.template.clone_from(&k.template);
+            }
+        }
+        drop(clusters);
+        for r in by_id.values_mut() {
+            r.targets = r.target_events.keys().cloned().collect();
+            r.targets.sort_by(|a, b| r.target_events[b].cmp(&r.target_events[a]).then_with(|| a.cmp(b)));
+        }
+        let mut out: Vec<ClusterReport> = by_id.into_values().filter(|r| r.count >= self.min_count).collect();
+        out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
+        out
+    }
 }
 
 /// An event's example: its first line as read, and, when the text that was clustered starts on

@@ -474,7 +474,7 @@ fn run_follow(r: Resolved, cli: Cli) -> anyhow::Result<Status> {
 }
 
 fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: framing::Limits) -> Status {
-    use annotail::discover::{self, DiscoverFormat};
+    use annotail::discover::Discovery;
     if let Some(head) = source::input_head(&args.files) {
         annotail::matcher::skim::Rarity::learn_from(head);
     }
@@ -485,17 +485,67 @@ fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: fr
             return Status::Refused;
         }
     };
-    let reports = match discover::discover(&m, args, limits) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("annotail: {e}");
-            return Status::Failed;
-        }
-    };
+    let d = Discovery::new(args);
+    let (printed, interrupted) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    if let Err(e) = discover_on_interrupt(args.format, d.clone(), printed.clone(), interrupted.clone()) {
+        eprintln!("annotail: cannot watch for Ctrl-C: {e}");
+        return Status::Failed;
+    }
+    if let Err(e) = d.run(&m, &args.files, limits) {
+        eprintln!("annotail: {e}");
+        return Status::Failed;
+    }
     std::mem::forget(m);
+    let status = write_discovery(args.format, &d, &printed);
+    if interrupted.load(Ordering::SeqCst) && status == Status::Success { Status::Interrupted } else { status }
+}
+
+/// `discover` interrupted (Ctrl-C, SIGTERM): the clusters read so far are reported, as they are
+/// at the end of input. With `kubectl logs -f … | annotail discover` the same Ctrl-C stops
+/// kubectl, and the run ends at the end of what it wrote; a writer that ignores the signal is
+/// waited for [`INTERRUPT_GRACE`], then the report is written from what was read and annotail
+/// exits 130.
+fn discover_on_interrupt(
+    format: annotail::discover::DiscoverFormat,
+    d: annotail::discover::Discovery,
+    printed: Arc<AtomicBool>,
+    interrupted: Arc<AtomicBool>,
+) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(sig, interrupted.clone())?;
+    }
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    std::thread::Builder::new().name("annotail-signals".into()).spawn(move || {
+        if signals.forever().next().is_some() {
+            std::thread::sleep(INTERRUPT_GRACE);
+            if write_discovery(format, &d, &printed) == Status::Success {
+                std::process::exit(Status::Interrupted.code().into());
+            }
+            std::process::exit(Status::Failed.code().into());
+        }
+    })?;
+    Ok(())
+}
+
+/// Write `discover`'s report once (the run's end or an interrupt, whichever comes first; the
+/// other waits for the process to exit).
+fn write_discovery(
+    format: annotail::discover::DiscoverFormat,
+    d: &annotail::discover::Discovery,
+    printed: &AtomicBool,
+) -> Status {
+    use annotail::discover::{self, DiscoverFormat};
+    if printed.swap(true, Ordering::SeqCst) {
+        // The interrupt's thread writes it and exits the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    let reports = d.reports();
     let mut out = std::io::stdout().lock();
     let mut text = String::new();
-    match args.format {
+    match format {
         DiscoverFormat::Text => text = discover::text(&reports),
         DiscoverFormat::Json => {
             for r in &reports {
@@ -520,7 +570,7 @@ fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: fr
             }
         }
     }
-    match std::io::Write::write_all(&mut out, text.as_bytes()) {
+    match std::io::Write::write_all(&mut out, text.as_bytes()).and_then(|()| std::io::Write::flush(&mut out)) {
         Ok(()) => Status::Success,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Status::Success,
         Err(e) => {

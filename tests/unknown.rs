@@ -1203,3 +1203,74 @@ fn regression_only_a_report_below_a_host_message_is_its_cause() {
         assert_eq!(unknown(&evs[0]).map(|u| u.1), Some(*want), "{input}");
     }
 }
+
+/// `/proc/PID/status`'s mask of caught signals holds SIGINT: the run's handler is in place.
+fn catches_sigint(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|m| m & (1 << (2 - 1)) != 0)
+}
+
+/// `/proc/PID/io`'s bytes read so far.
+fn bytes_read(pid: u32) -> u64 {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap_or_default();
+    io.lines().find_map(|l| l.strip_prefix("rchar:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+}
+
+/// `kubectl logs -f meta-0 | annotail discover` never ends: Ctrl-C killed annotail with
+/// nothing written. It now reports what it read and exits 130, whether the writer upstream dies
+/// of the same Ctrl-C (the input ends) or keeps its end open.
+#[test]
+fn regression_discover_reports_what_it_read_on_ctrl_c() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..6 {
+        input.push_str(&warn(i, &format!("replica {i} lagging behind the leader")));
+        input.push('\n');
+    }
+    for writer_ends in [true, false] {
+        let mut c = cmd();
+        c.args(["discover", "-c", &d.catalog(), "--format", "json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let pid = child.id();
+        let start = Instant::now();
+        while !catches_sigint(pid) {
+            assert!(start.elapsed() < PATIENCE, "no SIGINT handler");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut stdin = child.stdin.take().unwrap();
+        if writer_ends {
+            // The Ctrl-C first, then the writer's last lines and its end.
+            assert!(ctrl_c(pid));
+            stdin.write_all(input.as_bytes()).unwrap();
+            drop(stdin);
+        } else {
+            let before = bytes_read(pid);
+            stdin.write_all(input.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            while bytes_read(pid) < before + input.len() as u64 {
+                assert!(start.elapsed() < PATIENCE, "input not read");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            assert!(ctrl_c(pid));
+        }
+        let status = common::wait_timeout(&mut child, PATIENCE).expect("exits after Ctrl-C");
+        assert_eq!(status.code(), Some(130), "writer ends: {writer_ends}");
+        let mut out = Vec::new();
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        let reports = events(&out);
+        assert_eq!(reports.len(), 1, "writer ends: {writer_ends}: {}", String::from_utf8_lossy(&out));
+        assert_eq!(reports[0]["template"], "replica <*> lagging behind the leader");
+        assert_eq!(reports[0]["count"], 6);
+    }
+}
+
+fn ctrl_c(pid: u32) -> bool {
+    std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap().success()
+}
