@@ -512,7 +512,11 @@ fn two_hundred_thousand_events_through_a_flaky_receiver() {
     let (fails, resets) = (answered(|a| *a == Answer::Fail), answered(|a| *a == Answer::Reset));
     eprintln!("scenario otlp flaky: {fails} answers 500, {resets} resets, an outage of 3 s, a partial success");
     assert!(requests > 45 && fails >= 5 && resets >= 3, "{requests} requests");
-    assert_eq!(got.len(), requests - fails - resets - 1, "every other request was taken");
+    // Every other request was taken, less one that may have been in flight on the sink's second
+    // connection when the outage began: it is counted on arrival, its connection is closed
+    // before it is answered, and it is sent again (a fresh-clone CI run met that: 64 of 65).
+    let taken = requests - fails - resets - 1;
+    assert!(got.len() == taken || got.len() + 1 == taken, "{} requests taken of {taken}", got.len());
 }
 
 #[test]
