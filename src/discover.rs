@@ -76,6 +76,9 @@ const EXAMPLES: usize = 3;
 /// An example line is cut to this many bytes: a draft is read by a person.
 const EXAMPLE_BYTES: usize = 1000;
 
+/// The blanks a template's words may be joined by in its lines.
+const BLANKS: [char; 2] = [' ', '\t'];
+
 /// Bytes of the clustered text looked for among an event's lines: enough to place it on its
 /// line, few enough that the search costs nothing beside the event's other work.
 const EXAMPLE_PROBE: usize = 64;
@@ -302,67 +305,54 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
         return plain();
     };
     // The key each variable's value starts with in every example (`rhost=<*>` that the
-    // clusterer made `<*>` when its lines' values differed): it goes into the draft, whose match
-    // may then run across that field (see `value_key`).
-    let keys: Vec<&str> = (0..last)
+    // clusterer made `<*>` when its lines' values differed), with the blanks before it: it goes
+    // into the draft, whose match may then run across that field (see `value_key`). The blanks
+    // as every example has them: the matcher's field starts at the blank next to the key, so the
+    // record's text must hold that blank and the key together, and padding the variable's lazy
+    // group took in before has nowhere to go but here. Examples that differ get no key.
+    let keyed: Vec<Option<(&str, &str)>> = (0..last)
         .map(|i| {
-            let mut values = matched.iter().map(|(e, c)| {
+            let mut found = matched.iter().map(|(e, c)| {
+                let part = c.get(i + 1)?;
                 // The last variable of a template that ends in one runs to the line's end (the
                 // lazy `.+?` of the search took one character).
                 let b = if i + 1 == last && parts[last].is_empty() { e.len() } else { c.get(i + 2)?.start() };
-                value_key(&e[c.get(i + 1)?.end()..b])
+                let pad = &part.as_str()[part.as_str().trim_end_matches(BLANKS).len()..];
+                Some((pad, value_key(&e[part.end()..b])?))
             });
-            let k = values.next().flatten().unwrap_or("");
-            if values.all(|o| o == Some(k)) { k } else { "" }
+            let first = found.next()??;
+            found.all(|f| f == Some(first)).then_some(first)
         })
         .collect();
-    // The blanks before a named key, as every example has them: the matcher's field starts at
-    // the blank next to the key, so the record's text must hold that blank and the key together,
-    // and padding the variable's lazy group took in before has nowhere to go but here. Examples
-    // that differ there get no key.
-    let pads: Vec<Option<&str>> = (0..last)
-        .map(|i| {
-            if keys[i].is_empty() {
-                return None;
-            }
-            let mut runs = matched.iter().map(|(_, c)| {
-                let part = c.get(i + 1).map_or("", |m| m.as_str());
-                &part[part.trim_end_matches([' ', '\t']).len()..]
-            });
-            let first_run = runs.next()?;
-            runs.all(|r| r == first_run).then_some(first_run)
-        })
-        .collect();
-    let with_key = |i: usize, s: String| match pads.get(i).copied().flatten() {
-        Some(pad) => s.trim_end_matches([' ', '\t']).to_owned() + pad + keys[i],
+    // A part followed by a named key: its trailing blanks are the examples', then the key.
+    let with_key = |i: usize, s: String, key: fn(&str) -> String| match keyed.get(i).copied().flatten() {
+        Some((pad, k)) => s.trim_end_matches(BLANKS).to_owned() + pad + &key(k),
         None => s,
     };
-    let message =
-        message_of(&first.iter().enumerate().map(|(i, p)| with_key(i, p.concat())).collect::<Vec<_>>().join(var));
+    let message = message_of(
+        &first.iter().enumerate().map(|(i, p)| with_key(i, p.concat(), str::to_owned)).collect::<Vec<_>>().join(var),
+    );
     let pattern = (0..=last)
         .map(|i| {
             let versions: Vec<&Vec<&str>> = seen.iter().map(|s| &s[i]).collect();
-            if versions.iter().any(|v| v.len() != first[i].len()) {
-                return loose(parts[i]);
-            }
-            (0..first[i].len())
-                .map(|j| {
-                    let run = first[i][j];
-                    if versions.iter().all(|v| v[j] == run) {
-                        regex::escape(run)
-                    } else if run.starts_with([' ', '\t']) {
-                        r"[ \t]+".to_owned()
-                    } else {
-                        // The words are the template's in every example: only blanks differ.
-                        regex::escape(run)
-                    }
-                })
-                .collect::<String>()
-        })
-        .enumerate()
-        .map(|(i, p)| match pads.get(i).copied().flatten() {
-            Some(pad) => p.trim_end_matches([' ', '\t']).to_owned() + pad + &regex::escape(keys[i]),
-            None => p,
+            let p = if versions.iter().any(|v| v.len() != first[i].len()) {
+                loose(parts[i])
+            } else {
+                (0..first[i].len())
+                    .map(|j| {
+                        let run = first[i][j];
+                        if versions.iter().all(|v| v[j] == run) {
+                            regex::escape(run)
+                        } else if run.starts_with(BLANKS) {
+                            r"[ \t]+".to_owned()
+                        } else {
+                            // The words are the template's in every example: only blanks differ.
+                            regex::escape(run)
+                        }
+                    })
+                    .collect::<String>()
+            };
+            with_key(i, p, regex::escape)
         })
         .collect::<Vec<_>>()
         .join("(.+?)");

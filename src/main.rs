@@ -252,6 +252,15 @@ fn summary_on_interrupt(
     printed: Arc<AtomicBool>,
     interrupted: Arc<AtomicBool>,
 ) -> anyhow::Result<()> {
+    on_interrupt(interrupted, move || {
+        print_summary(&metrics, &printed, Some("interrupted"));
+        Status::Interrupted
+    })
+}
+
+/// On Ctrl-C or SIGTERM: `interrupted` is set, and after [`INTERRUPT_GRACE`] (the run, ending
+/// first, exits the process itself) `report` runs and annotail exits with its status.
+fn on_interrupt(interrupted: Arc<AtomicBool>, report: impl FnOnce() -> Status + Send + 'static) -> anyhow::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     // The flag is set inside the signal handler itself: when the writer upstream dies of the
     // same Ctrl-C and the input ends, the run already knows it was interrupted (a flag set
@@ -263,8 +272,7 @@ fn summary_on_interrupt(
     std::thread::Builder::new().name("annotail-signals".into()).spawn(move || {
         if signals.forever().next().is_some() {
             std::thread::sleep(INTERRUPT_GRACE);
-            print_summary(&metrics, &printed, Some("interrupted"));
-            std::process::exit(Status::Interrupted.code().into());
+            std::process::exit(report().code().into());
         }
     })?;
     Ok(())
@@ -511,21 +519,10 @@ fn discover_on_interrupt(
     printed: Arc<AtomicBool>,
     interrupted: Arc<AtomicBool>,
 ) -> anyhow::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    for sig in [SIGINT, SIGTERM] {
-        signal_hook::flag::register(sig, interrupted.clone())?;
-    }
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::Builder::new().name("annotail-signals".into()).spawn(move || {
-        if signals.forever().next().is_some() {
-            std::thread::sleep(INTERRUPT_GRACE);
-            if write_discovery(format, &d, &printed) == Status::Success {
-                std::process::exit(Status::Interrupted.code().into());
-            }
-            std::process::exit(Status::Failed.code().into());
-        }
-    })?;
-    Ok(())
+    on_interrupt(interrupted, move || match write_discovery(format, &d, &printed) {
+        Status::Success => Status::Interrupted,
+        failed => failed,
+    })
 }
 
 /// Write `discover`'s report once (the run's end or an interrupt, whichever comes first; the
