@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::counts::Counters;
 use crate::event::{Annotated, Flow, Log, Source, Unknown, Writer};
+use crate::framing::golog;
 use crate::framing::parse::{self, Header, StreamState};
 use crate::framing::{EventSink, RawEvent};
 use crate::matcher::{Found, Hay, Matcher, Scratch};
@@ -305,6 +306,7 @@ impl<W: Writer> Annotator<'_, W> {
         let mut hay_texts: Vec<(Vec<u8>, String)> = Vec::new();
         let mut text_line = None;
         let mut stamped = None;
+        let (mut klog, mut logfmt) = (None, None);
         self.ends.clear();
         self.starts.clear();
         self.walls.clear();
@@ -320,6 +322,12 @@ impl<W: Writer> Annotator<'_, W> {
             } else if ev.header == Header::Stamped {
                 // The first line's words only: a level word on a line below is the message's.
                 stamped = parse::parse_stamped(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
+            } else if ev.header == Header::Klog {
+                klog = golog::klog(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
+                log.format = "klog";
+            } else if ev.header == Header::Logfmt {
+                logfmt = golog::logfmt(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
+                log.format = "logfmt";
             }
             // Value boundaries only matter to confirmation: an event without hits (written
             // because every event is) skips them.
@@ -457,6 +465,20 @@ impl<W: Writer> Annotator<'_, W> {
             // Another program's line: its time and level word (the line stays the message).
             timestamp = Some(crate::event::text(&text[st.timestamp.clone()]));
             log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
+        } else if let Some(k) = &klog {
+            // A Go program's line (the line stays the message, as for the others): its time,
+            // its severity, its thread, and its caller and a structured line's pairs as fields.
+            timestamp = golog::klog_timestamp(&text, &k.time, &observed).map(Cow::Owned);
+            log.level = Some(Cow::Borrowed(k.level));
+            log.thread = Some(crate::event::text(&text[k.thread.clone()]));
+            let caller = (Cow::Borrowed("caller"), crate::event::text(&text[k.caller.clone()]));
+            log.fields = std::iter::once(caller).chain(k.fields.iter().map(|kv| go_field(&text, kv))).collect();
+        } else if let Some(l) = &logfmt {
+            // A time that is not RFC 3339's (go-kit's `ts=1700000000.1`) is not read.
+            let time = l.time.as_ref().filter(|t| parse::loose_timestamp_len(&text[(*t).clone()]) == Some(t.len()));
+            timestamp = time.map(|t| crate::event::text(&text[t.clone()]));
+            log.level = Some(unquoted_value(&text[l.level.clone()]));
+            log.fields = l.fields.iter().map(|kv| go_field(&text, kv)).collect();
         }
         let lb = &self.line_buf;
         let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));
@@ -493,7 +515,14 @@ impl<W: Writer> Annotator<'_, W> {
                 found: &self.scratch.found,
                 covered: &mut self.unknown_covered,
                 pending: self.pending_unknown.as_mut(),
-                plain_start: stamped.as_ref().map_or(0, |st| st.message),
+                plain: match (&stamped, &klog, &logfmt) {
+                    (Some(st), ..) => st.message..text.len(),
+                    // A structured klog line's quoted message; else what follows the caller.
+                    (_, Some(k), _) if k.message.end < text.len() && text[k.message.end] == b'"' => k.message.clone(),
+                    (_, Some(k), _) => k.message.start..text.len(),
+                    (_, _, Some(l)) => l.message.clone().unwrap_or(0..text.len()),
+                    _ => 0..text.len(),
+                },
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
         } else {
@@ -621,9 +650,10 @@ struct Clustering<'a> {
     covered: &'a mut Vec<Range<usize>>,
     /// A parallel read's worker: the text is kept for the reader to cluster, not clustered.
     pending: Option<&'a mut PendingUnknowns>,
-    /// Where a plain line's message starts: after another program's date, time and level
-    /// ([`parse::StampedLine`]), else 0.
-    plain_start: usize,
+    /// Where a plain line's message is: after another program's date, time and level
+    /// ([`parse::StampedLine`]), a klog line's caller, or a logfmt line's `msg` value; else
+    /// the whole text.
+    plain: Range<usize>,
 }
 
 impl Clustering<'_> {
@@ -651,7 +681,7 @@ impl Clustering<'_> {
             hays,
             names,
             tl,
-            self.plain_start,
+            self.plain.clone(),
             text,
             warn_or_above,
             self.covered,
@@ -739,8 +769,10 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// vary from one event of the same error to the next. The message of a line without a parsed
 /// header (`structured` false: plain text, not a tracing event) is kept whole, since outside a
 /// Rust error report `: ` is no link separator; for another program's line that starts with its
-/// date and time, the message starts at `plain_start`, after the time and level (the template
-/// of `2024-01-01 12:00:00,123 WARN [main] …` is not made of the time's digits). `None`: the
+/// date and time, the message is `plain`, after the time and level (the template of
+/// `2024-01-01 12:00:00,123 WARN [main] …` is not made of the time's digits; a Go program's:
+/// klog's message, logfmt's `msg`, its other pairs left out as a RisingWave line's fields
+/// are). `None`: the
 /// matches explain the event. `covered` is a buffer reused from event to event: nothing here
 /// allocates once it has grown.
 #[allow(clippy::too_many_arguments)]
@@ -750,7 +782,7 @@ fn unexplained(
     hays: &[Hay<'_>],
     names: Option<&[(Vec<u8>, String)]>,
     tl: Option<&parse::TextLine>,
-    plain_start: usize,
+    plain: Range<usize>,
     text: &[u8],
     warn_or_above: bool,
     covered: &mut Vec<Range<usize>>,
@@ -807,7 +839,7 @@ fn unexplained(
                 }
             }
         }
-        _ => regions[1] = hays.first().map(|h| (0, plain_start.min(h.text.len())..h.text.len())),
+        _ => regions[1] = hays.first().map(|h| (0, plain.start.min(h.text.len())..plain.end.min(h.text.len()))),
     }
     let own = |f: &Found| {
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
@@ -1332,6 +1364,19 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
                 )
             })
             .collect();
+    }
+}
+
+/// A logfmt or klog pair for `log.fields`.
+fn go_field<'t>(text: &'t [u8], (k, v): &parse::KeyValue) -> crate::event::Field<'t> {
+    (crate::event::text(&text[k.clone()]), unquoted_value(&text[v.clone()]))
+}
+
+/// A logfmt or klog value as the program meant it (see [`golog::unescape`]).
+fn unquoted_value(v: &[u8]) -> Cow<'_, str> {
+    match crate::event::text(v) {
+        Cow::Borrowed(b) => golog::unescape(b),
+        Cow::Owned(o) => Cow::Owned(golog::unescape(&o).into_owned()),
     }
 }
 

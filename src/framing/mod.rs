@@ -28,6 +28,7 @@
 //! line once buffers have grown; memory is bounded by the block size, `max_line_bytes` and
 //! `max_event_bytes`.
 
+pub mod golog;
 pub mod parse;
 
 use crate::matcher::prefilter::Hit;
@@ -135,8 +136,16 @@ pub struct Framer<'m> {
     /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost 8.5 ms of CPU on
     /// the 100 MB peers corpus, a tenth of the scan; from the skim, 2.1 ms: BENCHMARKS.md).
     marks: crate::matcher::Marks,
+    /// The stream carries a Go program's klog or logfmt lines (sticky): their level is not at
+    /// the marks' bytes (`E1205 …`, `level=error`), so every line is looked at for it.
+    go_seen: bool,
     pub stats: crate::counts::Framed,
 }
+
+/// Lines at the start of a block looked at for a Go program's header (see [`Framer::go_seen`])
+/// until one is found: a program's banner (a few plain lines) may come first. Every line
+/// framed is looked at too.
+const GO_SNIFF_LINES: usize = 8;
 
 /// The literal id of a hit that is a line at a level `--unknown` wants, not a catalog literal.
 const LEVEL_HIT: u32 = u32::MAX;
@@ -178,6 +187,7 @@ impl<'m> Framer<'m> {
             joined: Vec::new(),
             contents: Vec::new(),
             cri_partial: [None, None],
+            go_seen: false,
             stats: Default::default(),
         }
     }
@@ -336,10 +346,18 @@ impl<'m> Framer<'m> {
         let mut h = 0;
         if !dense && level_look {
             let before = hits.len();
-            if !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
-                // A JSON line's level may be any word in any case (`"level":"warning"`): every
-                // line is looked at. One search for all the block's line ends (the block ends
-                // with one): a memchr call per line paid its start-up on every short line.
+            if !self.go_seen {
+                let mut state = self.state;
+                self.go_seen = block
+                    .split(|&b| b == b'\n')
+                    .take(GO_SNIFF_LINES)
+                    .any(|l| matches!(parse::classify(l, &mut state).1, Header::Klog | Header::Logfmt));
+            }
+            if self.go_seen || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
+                // A JSON line's level may be any word in any case (`"level":"warning"`), a Go
+                // program's is no word with an `R` (see `go_seen`): every line is looked at.
+                // One search for all the block's line ends (the block ends with one): a memchr
+                // call per line paid its start-up on every short line.
                 hits.truncate(before);
                 let mut s = 0;
                 for nl in memchr::memchr_iter(b'\n', block) {
@@ -529,6 +547,7 @@ impl<'m> Framer<'m> {
         } else {
             parse::classify(raw, &mut self.state)
         };
+        self.go_seen |= matches!(header, Header::Klog | Header::Logfmt);
         if header == Header::Json && prefix.cri.is_none() {
             // A Docker json-file record is read as the CRI record it stands for.
             let cleaned: &[u8] = if ansi { &self.clean } else { raw };

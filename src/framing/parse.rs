@@ -35,6 +35,12 @@ pub enum Header {
     /// same log's `ERROR` line, whose five letters fill RisingWave's level column) is not a
     /// continuation of it.
     Stamped,
+    /// A klog (or glog) line: `E1205 07:20:22.123456       1 reflector.go:138] …`
+    /// ([`golog::klog`](super::golog::klog)).
+    Klog,
+    /// A logfmt line with a level: `time=… level=error msg="…" k=v`
+    /// ([`golog::logfmt`](super::golog::logfmt)).
+    Logfmt,
     /// None: a continuation line, or a plain line.
     None,
 }
@@ -220,9 +226,10 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         let mut st = *state;
         let (mut p, h) = classify_inner(&line[lead..], &mut st);
         let full = match h {
-            Header::None | Header::Stamped => false,
+            // An indented `key=value` line is more likely a message's continuation.
+            Header::None | Header::Stamped | Header::Logfmt => false,
             Header::Json => json_object_line(&line[lead + p.content..]),
-            Header::RisingWave | Header::Panic => true,
+            Header::RisingWave | Header::Panic | Header::Klog => true,
         };
         if full {
             st.quote = quote;
@@ -238,7 +245,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         return (Prefix { content: n, ..Prefix::default() }, Header::None);
     }
     let (p, h) = classify_inner(line, state);
-    if !matches!(h, Header::None | Header::Stamped) {
+    if !matches!(h, Header::None | Header::Stamped | Header::Logfmt) {
         state.quote = false;
     }
     (p, h)
@@ -285,7 +292,16 @@ fn stern_prefix(line: &[u8]) -> Option<(Range<usize>, Range<usize>, usize)> {
 
 /// Does a full header start `s` (what may follow stern's prefix)?
 fn header_at(s: &[u8]) -> bool {
-    risingwave_header(s).is_some() || json_object_line(s) || panic_header(s)
+    risingwave_header(s).is_some() || json_object_line(s) || panic_header(s) || go_header(s).is_some()
+}
+
+/// A Go program's header at the start of `s`: a klog line's, or a logfmt line's
+/// ([`super::golog::level`]).
+fn go_header(s: &[u8]) -> Option<Header> {
+    super::golog::level(s).map(|(layout, _)| match layout {
+        super::golog::Layout::Klog => Header::Klog,
+        super::golog::Layout::Logfmt => Header::Logfmt,
+    })
 }
 
 impl Prefix {
@@ -373,11 +389,13 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 && (timestamp_len(rest).is_some() || zoneless_timestamp_len(rest).is_some())
                 && !level_at(rest))
                 || rest.first() == Some(&b'{')
+                || go_header(rest).is_some()
             {
                 // Two timestamps: the first is the runtime's (the second may be another
                 // program's zone-less one: log4j's, Python's). So is a timestamp before a JSON
                 // object (`kubectl logs --timestamps` of RisingWave's JSON logs): no line of
-                // RisingWave's own starts with a time and then a brace.
+                // RisingWave's own starts with a time and then a brace. Nor with a time and
+                // then a Go program's klog or logfmt header.
                 state.kubectl_ts = true;
                 p.runtime_ts = Some(i..i + t);
                 i += t + 1;
@@ -406,6 +424,8 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         && loose_timestamp_len(c).is_some_and(|t| matches!(c.get(t), None | Some(b' ' | b'\t')))
     {
         Header::Stamped
+    } else if let Some(h) = go_header(c) {
+        h
     } else {
         Header::None
     };
@@ -1203,6 +1223,33 @@ mod tests {
             ("  2024-01-01 12:00:00 indented", Header::None),
         ] {
             assert_eq!(st(line).1, want, "{line}");
+        }
+    }
+
+    #[test]
+    fn go_programs_lines() {
+        // (line, header, where the content starts)
+        let cases: &[(&str, Header, usize)] = &[
+            ("E1205 07:20:22.123456       1 reflector.go:138] failed to list *v1.Pod", Header::Klog, 0),
+            (r#"time="2026-03-02T08:00:00Z" level=error msg="failed to sync pod""#, Header::Logfmt, 0),
+            ("level=warn ts=2026-03-02T08:00:01.123Z caller=main.go:123 msg=slow", Header::Logfmt, 0),
+            // behind `kubectl --prefix`, `--timestamps`, stern's prefix, and in a CRI record
+            ("[pod/op-0/manager] E1205 07:20:22.1 1 x.go:1] failed", Header::Klog, 19),
+            ("2026-12-05T07:20:22.123456789Z E1205 07:20:22.1 1 x.go:1] failed", Header::Klog, 31),
+            ("2026-12-05T07:20:22.123456789Z level=error msg=x", Header::Logfmt, 31),
+            ("op-0 manager W1205 07:20:22.1 1 x.go:1] slow", Header::Klog, 13),
+            ("2026-12-05T07:20:22.123456789Z stderr F level=error msg=x", Header::Logfmt, 40),
+            // an indented klog line is pasted; an indented `key=value` line continues a message
+            ("    E1205 07:20:22.1 1 x.go:1] failed", Header::Klog, 4),
+            ("    level=error msg=x", Header::None, 0),
+            // not a Go program's: a RisingWave field, prose, no caller
+            ("compaction level=3 size=5", Header::None, 0),
+            ("Error 1205: deadlock", Header::None, 0),
+            ("E1205 07:20:22.1 1 x.go] failed", Header::None, 0),
+        ];
+        for &(line, header, content) in cases {
+            let (p, h) = classify(line.as_bytes(), &mut StreamState::default());
+            assert_eq!((h, p.content), (header, content), "{line}");
         }
     }
 

@@ -114,7 +114,8 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     };
     let w = &line[..line.len().min(LEVEL_WINDOW)];
     // Behind a `kubectl --prefix` (`[pod/…] `) the line is read as it would be without it.
-    let unprefixed = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(w, |i| &w[i + 1..]) } else { w };
+    let skip = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(0, |i| i + 1) } else { 0 };
+    let unprefixed = &w[skip..];
     // RisingWave's own header, most lines of its logs: `<timestamp> <blanks><LEVEL> `. Its level
     // is read where it stands, without looking for the level words further in (a line at INFO
     // is not wanted whatever its message says).
@@ -134,12 +135,19 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     if unprefixed.starts_with(b"thread '") && memchr::memmem::find(w, crate::matcher::PANIC_KEY).is_some() {
         return true;
     }
+    let wanted = |l: &[u8]| Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false));
     if json_shaped(w) {
         return memchr::memmem::find_iter(line, b"\"level\":\"").any(|at| {
             let v = &line[at + 9..];
-            let l = &v[..memchr::memchr(b'"', v).unwrap_or(v.len())];
-            Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false))
+            wanted(&v[..memchr::memchr(b'"', v).unwrap_or(v.len())])
         });
+    }
+    // A Go program's line (klog's severity letter, logfmt's `level`), alone or behind `kubectl
+    // --timestamps`' time.
+    let c = &line[skip..];
+    let c = crate::framing::parse::timestamp_len(c).filter(|&t| c.get(t) == Some(&b' ')).map_or(c, |t| &c[t + 1..]);
+    if let Some((_, level)) = crate::framing::golog::level(c) {
+        return wanted(level);
     }
     // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
     // `- WARNING -`, `[WARN]`, zap's `\tERROR\t`, `CRITICAL:`), or between ANSI codes (a line
@@ -173,9 +181,12 @@ fn rank(l: &[u8]) -> u8 {
     let is = |w: &[u8]| l.eq_ignore_ascii_case(w);
     match l.len() {
         3 if is(b"ERR") => 3,
-        4 if is(b"CRIT") => 3,
+        // log15's four-letter `eror` (a logfmt `lvl`).
+        4 if is(b"CRIT") || is(b"EROR") => 3,
         4 if is(b"WARN") => 2,
-        5 if is(b"ERROR") || is(b"FATAL") => 3,
+        // zap's and logrus's levels above error: a JSON or logfmt line's `panic`, `dpanic`.
+        5 if is(b"ERROR") || is(b"FATAL") || is(b"PANIC") => 3,
+        6 if is(b"DPANIC") => 3,
         7 if is(b"WARNING") => 2,
         8 if is(b"CRITICAL") => 3,
         _ => 1,
@@ -1001,6 +1012,24 @@ mod tests {
             ("2024-01-01 12:00:00 FATAL x", Levels::Error, false),
             ("2024-01-01 12:00:00 Warning x", Levels::Warn, false),
             ("2024-01-01 12:00:00 [error] x", Levels::Error, false),
+            // Go programs: klog's severity letter, logfmt's `level` (any case, log15's `eror`,
+            // zap's `panic`), alone, behind `kubectl --prefix` or `--timestamps`
+            ("E1205 07:20:22.123456       1 reflector.go:138] failed", Levels::Error, true),
+            ("W1205 07:20:22.123456       1 warnings.go:70] deprecated", Levels::Warn, true),
+            ("W1205 07:20:22.123456       1 warnings.go:70] deprecated", Levels::Error, false),
+            ("I1205 07:20:22.123456       1 server.go:10] ERROR in the message", Levels::Warn, false),
+            ("F1205 07:20:22.123456       1 server.go:10] fatal", Levels::Error, true),
+            ("[pod/op-0/manager] E1205 07:20:22.1 1 x.go:1] failed", Levels::Error, true),
+            ("2026-12-05T07:20:22.1Z E1205 07:20:22.1 1 x.go:1] failed", Levels::Error, true),
+            (r#"time="2026-03-02T08:00:00Z" level=error msg="x""#, Levels::Error, true),
+            ("level=warn ts=2026-03-02T08:00:01Z msg=x", Levels::Warn, true),
+            ("level=warning msg=x", Levels::Error, false),
+            ("time=2026-03-02T08:00:00Z level=WARN msg=x", Levels::Warn, true),
+            ("lvl=eror msg=x", Levels::Error, true),
+            ("level=panic msg=x", Levels::Error, true),
+            (r#"level=info msg="ERROR somewhere""#, Levels::Warn, false),
+            ("2026-12-05T07:20:22.1Z level=error msg=x", Levels::Error, true),
+            ("compaction level=error is not a pair of every token", Levels::Error, false),
             ("plain text without a level", Levels::Warn, false),
             ("plain text without a level", Levels::Any, true),
             ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),

@@ -1,0 +1,466 @@
+//! Go programs' log layouts, as the other containers of a Kubernetes node write them: klog's
+//! (every Kubernetes component and most operators: `E1205 07:20:22.123456       1
+//! reflector.go:138] failed to list …`, glog's with the year) and logfmt's (logrus, go-kit,
+//! `log/slog`'s text handler: `time=… level=error msg="failed to sync" pod=meta-0`).
+//!
+//! Owns telling a line of either layout ([`klog`], [`logfmt_level`]: cheap rejections first, as
+//! framing classifies every line it frames) and reading one into ranges of the line (run only
+//! on events that are written). Contract: nothing here fails; a line that does not fit is
+//! `None` and stays what it was (plain text). A logfmt line is one whose every token is a
+//! `key=value` pair and that has a `level` (or `lvl`) whose value is a level word: a RisingWave
+//! message's `level=3` field, or a sentence with an `=` in it, is not one.
+
+use std::ops::Range;
+
+use super::parse::KeyValue;
+
+/// A klog (or glog) line: ranges into the line's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KlogLine {
+    /// The severity letter's word, as glog names it and Vector's `parse_klog` writes it:
+    /// `info`, `warning`, `error`, `fatal`.
+    pub level: &'static str,
+    /// `mmdd hh:mm:ss.uuuuuu` (klog) or `yyyymmdd hh:mm:ss.uuuuuu` (glog).
+    pub time: Range<usize>,
+    /// The thread (klog: process) id.
+    pub thread: Range<usize>,
+    /// `file.go:123`.
+    pub caller: Range<usize>,
+    /// What the line says: after `] `, or for a structured line (`] "Starting controller"
+    /// controller="x"`) the quoted message without its quotes.
+    pub message: Range<usize>,
+    /// A structured line's `key=value` pairs after its message, values without their quotes.
+    pub fields: Vec<KeyValue>,
+}
+
+/// The two layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Klog,
+    Logfmt,
+}
+
+/// The layout and level word of a Go program's line: a klog line's severity
+/// ([`KlogLine::level`]), a logfmt line's `level` value; `None` for other lines. The first byte
+/// rules out most lines: klog's is a severity letter, a logfmt line's a key's first letter.
+pub fn level(c: &[u8]) -> Option<(Layout, &[u8])> {
+    let first = *c.first()?;
+    if matches!(first, b'I' | b'W' | b'E' | b'F')
+        && let Some((k, _)) = klog_head(c)
+    {
+        return Some((Layout::Klog, k.level.as_bytes()));
+    }
+    if first.is_ascii_alphabetic() {
+        return logfmt_level(c).map(|r| (Layout::Logfmt, &c[r]));
+    }
+    None
+}
+
+/// Read a klog line: `<I|W|E|F><mmdd> <hh:mm:ss>[.<fraction>] <blanks><thread> <file>:<line>]
+/// <message>`. `None` when `c` is not one.
+pub fn klog(c: &[u8]) -> Option<KlogLine> {
+    let (mut line, start) = klog_head(c)?;
+    // A structured line: the message quoted, then pairs.
+    if c.get(start) == Some(&b'"')
+        && let Some(end) = quoted_end(c, start)
+        && matches!(c.get(end), None | Some(b' '))
+    {
+        line.message = start + 1..end - 1;
+        pairs(c, end, |k, v| line.fields.push((k, v)));
+    }
+    Some(line)
+}
+
+/// A klog line's header, its message taken to be the rest of the line (no pairs read), and
+/// where that message starts.
+fn klog_head(c: &[u8]) -> Option<(KlogLine, usize)> {
+    let level = match c.first()? {
+        b'I' => "info",
+        b'W' => "warning",
+        b'E' => "error",
+        b'F' => "fatal",
+        _ => return None,
+    };
+    let date = digits(c, 1);
+    if !(date == 4 || date == 8) || c.get(1 + date) != Some(&b' ') {
+        return None;
+    }
+    let mut i = 2 + date;
+    let clock = c.get(i..i + 8)?;
+    let two = |k: usize| clock[k].is_ascii_digit() && clock[k + 1].is_ascii_digit();
+    if !(two(0) && clock[2] == b':' && two(3) && clock[5] == b':' && two(6)) {
+        return None;
+    }
+    i += 8;
+    if c.get(i) == Some(&b'.') && digits(c, i + 1) > 0 {
+        i += 1 + digits(c, i + 1);
+    }
+    let time = 1..i;
+    let blanks = c[i..].iter().take_while(|&&b| b == b' ').count();
+    let n = digits(c, i + blanks);
+    if blanks == 0 || n == 0 || c.get(i + blanks + n) != Some(&b' ') {
+        return None;
+    }
+    let thread = i + blanks..i + blanks + n;
+    let from = thread.end + 1;
+    // The caller: `file:line]`, no blank in it; a path is short (klog writes the file's base
+    // name), so the `]` is looked for in a few hundred bytes only.
+    let close = from + c[from..c.len().min(from + 256)].iter().position(|&b| b == b']' || b == b' ')?;
+    let colon = from + c[from..close].iter().rposition(|&b| b == b':')?;
+    if c[close] != b']' || colon == from || digits(c, colon + 1) != close - colon - 1 || close == colon + 1 {
+        return None;
+    }
+    let caller = from..close;
+    let start = match c.get(close + 1) {
+        None => close + 1,
+        Some(b' ') => close + 2,
+        Some(_) => return None,
+    };
+    Some((KlogLine { level, time, thread, caller, message: start..c.len(), fields: Vec::new() }, start))
+}
+
+/// A logfmt line: ranges into the line's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogfmtLine {
+    /// The `level` (or `lvl`) value, without quotes.
+    pub level: Range<usize>,
+    /// The `time` (`ts`, `timestamp`, `t`) value, without quotes.
+    pub time: Option<Range<usize>>,
+    /// The `msg` (`message`) value, without quotes.
+    pub message: Option<Range<usize>>,
+    /// The other pairs, in the line's order, values without quotes.
+    pub fields: Vec<KeyValue>,
+}
+
+/// Read a logfmt line (its first line: a message never spans lines in logfmt, and a line below
+/// is another program's). `None` when `c` is not one (see the module's docs).
+pub fn logfmt(c: &[u8]) -> Option<LogfmtLine> {
+    logfmt_level(c)?;
+    let mut out = LogfmtLine { level: 0..0, time: None, message: None, fields: Vec::new() };
+    pairs(c, 0, |k, v| match &c[k.clone()] {
+        b"level" | b"lvl" if out.level.is_empty() => out.level = v,
+        b"time" | b"ts" | b"timestamp" | b"t" if out.time.is_none() => out.time = Some(v),
+        b"msg" | b"message" if out.message.is_none() => out.message = Some(v),
+        _ => out.fields.push((k, v)),
+    });
+    Some(out)
+}
+
+/// The level value of a logfmt line (see the module's docs for what is one), without quotes:
+/// the cheap test framing runs. The pairs are read up to the level's only.
+pub fn logfmt_level(c: &[u8]) -> Option<Range<usize>> {
+    // The first key, before anything else is read: most lines that are not logfmt fail here.
+    let first = c.iter().take(KEY_MAX + 1).position(|&b| !key_byte(b))?;
+    if first == 0 || c[first] != b'=' || !c[0].is_ascii_alphabetic() {
+        return None;
+    }
+    let mut level = None;
+    let whole = pairs(c, 0, |k, v| {
+        if level.is_none() && matches!(&c[k], b"level" | b"lvl") {
+            level = Some(v);
+        }
+    });
+    level.filter(|v| whole && level_word(&c[v.clone()]))
+}
+
+/// Longest key looked for at a logfmt line's start: keys are short words (`time`, `level`,
+/// `caller`), and the bound keeps a long word without blanks from being walked twice.
+const KEY_MAX: usize = 32;
+
+/// A byte of a logfmt key: anything but blanks, `=` and `"` (as go-logfmt reads them), less the
+/// brackets and punctuation that put a word of prose or a Debug struct apart.
+fn key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/')
+}
+
+/// The level words of Go's loggers in any case (logrus, zap, go-kit, slog, log15's four-letter
+/// ones): a logfmt line's `level` is one of them.
+fn level_word(w: &[u8]) -> bool {
+    const WORDS: [&[u8]; 15] = [
+        b"trace",
+        b"debug",
+        b"dbug",
+        b"info",
+        b"notice",
+        b"warn",
+        b"warning",
+        b"error",
+        b"eror",
+        b"err",
+        b"fatal",
+        b"panic",
+        b"dpanic",
+        b"crit",
+        b"critical",
+    ];
+    WORDS.iter().any(|l| w.eq_ignore_ascii_case(l))
+}
+
+/// Walk the `key=value` pairs of `c` from `from`, calling `each` with each key's and value's
+/// range (a quoted value's without its quotes; an unclosed quote runs to the end). Returns
+/// whether every token was a pair (a bare word, or a key that is not one, ends the walk).
+fn pairs(c: &[u8], from: usize, mut each: impl FnMut(Range<usize>, Range<usize>)) -> bool {
+    let mut i = from;
+    loop {
+        while i < c.len() && (c[i] == b' ' || c[i] == b'\t') {
+            i += 1;
+        }
+        if i >= c.len() {
+            return true;
+        }
+        let k = i;
+        while i < c.len() && key_byte(c[i]) {
+            i += 1;
+        }
+        if i == k || c.get(i) != Some(&b'=') {
+            return false;
+        }
+        let key = k..i;
+        i += 1;
+        let value = if c.get(i) == Some(&b'"') {
+            let end = quoted_end(c, i).unwrap_or(c.len() + 1);
+            let v = i + 1..end - 1;
+            i = end.min(c.len());
+            v
+        } else {
+            let s = i;
+            while i < c.len() && c[i] != b' ' && c[i] != b'\t' {
+                i += 1;
+            }
+            s..i
+        };
+        each(key, value);
+    }
+}
+
+/// The end (after the closing quote) of the quoted string that starts at `c[at]`, backslash
+/// escapes skipped; `None` when it is not closed.
+fn quoted_end(c: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    while i < c.len() {
+        match c[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// How many ASCII digits start `c[at..]`.
+fn digits(c: &[u8], at: usize) -> usize {
+    c.get(at..).map_or(0, |s| s.iter().take_while(|b| b.is_ascii_digit()).count())
+}
+
+/// A quoted value as the program meant it: `\"`, `\\`, `\n`, `\t` and `\r` undone (Go's
+/// `strconv.Quote`, which logfmt writers use, writes those; other escapes are left as written).
+pub fn unescape(v: &str) -> std::borrow::Cow<'_, str> {
+    if !v.contains('\\') {
+        return std::borrow::Cow::Borrowed(v);
+    }
+    let mut out = String::with_capacity(v.len());
+    let mut chars = v.chars();
+    while let Some(ch) = chars.next() {
+        if ch != '\\' {
+            out.push(ch);
+            continue;
+        }
+        match chars.next() {
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A klog time in RFC 3339's form, zone-less (klog writes the process's local time, and which
+/// zone that was is not known here; glog's and the other programs' zone-less times are written
+/// so too). klog leaves the year out: it is the year of `observed` (the event's observed time,
+/// RFC 3339), or the one before when the line's month is later than the observed one (a line
+/// from December read in January), as Vector's `parse_klog` resolves it.
+pub fn klog_timestamp(c: &[u8], time: &Range<usize>, observed: &str) -> Option<String> {
+    let t = std::str::from_utf8(&c[time.clone()]).ok()?;
+    let (date, clock) = t.split_once(' ')?;
+    let (year, md) = if date.len() == 8 {
+        (date[..4].to_string(), &date[4..])
+    } else {
+        let seen: i32 = observed.get(..4)?.parse().ok()?;
+        let seen_month: u32 = observed.get(5..7)?.parse().ok()?;
+        let month: u32 = date[..2].parse().ok()?;
+        (format!("{:04}", if month > seen_month { seen - 1 } else { seen }), date)
+    };
+    Some(format!("{year}-{}-{}T{clock}", &md[..2], &md[2..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s<'a>(c: &'a str, r: &Range<usize>) -> &'a str {
+        &c[r.clone()]
+    }
+
+    #[test]
+    fn klog_lines() {
+        // (line, level, time, thread, caller, message, fields)
+        type Case<'a> = (&'a str, Option<(&'a str, &'a str, &'a str, &'a str, &'a str, &'a [(&'a str, &'a str)])>);
+        let cases: &[Case] = &[
+            (
+                "E1205 07:20:22.123456       1 reflector.go:138] failed to list *v1.Pod: connection refused",
+                Some((
+                    "error",
+                    "1205 07:20:22.123456",
+                    "1",
+                    "reflector.go:138",
+                    "failed to list *v1.Pod: connection refused",
+                    &[],
+                )),
+            ),
+            (
+                "W0102 00:00:01.5 42 warnings.go:70] v1 Endpoints is deprecated",
+                Some(("warning", "0102 00:00:01.5", "42", "warnings.go:70", "v1 Endpoints is deprecated", &[])),
+            ),
+            // glog, with the year
+            (
+                "I20210131 14:48:54.411655 15520 main.c++:9] Hello world!",
+                Some(("info", "20210131 14:48:54.411655", "15520", "main.c++:9", "Hello world!", &[])),
+            ),
+            // structured: the quoted message, then pairs
+            (
+                r#"I1007 13:16:55.727802 1146763 example.go:57] "Key/value encoding" logger="example" foo="bar \"x\"" int=42"#,
+                Some((
+                    "info",
+                    "1007 13:16:55.727802",
+                    "1146763",
+                    "example.go:57",
+                    "Key/value encoding",
+                    &[("logger", "example"), ("foo", r#"bar \"x\""#), ("int", "42")],
+                )),
+            ),
+            (
+                "F1205 07:20:22.123456 7 server.go:1]",
+                Some(("fatal", "1205 07:20:22.123456", "7", "server.go:1", "", &[])),
+            ),
+            // not klog
+            ("E1205 is not a date", None),
+            ("Error 07:20:22 1 x.go:1] y", None),
+            ("E12 07:20:22.1 1 x.go:1] y", None),
+            ("E1205 07:20:22.1 1 x.go] no line number", None),
+            ("E1205 07:20:22.1 1 x.go:1]no blank", None),
+            ("E1205 07:20:22.1 x.go:1] no thread", None),
+            ("D1205 07:20:22.1 1 x.go:1] not a severity", None),
+        ];
+        for (line, want) in cases {
+            let got = klog(line.as_bytes());
+            match (got, want) {
+                (None, None) => {}
+                (Some(k), Some((level, time, thread, caller, message, fields))) => {
+                    assert_eq!(
+                        (k.level, s(line, &k.time), s(line, &k.thread), s(line, &k.caller), s(line, &k.message)),
+                        (*level, *time, *thread, *caller, *message),
+                        "{line}"
+                    );
+                    let f: Vec<(&str, &str)> = k.fields.iter().map(|(a, b)| (s(line, a), s(line, b))).collect();
+                    assert_eq!(f, *fields, "{line}");
+                }
+                (got, want) => panic!("{line}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn logfmt_lines() {
+        // (line, level, time, message, other fields)
+        type Case<'a> = (&'a str, Option<(&'a str, Option<&'a str>, Option<&'a str>, &'a [(&'a str, &'a str)])>);
+        let cases: &[Case] = &[
+            // logrus
+            (
+                r#"time="2026-03-02T08:00:00Z" level=error msg="failed to sync pod" pod=meta-0 err="context deadline exceeded""#,
+                Some((
+                    "error",
+                    Some("2026-03-02T08:00:00Z"),
+                    Some("failed to sync pod"),
+                    &[("pod", "meta-0"), ("err", "context deadline exceeded")],
+                )),
+            ),
+            // go-kit: the level first, a caller
+            (
+                "level=warn ts=2026-03-02T08:00:01.123Z caller=main.go:123 msg=\"slow query\" duration=3.2s",
+                Some((
+                    "warn",
+                    Some("2026-03-02T08:00:01.123Z"),
+                    Some("slow query"),
+                    &[("caller", "main.go:123"), ("duration", "3.2s")],
+                )),
+            ),
+            // slog's text handler
+            (
+                "time=2026-03-02T08:00:02.000+01:00 level=WARN msg=hello",
+                Some(("WARN", Some("2026-03-02T08:00:02.000+01:00"), Some("hello"), &[])),
+            ),
+            // no message; an empty value; escapes in a quoted value
+            (r#"lvl=eror t=x a= b="q \" q""#, Some(("eror", Some("x"), None, &[("a", ""), ("b", r#"q \" q"#)]))),
+            // not logfmt: no level; a level that is not a level word; prose; a bare word
+            ("time=2026 msg=x", None),
+            ("compaction level=3 size=5", None),
+            ("level=3 size=5", None),
+            ("a sentence with level=error in it", None),
+            ("level=error msg=x and then prose", None),
+            ("=x level=error", None),
+        ];
+        for (line, want) in cases {
+            let got = logfmt(line.as_bytes());
+            assert_eq!(got.is_some(), logfmt_level(line.as_bytes()).is_some(), "{line}");
+            match (got, want) {
+                (None, None) => {}
+                (Some(l), Some((level, time, message, fields))) => {
+                    assert_eq!(s(line, &l.level), *level, "{line}");
+                    assert_eq!(l.time.map(|t| s(line, &t)), *time, "{line}");
+                    assert_eq!(l.message.map(|t| s(line, &t)), *message, "{line}");
+                    let f: Vec<(&str, &str)> = l.fields.iter().map(|(a, b)| (s(line, a), s(line, b))).collect();
+                    assert_eq!(f, *fields, "{line}");
+                }
+                (got, want) => panic!("{line}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn unquoted_values() {
+        for (v, want) in
+            [("plain", "plain"), (r#"a \"b\" c"#, r#"a "b" c"#), (r"x\\y\nz", "x\\y\nz"), (r"\u00e9 \", r"\u00e9 \")]
+        {
+            assert_eq!(unescape(v), want);
+        }
+    }
+
+    #[test]
+    fn klog_years() {
+        let k = |line: &str, observed: &str| {
+            let l = klog(line.as_bytes()).expect("klog");
+            klog_timestamp(line.as_bytes(), &l.time, observed)
+        };
+        assert_eq!(
+            k("E1205 07:20:22.123456 1 x.go:1] y", "2026-12-05T08:00:00Z").as_deref(),
+            Some("2026-12-05T07:20:22.123456")
+        );
+        // December's line read in January: the year before
+        assert_eq!(k("E1231 23:59:59.5 1 x.go:1] y", "2027-01-01T00:00:01Z").as_deref(), Some("2026-12-31T23:59:59.5"));
+        assert_eq!(
+            k("I20210131 14:48:54.411655 15520 main.c++:9] y", "2026-12-05T08:00:00Z").as_deref(),
+            Some("2021-01-31T14:48:54.411655")
+        );
+        assert_eq!(
+            k("I1205 14:48:54 1 x.go:9] no fraction", "2026-12-05T08:00:00Z").as_deref(),
+            Some("2026-12-05T14:48:54")
+        );
+    }
+}
