@@ -1067,6 +1067,86 @@ fn regression_other_programs_levels_and_times_are_read() {
     assert_eq!(kinds(&any)["[main] c.e.Store - served request <*>"], ("INFO".to_owned(), 100));
 }
 
+/// A Kubernetes node's other containers log as Go programs do: klog (`E1205 07:20:22.123456 1
+/// reflector.go:138] …`) and logfmt (`time=… level=error msg="…" k=v`). Their WARN and ERROR
+/// lines were never clustered at `--unknown warn` (no level annotail read), and at `any` a
+/// logfmt line clustered as its keys (`time=<*> level=error msg=<*> pod=<*> err=<*>`): every
+/// message of a program with the same keys was one cluster.
+#[test]
+fn regression_go_programs_lines_are_read_and_clustered_by_their_message() {
+    let d = Dir::new();
+    // A banner first: the level look finds the layout a few lines in.
+    let mut input = String::from("Starting controller manager\nversion v1.2.3\n");
+    for i in 0..400u32 {
+        let (m, s) = (i / 60 % 60, i % 60);
+        let line = match i % 8 {
+            0 => format!(r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=error msg="failed to sync pod" pod=meta-{i} err="context deadline exceeded \"x\"""#),
+            1 => format!(r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=error msg="failed to delete volume" pod=meta-{i} err="not found""#),
+            2 => format!("level=warn ts=2026-03-02T08:{m:02}:{s:02}.123Z caller=main.go:{i} msg=\"slow query {i} ms\""),
+            3 => format!("E1205 07:{m:02}:{s:02}.123456       1 reflector.go:138] failed to list *v1.Pod: dial tcp 10.0.0.{i}:443: connect: connection refused"),
+            4 => format!(r#"W1205 07:{m:02}:{s:02}.123456       1 controller.go:{i}] "Reconcile slow" object="default/rw-{i}" duration="3s""#),
+            5 => format!("I1205 07:{m:02}:{s:02}.123456       1 server.go:10] ERROR text in an info line {i}"),
+            _ => format!(r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=info msg="reconciled" object=rw-{i}"#),
+        };
+        input.push_str(&line);
+        input.push('\n');
+    }
+    let file = d.write("go.log", &input);
+    type Kinds = std::collections::BTreeMap<String, (String, String, usize)>;
+    let kinds = |evs: &[Value]| -> Kinds {
+        let mut m = Kinds::new();
+        for e in evs.iter().filter(|e| e.get("unknown").is_some()) {
+            let k = m.entry(e["unknown"]["template"].as_str().unwrap().to_owned()).or_default();
+            k.0 = e["log"]["format"].as_str().unwrap().to_owned();
+            k.1 = e["log"]["level"].as_str().unwrap_or("-").to_owned();
+            k.2 += 1;
+        }
+        m
+    };
+    let want: Kinds = [
+        ("failed to sync pod", "logfmt", "error"),
+        ("failed to delete volume", "logfmt", "error"),
+        ("slow query <*> ms", "logfmt", "warn"),
+        ("failed to list <*>: dial tcp <*>:<*>: connect: connection refused", "klog", "error"),
+        ("Reconcile slow", "klog", "warning"),
+    ]
+    .iter()
+    .map(|(t, f, l)| (t.to_string(), (f.to_string(), l.to_string(), 50)))
+    .collect();
+    let warn = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(kinds(&warn), want);
+    assert_eq!(warn.len(), 250, "nothing else is written");
+    // A logfmt line: its time, its pairs (unquoted) as fields, the whole line as the message.
+    let e = at(&warn, 3);
+    assert_eq!(e["@timestamp"], "2026-03-02T08:00:00Z");
+    assert_eq!(e["log"]["fields"], serde_json::json!({"pod": "meta-0", "err": "context deadline exceeded \"x\""}));
+    assert!(e["message"].as_str().unwrap().starts_with("time="));
+    // A klog line: the year it leaves out is the observed one's, or the one before.
+    let e = at(&warn, 6);
+    let (ts, observed) = (e["@timestamp"].as_str().unwrap(), e["observed"].as_str().unwrap());
+    assert_eq!(&ts[4..], "-12-05T07:00:03.123456", "{ts}");
+    let year = |t: &str| t[..4].parse::<i32>().unwrap();
+    assert!([year(observed), year(observed) - 1].contains(&year(ts)), "{ts} observed {observed}");
+    assert_eq!(e["log"]["thread"], "1");
+    assert_eq!(e["log"]["fields"]["caller"], "reflector.go:138");
+    // A structured klog line's pairs.
+    assert_eq!(at(&warn, 7)["log"]["fields"]["object"], "default/rw-4");
+    // The same read from standard input, with every event framed, and behind `kubectl logs
+    // --timestamps`.
+    assert_eq!(kinds(&d.events(&["--unknown", "warn", "--format", "json"], &input)), want);
+    let all = d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "");
+    assert_eq!((all.len(), kinds(&all)), (402, want.clone()));
+    let behind: String = input.lines().map(|l| format!("2026-03-02T08:00:30.868199738Z {l}\n")).collect();
+    assert_eq!(kinds(&d.events(&["--unknown", "warn", "--format", "json", &d.write("behind.log", &behind)], "")), want);
+    let error = d.events(&["--unknown", "error", "--format", "json", &file], "");
+    let errors: Vec<String> = kinds(&error).into_keys().collect();
+    assert_eq!(errors, ["failed to delete volume", "failed to list <*>: dial tcp <*>:<*>: connect: connection refused", "failed to sync pod"]);
+    // `any`: the info lines by their message too.
+    let any = kinds(&d.events(&["--unknown", "any", "--format", "json", &file], ""));
+    assert_eq!(any["reconciled"], ("logfmt".to_owned(), "info".to_owned(), 100));
+    assert_eq!(any["ERROR text in an info line <*>"], ("klog".to_owned(), "info".to_owned(), 50));
+}
+
 /// Linux's `sshd` lines carry their values in `key=value` words (`ruser= rhost=<host>  user=root`).
 /// When the clusterer had made such a word `<*>` (the lines' hosts and users differ), the draft's
 /// `(.+?)` stood for `rhost=…` and the matcher refused to let it run across that field: on
