@@ -305,8 +305,7 @@ impl<W: Writer> Annotator<'_, W> {
         // Haystacks: (text, field name), value boundaries.
         let mut hay_texts: Vec<(Vec<u8>, String)> = Vec::new();
         let mut text_line = None;
-        let mut stamped = None;
-        let (mut klog, mut logfmt) = (None, None);
+        let mut other = None;
         self.ends.clear();
         self.starts.clear();
         self.walls.clear();
@@ -319,15 +318,19 @@ impl<W: Writer> Annotator<'_, W> {
                 text_line = parse::parse_text(&text);
             } else if ev.header == Header::Panic {
                 log.format = "panic";
-            } else if ev.header == Header::Stamped {
+            } else if matches!(ev.header, Header::Stamped | Header::Klog | Header::Logfmt) {
                 // The first line's words only: a level word on a line below is the message's.
-                stamped = parse::parse_stamped(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
-            } else if ev.header == Header::Klog {
-                klog = golog::klog(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
-                log.format = "klog";
-            } else if ev.header == Header::Logfmt {
-                logfmt = golog::logfmt(&text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())]);
-                log.format = "logfmt";
+                let first = &text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())];
+                other = match ev.header {
+                    Header::Klog => golog::klog(first).map(Other::Klog),
+                    Header::Logfmt => golog::logfmt(first).map(Other::Logfmt),
+                    _ => parse::parse_stamped(first).map(Other::Stamped),
+                };
+                log.format = match other {
+                    Some(Other::Klog(_)) => "klog",
+                    Some(Other::Logfmt(_)) => "logfmt",
+                    _ => "plain",
+                };
             }
             // Value boundaries only matter to confirmation: an event without hits (written
             // because every event is) skips them.
@@ -461,24 +464,33 @@ impl<W: Writer> Annotator<'_, W> {
             log.target = t.target.as_ref().map(s);
             log.spans = t.spans.iter().map(|(n, f)| (s(n), f.iter().map(|(k, v)| (s(k), s(v))).collect())).collect();
             log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
-        } else if let Some(st) = &stamped {
-            // Another program's line: its time and level word (the line stays the message).
-            timestamp = Some(crate::event::text(&text[st.timestamp.clone()]));
-            log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
-        } else if let Some(k) = &klog {
-            // A Go program's line (the line stays the message, as for the others): its time,
-            // its severity, its thread, and its caller and a structured line's pairs as fields.
-            timestamp = golog::klog_timestamp(&text, &k.time, &observed).map(Cow::Owned);
-            log.level = Some(Cow::Borrowed(k.level));
-            log.thread = Some(crate::event::text(&text[k.thread.clone()]));
-            let caller = (Cow::Borrowed("caller"), crate::event::text(&text[k.caller.clone()]));
-            log.fields = std::iter::once(caller).chain(k.fields.iter().map(|kv| go_field(&text, kv))).collect();
-        } else if let Some(l) = &logfmt {
-            // A time that is not RFC 3339's (go-kit's `ts=1700000000.1`) is not read.
-            let time = l.time.as_ref().filter(|t| parse::loose_timestamp_len(&text[(*t).clone()]) == Some(t.len()));
-            timestamp = time.map(|t| crate::event::text(&text[t.clone()]));
-            log.level = Some(unquoted_value(&text[l.level.clone()]));
-            log.fields = l.fields.iter().map(|kv| go_field(&text, kv)).collect();
+        } else if let Some(o) = &other {
+            // Another program's line (the line stays the message), read on its first line.
+            let first = &text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())];
+            match o {
+                // Its time and level word.
+                Other::Stamped(st) => {
+                    timestamp = Some(crate::event::text(&text[st.timestamp.clone()]));
+                    log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
+                }
+                // Its time, its severity, its thread, and its caller and a structured line's
+                // pairs as fields.
+                Other::Klog(k) => {
+                    timestamp = golog::klog_timestamp(&text, &k.time, &observed).map(Cow::Owned);
+                    log.level = Some(Cow::Borrowed(k.level));
+                    log.thread = Some(crate::event::text(&text[k.thread.clone()]));
+                    log.fields.push((Cow::Borrowed("caller"), crate::event::text(&text[k.caller.clone()])));
+                    k.fields(first, |kv| log.fields.push(go_field(first, kv)));
+                }
+                Other::Logfmt(l) => {
+                    // A time that is not RFC 3339's (go-kit's `ts=1700000000.1`) is not read.
+                    let rfc3339 = |t: &&Range<usize>| parse::loose_timestamp_len(&text[(*t).clone()]) == Some(t.len());
+                    let time = l.time.as_ref().filter(rfc3339);
+                    timestamp = time.map(|t| crate::event::text(&text[t.clone()]));
+                    log.level = Some(unquoted_value(&text[l.level.clone()]));
+                    l.fields(first, |kv| log.fields.push(go_field(first, kv)));
+                }
+            }
         }
         let lb = &self.line_buf;
         let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));
@@ -515,14 +527,7 @@ impl<W: Writer> Annotator<'_, W> {
                 found: &self.scratch.found,
                 covered: &mut self.unknown_covered,
                 pending: self.pending_unknown.as_mut(),
-                plain: match (&stamped, &klog, &logfmt) {
-                    (Some(st), ..) => st.message..text.len(),
-                    // A structured klog line's quoted message; else what follows the caller.
-                    (_, Some(k), _) if k.message.end < text.len() && text[k.message.end] == b'"' => k.message.clone(),
-                    (_, Some(k), _) => k.message.start..text.len(),
-                    (_, _, Some(l)) => l.message.clone().unwrap_or(0..text.len()),
-                    _ => 0..text.len(),
-                },
+                plain: other.as_ref().map_or(0..text.len(), |o| o.message(&text)),
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
         } else {
@@ -1367,9 +1372,30 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
     }
 }
 
+/// Another program's line, read by its layout: an event has one.
+enum Other {
+    Stamped(parse::StampedLine),
+    Klog(golog::KlogLine),
+    Logfmt(golog::LogfmtLine),
+}
+
+impl Other {
+    /// What the line says, in the event's `text`: after the time and level; a klog line's
+    /// message (a structured line's quoted one, else all that follows the caller); a logfmt
+    /// line's `msg` (the whole line without one).
+    fn message(&self, text: &[u8]) -> Range<usize> {
+        match self {
+            Other::Stamped(st) => st.message..text.len(),
+            Other::Klog(k) if text.get(k.message.end) == Some(&b'"') => k.message.clone(),
+            Other::Klog(k) => k.message.start..text.len(),
+            Other::Logfmt(l) => l.message.clone().unwrap_or(0..text.len()),
+        }
+    }
+}
+
 /// A logfmt or klog pair for `log.fields`.
-fn go_field<'t>(text: &'t [u8], (k, v): &parse::KeyValue) -> crate::event::Field<'t> {
-    (crate::event::text(&text[k.clone()]), unquoted_value(&text[v.clone()]))
+fn go_field<'t>(text: &'t [u8], (k, v): parse::KeyValue) -> crate::event::Field<'t> {
+    (crate::event::text(&text[k]), unquoted_value(&text[v]))
 }
 
 /// A logfmt or klog value as the program meant it (see [`golog::unescape`]).

@@ -1080,11 +1080,19 @@ fn regression_go_programs_lines_are_read_and_clustered_by_their_message() {
     for i in 0..400u32 {
         let (m, s) = (i / 60 % 60, i % 60);
         let line = match i % 8 {
-            0 => format!(r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=error msg="failed to sync pod" pod=meta-{i} err="context deadline exceeded \"x\"""#),
-            1 => format!(r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=error msg="failed to delete volume" pod=meta-{i} err="not found""#),
+            0 => format!(
+                r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=error msg="failed to sync pod" pod=meta-{i} err="context deadline exceeded \"x\"""#
+            ),
+            1 => format!(
+                r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=error msg="failed to delete volume" pod=meta-{i} err="not found""#
+            ),
             2 => format!("level=warn ts=2026-03-02T08:{m:02}:{s:02}.123Z caller=main.go:{i} msg=\"slow query {i} ms\""),
-            3 => format!("E1205 07:{m:02}:{s:02}.123456       1 reflector.go:138] failed to list *v1.Pod: dial tcp 10.0.0.{i}:443: connect: connection refused"),
-            4 => format!(r#"W1205 07:{m:02}:{s:02}.123456       1 controller.go:{i}] "Reconcile slow" object="default/rw-{i}" duration="3s""#),
+            3 => format!(
+                "E1205 07:{m:02}:{s:02}.123456       1 reflector.go:138] failed to list *v1.Pod: dial tcp 10.0.0.{i}:443: connect: connection refused"
+            ),
+            4 => format!(
+                r#"W1205 07:{m:02}:{s:02}.123456       1 controller.go:{i}] "Reconcile slow" object="default/rw-{i}" duration="3s""#
+            ),
             5 => format!("I1205 07:{m:02}:{s:02}.123456       1 server.go:10] ERROR text in an info line {i}"),
             _ => format!(r#"time="2026-03-02T08:{m:02}:{s:02}Z" level=info msg="reconciled" object=rw-{i}"#),
         };
@@ -1140,7 +1148,14 @@ fn regression_go_programs_lines_are_read_and_clustered_by_their_message() {
     assert_eq!(kinds(&d.events(&["--unknown", "warn", "--format", "json", &d.write("behind.log", &behind)], "")), want);
     let error = d.events(&["--unknown", "error", "--format", "json", &file], "");
     let errors: Vec<String> = kinds(&error).into_keys().collect();
-    assert_eq!(errors, ["failed to delete volume", "failed to list <*>: dial tcp <*>:<*>: connect: connection refused", "failed to sync pod"]);
+    assert_eq!(
+        errors,
+        [
+            "failed to delete volume",
+            "failed to list <*>: dial tcp <*>:<*>: connect: connection refused",
+            "failed to sync pod"
+        ]
+    );
     // `any`: the info lines by their message too.
     let any = kinds(&d.events(&["--unknown", "any", "--format", "json", &file], ""));
     assert_eq!(any["reconciled"], ("logfmt".to_owned(), "info".to_owned(), 100));

@@ -29,8 +29,18 @@ pub struct KlogLine {
     /// What the line says: after `] `, or for a structured line (`] "Starting controller"
     /// controller="x"`) the quoted message without its quotes.
     pub message: Range<usize>,
-    /// A structured line's `key=value` pairs after its message, values without their quotes.
-    pub fields: Vec<KeyValue>,
+    /// Where a structured line's `key=value` pairs start, after its message ([`KlogLine::fields`]).
+    pub pairs: Option<usize>,
+}
+
+impl KlogLine {
+    /// A structured line's pairs, values without their quotes (read again here, not kept: the
+    /// line is read for every event, and its fields only for those written).
+    pub fn fields(&self, c: &[u8], mut each: impl FnMut(KeyValue)) {
+        if let Some(from) = self.pairs {
+            pairs(c, from, |k, v| each((k, v)));
+        }
+    }
 }
 
 /// The two layouts.
@@ -58,6 +68,8 @@ pub fn level(c: &[u8]) -> Option<(Layout, &[u8])> {
 
 /// Read a klog line: `<I|W|E|F><mmdd> <hh:mm:ss>[.<fraction>] <blanks><thread> <file>:<line>]
 /// <message>`. `None` when `c` is not one.
+// Out of line: kept out of the annotator's event path, which every RisingWave event takes.
+#[inline(never)]
 pub fn klog(c: &[u8]) -> Option<KlogLine> {
     let (mut line, start) = klog_head(c)?;
     // A structured line: the message quoted, then pairs.
@@ -66,7 +78,7 @@ pub fn klog(c: &[u8]) -> Option<KlogLine> {
         && matches!(c.get(end), None | Some(b' '))
     {
         line.message = start + 1..end - 1;
-        pairs(c, end, |k, v| line.fields.push((k, v)));
+        line.pairs = Some(end);
     }
     Some(line)
 }
@@ -116,7 +128,7 @@ fn klog_head(c: &[u8]) -> Option<(KlogLine, usize)> {
         Some(b' ') => close + 2,
         Some(_) => return None,
     };
-    Some((KlogLine { level, time, thread, caller, message: start..c.len(), fields: Vec::new() }, start))
+    Some((KlogLine { level, time, thread, caller, message: start..c.len(), pairs: None }, start))
 }
 
 /// A logfmt line: ranges into the line's content.
@@ -128,20 +140,34 @@ pub struct LogfmtLine {
     pub time: Option<Range<usize>>,
     /// The `msg` (`message`) value, without quotes.
     pub message: Option<Range<usize>>,
-    /// The other pairs, in the line's order, values without quotes.
-    pub fields: Vec<KeyValue>,
+}
+
+impl LogfmtLine {
+    /// The other pairs, in the line's order, values without quotes (read again here, as
+    /// [`KlogLine::fields`] are).
+    pub fn fields(&self, c: &[u8], mut each: impl FnMut(KeyValue)) {
+        let taken =
+            |v: &Range<usize>| *v == self.level || self.time.as_ref() == Some(v) || self.message.as_ref() == Some(v);
+        pairs(c, 0, |k, v| {
+            if !taken(&v) {
+                each((k, v));
+            }
+        });
+    }
 }
 
 /// Read a logfmt line (its first line: a message never spans lines in logfmt, and a line below
 /// is another program's). `None` when `c` is not one (see the module's docs).
+// Out of line: kept out of the annotator's event path, which every RisingWave event takes.
+#[inline(never)]
 pub fn logfmt(c: &[u8]) -> Option<LogfmtLine> {
     logfmt_level(c)?;
-    let mut out = LogfmtLine { level: 0..0, time: None, message: None, fields: Vec::new() };
-    pairs(c, 0, |k, v| match &c[k.clone()] {
+    let mut out = LogfmtLine { level: 0..0, time: None, message: None };
+    pairs(c, 0, |k, v| match &c[k] {
         b"level" | b"lvl" if out.level.is_empty() => out.level = v,
         b"time" | b"ts" | b"timestamp" | b"t" if out.time.is_none() => out.time = Some(v),
         b"msg" | b"message" if out.message.is_none() => out.message = Some(v),
-        _ => out.fields.push((k, v)),
+        _ => {}
     });
     Some(out)
 }
@@ -368,7 +394,8 @@ mod tests {
                         (*level, *time, *thread, *caller, *message),
                         "{line}"
                     );
-                    let f: Vec<(&str, &str)> = k.fields.iter().map(|(a, b)| (s(line, a), s(line, b))).collect();
+                    let mut f = Vec::new();
+                    k.fields(line.as_bytes(), |(a, b)| f.push((s(line, &a), s(line, &b))));
                     assert_eq!(f, *fields, "{line}");
                 }
                 (got, want) => panic!("{line}: got {got:?}, want {want:?}"),
@@ -423,9 +450,10 @@ mod tests {
                 (None, None) => {}
                 (Some(l), Some((level, time, message, fields))) => {
                     assert_eq!(s(line, &l.level), *level, "{line}");
-                    assert_eq!(l.time.map(|t| s(line, &t)), *time, "{line}");
-                    assert_eq!(l.message.map(|t| s(line, &t)), *message, "{line}");
-                    let f: Vec<(&str, &str)> = l.fields.iter().map(|(a, b)| (s(line, a), s(line, b))).collect();
+                    assert_eq!(l.time.as_ref().map(|t| s(line, t)), *time, "{line}");
+                    assert_eq!(l.message.as_ref().map(|t| s(line, t)), *message, "{line}");
+                    let mut f = Vec::new();
+                    l.fields(line.as_bytes(), |(a, b)| f.push((s(line, &a), s(line, &b))));
                     assert_eq!(f, *fields, "{line}");
                 }
                 (got, want) => panic!("{line}: got {got:?}, want {want:?}"),

@@ -136,15 +136,16 @@ pub struct Framer<'m> {
     /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost 8.5 ms of CPU on
     /// the 100 MB peers corpus, a tenth of the scan; from the skim, 2.1 ms: BENCHMARKS.md).
     marks: crate::matcher::Marks,
-    /// The stream carries a Go program's klog or logfmt lines (sticky): their level is not at
-    /// the marks' bytes (`E1205 …`, `level=error`), so every line is looked at for it.
+    /// The stream carries a Go program's klog or logfmt lines (sticky; seen among the first
+    /// [`GO_SNIFF_LINES`] of a block): their level is not at the marks' bytes (`E1205 …`,
+    /// `level=error`), so every line is looked at for it.
     go_seen: bool,
     pub stats: crate::counts::Framed,
 }
 
 /// Lines at the start of a block looked at for a Go program's header (see [`Framer::go_seen`])
-/// until one is found: a program's banner (a few plain lines) may come first. Every line
-/// framed is looked at too.
+/// until one is found: a program's banner (a few plain lines) may come first, and a block of a
+/// followed file or a pipe is what one read returned, often a few lines.
 const GO_SNIFF_LINES: usize = 8;
 
 /// The literal id of a hit that is a line at a level `--unknown` wants, not a catalog literal.
@@ -347,11 +348,13 @@ impl<'m> Framer<'m> {
         if !dense && level_look {
             let before = hits.len();
             if !self.go_seen {
-                let mut state = self.state;
+                // As the level look reads a line: past a `kubectl --prefix`, then its time.
+                let unprefixed =
+                    |l: &[u8]| if l.first() == Some(&b'[') { memchr::memchr(b' ', l).map_or(0, |i| i + 1) } else { 0 };
                 self.go_seen = block
                     .split(|&b| b == b'\n')
                     .take(GO_SNIFF_LINES)
-                    .any(|l| matches!(parse::classify(l, &mut state).1, Header::Klog | Header::Logfmt));
+                    .any(|l| crate::unknown::go_level(&l[unprefixed(l)..]).is_some());
             }
             if self.go_seen || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
                 // A JSON line's level may be any word in any case (`"level":"warning"`), a Go
@@ -547,7 +550,6 @@ impl<'m> Framer<'m> {
         } else {
             parse::classify(raw, &mut self.state)
         };
-        self.go_seen |= matches!(header, Header::Klog | Header::Logfmt);
         if header == Header::Json && prefix.cri.is_none() {
             // A Docker json-file record is read as the CRI record it stands for.
             let cleaned: &[u8] = if ansi { &self.clean } else { raw };

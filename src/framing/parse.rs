@@ -200,6 +200,7 @@ fn zoneless_timestamp_len(s: &[u8]) -> Option<usize> {
     if i == s.len() || matches!(s[i], b' ' | b'\t') { Some(i) } else { None }
 }
 
+#[inline]
 fn level_at(s: &[u8]) -> bool {
     s.len() >= 6 && matches!(&s[..5], b"TRACE" | b"DEBUG" | b" INFO" | b" WARN" | b"ERROR") && (s[5] == b' ')
 }
@@ -389,7 +390,9 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 && (timestamp_len(rest).is_some() || zoneless_timestamp_len(rest).is_some())
                 && !level_at(rest))
                 || rest.first() == Some(&b'{')
-                || go_header(rest).is_some()
+                // A letter: klog's severity or a logfmt key, not RisingWave's five-letter level
+                // (most of its lines have a blank there, ` INFO`, and cost one compare).
+                || (rest.first().is_some_and(u8::is_ascii_alphabetic) && !level_at(rest) && go_header(rest).is_some())
             {
                 // Two timestamps: the first is the runtime's (the second may be another
                 // program's zone-less one: log4j's, Python's). So is a timestamp before a JSON

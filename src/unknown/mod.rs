@@ -142,11 +142,7 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
             wanted(&v[..memchr::memchr(b'"', v).unwrap_or(v.len())])
         });
     }
-    // A Go program's line (klog's severity letter, logfmt's `level`), alone or behind `kubectl
-    // --timestamps`' time.
-    let c = &line[skip..];
-    let c = crate::framing::parse::timestamp_len(c).filter(|&t| c.get(t) == Some(&b' ')).map_or(c, |t| &c[t + 1..]);
-    if let Some((_, level)) = crate::framing::golog::level(c) {
+    if let Some(level) = go_level(&line[skip..]) {
         return wanted(level);
     }
     // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
@@ -172,6 +168,15 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
                     || (!error_only && (word(b"WARN") || word(b"WARNING")))
             }
     })
+}
+
+/// The level word of a Go program's line (klog's severity, logfmt's `level`: see
+/// [`golog::level`](crate::framing::golog::level)), alone or behind `kubectl --timestamps`' time;
+/// `line` is past a `kubectl --prefix`. Framing also asks it whether a block holds such lines.
+pub fn go_level(line: &[u8]) -> Option<&[u8]> {
+    let time = crate::framing::parse::timestamp_len(line).filter(|&t| line.get(t) == Some(&b' '));
+    let c = time.map_or(line, |t| &line[t + 1..]);
+    crate::framing::golog::level(c).map(|(_, level)| level)
 }
 
 /// A trimmed level word's rank: 3 an error, 2 a warning, 1 anything else. The length is
