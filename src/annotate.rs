@@ -167,6 +167,24 @@ impl<'m, W: Writer> Annotator<'m, W> {
     }
 }
 
+impl<W: Writer> Annotator<'_, W> {
+    /// Is `ev` a line of another program's log at a level `levels` wants? Its level word is read
+    /// behind the prefixes framing found (a CRI record's `stderr F `, stern's, compose's), where
+    /// [`level_marker`](crate::unknown::level_marker) reads the raw line and finds no `E1205`.
+    /// When the raw line is not what was classified (ANSI codes, a Docker record, joined CRI
+    /// records), the event is parsed and its `log.level` decides.
+    fn foreign_wanted(&self, ev: &RawEvent<'_>, first: &[u8], levels: Levels) -> bool {
+        if !matches!(ev.header, Header::Klog | Header::Logfmt | Header::Stamped) {
+            return false;
+        }
+        if ev.rescan || ev.prefix.docker {
+            return true;
+        }
+        let c = first.get(ev.prefix.content..).unwrap_or_default();
+        crate::unknown::foreign_level(c, ev.header).is_some_and(|l| levels.wants(Some(l), false))
+    }
+}
+
 impl<W: Writer> EventSink for Annotator<'_, W> {
     fn event(&mut self, ev: RawEvent<'_>) {
         if self.stopped {
@@ -179,12 +197,10 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         // An event no record can explain is still worth parsing when `--unknown` may want it.
         let levels = self.unknown.as_ref().map_or(Levels::Off, |u| u.levels);
         let maybe_unknown = levels.is_on()
-            && (levels == Levels::Any
-                || ev.header == Header::Panic
-                || crate::unknown::level_marker(
-                    &ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())],
-                    levels,
-                ));
+            && (levels == Levels::Any || ev.header == Header::Panic || {
+                let first = &ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())];
+                self.foreign_wanted(&ev, first, levels) || crate::unknown::level_marker(first, levels)
+            });
         // Cheap rejection before any cleaning or parsing: some candidate must have every literal
         // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
         // line-wise, so a literal in it is in the raw bytes too). A panic may name its record by

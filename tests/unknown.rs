@@ -1041,12 +1041,14 @@ fn regression_other_programs_levels_and_times_are_read() {
         ("[main] c.e.Store - slow query <*> ms", "WARN"),
         ("database <*> gone", "CRITICAL"),
         ("c.e.Cache - evicted <*> entries", "ERR"),
+        // A stream of such lines has every line looked at: a level word without an `R` too.
+        ("shutting down <*>", "FATAL"),
     ]
     .iter()
     .map(|(t, l)| (t.to_string(), (l.to_string(), 50)))
     .collect();
     assert_eq!(kinds(&warn), want);
-    assert_eq!(warn.len(), 200, "nothing else is written");
+    assert_eq!(warn.len(), 250, "nothing else is written");
     let e = warn.iter().find(|e| e["source"]["line"] == 1).unwrap();
     assert_eq!(e["@timestamp"], "2024-01-01T12:00:00.000");
     assert_eq!(e["message"], "2024-01-01 12:00:00,000 - app.db - WARNING - pool exhausted after 0s");
@@ -1054,14 +1056,24 @@ fn regression_other_programs_levels_and_times_are_read() {
     let all = d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "");
     assert_eq!(all.len(), 400);
     assert_eq!(kinds(&all), want);
+    // Among a RisingWave log's lines, those lines are found by the `R`s of their level words:
+    // `FATAL` is not clustered there (README, "Which lines are looked at").
+    let tick = |i: usize| info(i as u32 % 60, "tick");
+    let rw: String = input.lines().enumerate().map(|(i, l)| format!("{}\n{l}\n{}\n", tick(i), tick(i))).collect();
+    let rw = d.events(&["--unknown", "warn", "--format", "json", &d.write("rw.log", &rw)], "");
+    let mut without_fatal = want.clone();
+    without_fatal.remove("shutting down <*>");
+    assert_eq!(kinds(&rw), without_fatal);
     // And behind `kubectl logs --timestamps`, each line with its own time.
     let behind: String = input.lines().map(|l| format!("2026-03-02T08:00:30.868199738Z {l}\n")).collect();
     let behind = d.events(&["--unknown", "warn", "--format", "json", &d.write("behind.log", &behind)], "");
     assert_eq!(kinds(&behind), want);
     assert_eq!(behind[0]["@timestamp"], "2024-01-01T12:00:00.000");
     let error = d.events(&["--unknown", "error", "--format", "json", &file], "");
-    assert_eq!(kinds(&error).keys().collect::<Vec<_>>(), ["c.e.Cache - evicted <*> entries", "database <*> gone"]);
-    // `FATAL` has no `R` for framing to find it by: written with its level, clustered by `any`.
+    assert_eq!(
+        kinds(&error).keys().collect::<Vec<_>>(),
+        ["c.e.Cache - evicted <*> entries", "database <*> gone", "shutting down <*>"]
+    );
     let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
     assert_eq!(kinds(&any)["shutting down <*>"], ("FATAL".to_owned(), 50));
     assert_eq!(kinds(&any)["[main] c.e.Store - served request <*>"], ("INFO".to_owned(), 100));
@@ -1160,6 +1172,55 @@ fn regression_go_programs_lines_are_read_and_clustered_by_their_message() {
     let any = kinds(&d.events(&["--unknown", "any", "--format", "json", &file], ""));
     assert_eq!(any["reconciled"], ("logfmt".to_owned(), "info".to_owned(), 100));
     assert_eq!(any["ERROR text in an info line <*>"], ("klog".to_owned(), "info".to_owned(), 50));
+}
+
+/// A second reading of the Go programs' lines found them missed at `--unknown warn` wherever
+/// the level look did not see them: in a node's container log (CRI and Docker records), behind
+/// stern's and docker compose's prefixes, after a banner of more than a few lines, and after a
+/// stretch of RisingWave's lines in the same block. A plain klog message that starts with a
+/// quoted name was read as a structured one (its template the name alone), and a klog date
+/// that cannot be was written as `@timestamp`.
+#[test]
+fn regression_go_programs_lines_are_found_behind_prefixes_banners_and_other_lines() {
+    let d = Dir::new();
+    let klog: Vec<String> = (0..30u32)
+        .map(|i| {
+            let s = i % 60;
+            match i % 3 {
+                0 => format!("E1205 07:20:{s:02}.123456       1 reflector.go:138] failed to list pods {i}: refused"),
+                1 => format!("W1205 07:20:{s:02}.123456       1 warnings.go:70] deprecated API {i}"),
+                _ => format!("I1205 07:20:{s:02}.123456       1 server.go:10] served {i}"),
+            }
+        })
+        .collect();
+    let count = |evs: &[Value]| evs.iter().filter(|e| e.get("unknown").is_some()).count();
+    let wrapped = |f: &dyn Fn(&str) -> String| -> String { klog.iter().map(|l| format!("{}\n", f(l))).collect() };
+    let docker = |l: &str| {
+        serde_json::json!({"log": format!("{l}\n"), "stream": "stderr", "time": "2026-12-05T07:20:22Z"}).to_string()
+    };
+    let banner: String = (0..12).map(|i| format!("banner line {i}\n")).collect();
+    let rw: String = (0..20).map(|i| format!("{}\n", info(i, "tick"))).collect();
+    let cases: Vec<(&str, String)> = vec![
+        ("cri", wrapped(&|l| format!("2026-12-05T07:20:22.123456789Z stderr F {l}"))),
+        ("docker", wrapped(&docker)),
+        ("stern", wrapped(&|l| format!("op-0 manager {l}"))),
+        ("compose", wrapped(&|l| format!("operator-1  | {l}"))),
+        ("banner", banner + &wrapped(&|l| l.to_owned())),
+        ("after RisingWave lines", rw + &wrapped(&|l| l.to_owned())),
+    ];
+    for (name, input) in &cases {
+        let evs = d.events(&["--unknown", "warn", "--format", "json", &d.write("k.log", input)], "");
+        assert_eq!(count(&evs), 20, "{name}: {evs:?}");
+        let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
+        assert_eq!(count(&evs), 20, "{name} on standard input");
+    }
+    let evs = d.events(
+        &["--unknown", "warn", "--format", "json"],
+        "E1205 07:20:22.123456 1 controller.go:12] \"kube-system/coredns-abc\" failed to sync: refused\n\
+         E1399 07:20:22.123456 1 controller.go:12] no such day\n",
+    );
+    assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("<*> failed to sync: refused"));
+    assert_eq!(evs.len(), 1, "a line with no such date is no klog line: {evs:?}");
 }
 
 /// Linux's `sshd` lines carry their values in `key=value` words (`ruser= rhost=<host>  user=root`).

@@ -7,8 +7,9 @@
 //! framing classifies every line it frames) and reading one into ranges of the line (run only
 //! on events that are written). Contract: nothing here fails; a line that does not fit is
 //! `None` and stays what it was (plain text). A logfmt line is one whose every token is a
-//! `key=value` pair and that has a `level` (or `lvl`) whose value is a level word: a RisingWave
-//! message's `level=3` field, or a sentence with an `=` in it, is not one.
+//! `key=value` pair, with a `msg` (or `message`) and a `level` (or `lvl`) whose value is a level
+//! word: a RisingWave message's `level=3` field, a sentence with an `=` in it, or a config dump's
+//! `level=info` line inside a message is not one. A klog line's date and time must be ones.
 
 use std::ops::Range;
 
@@ -72,10 +73,12 @@ pub fn level(c: &[u8]) -> Option<(Layout, &[u8])> {
 #[inline(never)]
 pub fn klog(c: &[u8]) -> Option<KlogLine> {
     let (mut line, start) = klog_head(c)?;
-    // A structured line: the message quoted, then pairs.
+    // A structured line: the message quoted, then nothing but pairs (a plain message may start
+    // with a quoted name: `"kube-system/coredns" failed to sync`).
     if c.get(start) == Some(&b'"')
         && let Some(end) = quoted_end(c, start)
         && matches!(c.get(end), None | Some(b' '))
+        && pairs(c, end, |_, _| {})
     {
         line.message = start + 1..end - 1;
         line.pairs = Some(end);
@@ -97,10 +100,18 @@ fn klog_head(c: &[u8]) -> Option<(KlogLine, usize)> {
     if !(date == 4 || date == 8) || c.get(1 + date) != Some(&b' ') {
         return None;
     }
+    // A date and a time that can be (`@timestamp` is written from them).
+    let num = |at: usize| u32::from(c[at] - b'0') * 10 + u32::from(c[at + 1] - b'0');
+    if !(1..=12).contains(&num(date - 3)) || !(1..=31).contains(&num(date - 1)) {
+        return None;
+    }
     let mut i = 2 + date;
     let clock = c.get(i..i + 8)?;
     let two = |k: usize| clock[k].is_ascii_digit() && clock[k + 1].is_ascii_digit();
     if !(two(0) && clock[2] == b':' && two(3) && clock[5] == b':' && two(6)) {
+        return None;
+    }
+    if num(i) > 23 || num(i + 3) > 59 || num(i + 6) > 60 {
         return None;
     }
     i += 8;
@@ -180,23 +191,23 @@ pub fn logfmt_level(c: &[u8]) -> Option<Range<usize>> {
     if first == 0 || c[first] != b'=' || !c[0].is_ascii_alphabetic() {
         return None;
     }
-    let mut level = None;
-    let whole = pairs(c, 0, |k, v| {
-        if level.is_none() && matches!(&c[k], b"level" | b"lvl") {
-            level = Some(v);
-        }
+    let (mut level, mut message) = (None, false);
+    let whole = pairs(c, 0, |k, v| match &c[k] {
+        b"level" | b"lvl" if level.is_none() => level = Some(v),
+        b"msg" | b"message" => message = true,
+        _ => {}
     });
-    level.filter(|v| whole && level_word(&c[v.clone()]))
+    level.filter(|v| whole && message && level_word(&c[v.clone()]))
 }
 
 /// Longest key looked for at a logfmt line's start: keys are short words (`time`, `level`,
 /// `caller`), and the bound keeps a long word without blanks from being walked twice.
 const KEY_MAX: usize = 32;
 
-/// A byte of a logfmt key: anything but blanks, `=` and `"` (as go-logfmt reads them), less the
-/// brackets and punctuation that put a word of prose or a Debug struct apart.
+/// A byte of a logfmt key: anything printable but blanks, `=` and `"`, as go-logfmt reads
+/// them (`key[0]`, `@timestamp`, `http.status`).
 fn key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/')
+    b > b' ' && b != b'=' && b != b'"' && b != 0x7f
 }
 
 /// The level words of Go's loggers in any case (logrus, zap, go-kit, slog, log15's four-letter
@@ -383,6 +394,23 @@ mod tests {
             ("E1205 07:20:22.1 1 x.go:1]no blank", None),
             ("E1205 07:20:22.1 x.go:1] no thread", None),
             ("D1205 07:20:22.1 1 x.go:1] not a severity", None),
+            // no such date or time
+            ("E1399 07:20:22.1 1 x.go:1] m", None),
+            ("E0000 07:20:22.1 1 x.go:1] m", None),
+            ("E0101 24:00:00.1 1 x.go:1] m", None),
+            ("E0101 23:60:00.1 1 x.go:1] m", None),
+            // a plain message that starts with a quoted name is not a structured one
+            (
+                r#"E1205 07:20:22.123456 1 controller.go:12] "kube-system/coredns-abc" failed to sync: refused"#,
+                Some((
+                    "error",
+                    "1205 07:20:22.123456",
+                    "1",
+                    "controller.go:12",
+                    r#""kube-system/coredns-abc" failed to sync: refused"#,
+                    &[],
+                )),
+            ),
         ];
         for (line, want) in cases {
             let got = klog(line.as_bytes());
@@ -434,9 +462,17 @@ mod tests {
                 Some(("WARN", Some("2026-03-02T08:00:02.000+01:00"), Some("hello"), &[])),
             ),
             // no message; an empty value; escapes in a quoted value
-            (r#"lvl=eror t=x a= b="q \" q""#, Some(("eror", Some("x"), None, &[("a", ""), ("b", r#"q \" q"#)]))),
+            (
+                r#"lvl=eror t=x msg= a= b="q \" q""#,
+                Some(("eror", Some("x"), Some(""), &[("a", ""), ("b", r#"q \" q"#)])),
+            ),
+            // keys as go-logfmt reads them
+            ("level=error msg=x key[0]=1 @t=2", Some(("error", None, Some("x"), &[("key[0]", "1"), ("@t", "2")]))),
             // not logfmt: no level; a level that is not a level word; prose; a bare word
             ("time=2026 msg=x", None),
+            // no message: a config dump's line inside a message
+            ("level=info", None),
+            ("level=info format=json", None),
             ("compaction level=3 size=5", None),
             ("level=3 size=5", None),
             ("a sentence with level=error in it", None),

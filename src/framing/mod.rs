@@ -136,17 +136,18 @@ pub struct Framer<'m> {
     /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost 8.5 ms of CPU on
     /// the 100 MB peers corpus, a tenth of the scan; from the skim, 2.1 ms: BENCHMARKS.md).
     marks: crate::matcher::Marks,
-    /// The stream carries a Go program's klog or logfmt lines (sticky; seen among the first
-    /// [`GO_SNIFF_LINES`] of a block): their level is not at the marks' bytes (`E1205 …`,
-    /// `level=error`), so every line is looked at for it.
-    go_seen: bool,
+    /// The stream is another program's log (sticky; seen among the first [`SNIFF_LINES`] of a
+    /// block): a Go program's klog or logfmt lines, whose level is not at the marks' bytes
+    /// (`E1205 …`, `level=error`), or lines that start with a date and time and a level word,
+    /// which may have no `R` (`FATAL`, `Warning`, `[error]`). Every line is looked at for it.
+    foreign_seen: bool,
     pub stats: crate::counts::Framed,
 }
 
-/// Lines at the start of a block looked at for a Go program's header (see [`Framer::go_seen`])
-/// until one is found: a program's banner (a few plain lines) may come first, and a block of a
-/// followed file or a pipe is what one read returned, often a few lines.
-const GO_SNIFF_LINES: usize = 8;
+/// Lines at the start of a block looked at for another program's header (see
+/// [`Framer::foreign_seen`]) until one is found: a program's banner (a few plain lines) may come
+/// first, and a block of a followed file or a pipe is what one read returned, often a few lines.
+const SNIFF_LINES: usize = 8;
 
 /// The literal id of a hit that is a line at a level `--unknown` wants, not a catalog literal.
 const LEVEL_HIT: u32 = u32::MAX;
@@ -188,7 +189,7 @@ impl<'m> Framer<'m> {
             joined: Vec::new(),
             contents: Vec::new(),
             cri_partial: [None, None],
-            go_seen: false,
+            foreign_seen: false,
             stats: Default::default(),
         }
     }
@@ -347,29 +348,25 @@ impl<'m> Framer<'m> {
         let mut h = 0;
         if !dense && level_look {
             let before = hits.len();
-            if !self.go_seen {
-                // As the level look reads a line: past a `kubectl --prefix`, then its time.
-                let unprefixed =
-                    |l: &[u8]| if l.first() == Some(&b'[') { memchr::memchr(b' ', l).map_or(0, |i| i + 1) } else { 0 };
-                self.go_seen = block
-                    .split(|&b| b == b'\n')
-                    .take(GO_SNIFF_LINES)
-                    .any(|l| crate::unknown::go_level(&l[unprefixed(l)..]).is_some());
+            if !self.foreign_seen {
+                self.foreign_seen = foreign_block(block, self.state);
             }
-            if self.go_seen || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
-                // A JSON line's level may be any word in any case (`"level":"warning"`), a Go
-                // program's is no word with an `R` (see `go_seen`): every line is looked at.
+            if self.foreign_seen || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
+                // A JSON line's level may be any word in any case (`"level":"warning"`), another
+                // program's may have no `R` (see `foreign_seen`): every line is looked at.
                 // One search for all the block's line ends (the block ends with one): a memchr
                 // call per line paid its start-up on every short line.
                 hits.truncate(before);
+                let marker =
+                    if self.foreign_seen { crate::unknown::foreign_marker } else { crate::unknown::level_marker };
                 let mut s = 0;
                 for nl in memchr::memchr_iter(b'\n', block) {
-                    if crate::unknown::level_marker(&block[s..nl], self.levels) {
+                    if marker(&block[s..nl], self.levels) {
                         hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
                     }
                     s = nl + 1;
                 }
-                if s < block.len() && crate::unknown::level_marker(&block[s..], self.levels) {
+                if s < block.len() && marker(&block[s..], self.levels) {
                     hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
                 }
             }
@@ -845,6 +842,39 @@ fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Level
         done = e + 1;
     }
     true
+}
+
+/// Is this block another program's log ([`Framer::foreign_seen`])? Its first and its last
+/// [`SNIFF_LINES`] lines are read as framing reads them, each way up to the first header: a
+/// RisingWave, JSON or panic line says no (a RisingWave stream pays for two lines a block). The
+/// last lines catch a Go program's log that starts after a long banner, or after another
+/// program's lines in the same block.
+fn foreign_block(block: &[u8], state: StreamState) -> bool {
+    let foreign = |l: &[u8], state: &mut StreamState| {
+        let (p, h) = parse::classify(l, state);
+        match h {
+            Header::RisingWave | Header::Json | Header::Panic => Some(false),
+            _ => crate::unknown::foreign_level(&l[p.content..], h).map(|_| true),
+        }
+    };
+    let mut st = state;
+    for l in block.split(|&b| b == b'\n').take(SNIFF_LINES) {
+        if let Some(yes) = foreign(l, &mut st) {
+            if yes {
+                return true;
+            }
+            break;
+        }
+    }
+    // The last lines, from the end: a block ends with its last line's break.
+    let body = block.strip_suffix(b"\n").unwrap_or(block);
+    let mut st = state;
+    for l in body.rsplit(|&b| b == b'\n').take(SNIFF_LINES) {
+        if let Some(yes) = foreign(l, &mut st) {
+            return yes;
+        }
+    }
+    false
 }
 
 /// Does the brace at `i` start a JSON line: at the line's start, or after a space behind a

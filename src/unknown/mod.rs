@@ -37,9 +37,9 @@ pub enum Levels {
     /// None: unexplained events are not written (unless `--all`).
     #[default]
     Off,
-    /// ERROR (and ERR, CRITICAL, a JSON line's FATAL, panics).
+    /// ERROR (and ERR, CRITICAL, FATAL, PANIC, klog's E and F, panics).
     Error,
-    /// WARN and ERROR (WARNING, ERR, CRITICAL, a JSON line's FATAL, panics).
+    /// WARN and ERROR (WARNING, ERR, CRITICAL, FATAL, PANIC, klog's W, E and F, panics).
     Warn,
     /// Every event, with a level or not (logs that are not RisingWave's).
     Any,
@@ -142,15 +142,12 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
             wanted(&v[..memchr::memchr(b'"', v).unwrap_or(v.len())])
         });
     }
-    if let Some(level) = go_level(&line[skip..]) {
-        return wanted(level);
-    }
     // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
     // `- WARNING -`, `[WARN]`, zap's `\tERROR\t`, `CRITICAL:`), or between ANSI codes (a line
     // copied from a terminal: `\x1b[33m WARN\x1b[0m`, `\x1b[31mERROR\x1b[0m`). Only upper-case
-    // words with an `R` in them: framing finds the lines to look at by the `R`s the skim marks
-    // (`level_candidates`), so a `FATAL` or `Warning` would be taken in some blocks and not in
-    // others.
+    // words with an `R` in them: in a RisingWave stream framing finds the lines to look at by
+    // the `R`s the skim marks (`level_candidates`), so a `FATAL` or `Warning` would be taken in
+    // some blocks and not in others.
     memchr::memchr3_iter(b'W', b'E', b'C', w).any(|i| {
         i > 0
             && (matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'(')
@@ -170,13 +167,32 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     })
 }
 
-/// The level word of a Go program's line (klog's severity, logfmt's `level`: see
-/// [`golog::level`](crate::framing::golog::level)), alone or behind `kubectl --timestamps`' time;
-/// `line` is past a `kubectl --prefix`. Framing also asks it whether a block holds such lines.
-pub fn go_level(line: &[u8]) -> Option<&[u8]> {
-    let time = crate::framing::parse::timestamp_len(line).filter(|&t| line.get(t) == Some(&b' '));
-    let c = time.map_or(line, |t| &line[t + 1..]);
-    crate::framing::golog::level(c).map(|(_, level)| level)
+/// [`level_marker`] in a stream of another program's log (framing's `foreign_seen`), where every
+/// line is looked at: a line of that log, behind whatever prefixes framing reads, is wanted by
+/// its level word ([`foreign_level`]), which need not be one the marks find (klog's `E`,
+/// logfmt's `level=error`, `FATAL`, `Warning`).
+pub fn foreign_marker(line: &[u8], levels: Levels) -> bool {
+    use crate::framing::parse;
+    let (p, header) = parse::classify(line, &mut parse::StreamState::default());
+    match foreign_level(&line[p.content..], header) {
+        Some(level) if matches!(levels, Levels::Warn | Levels::Error) => levels.wants(Some(level), false),
+        _ => level_marker(line, levels),
+    }
+}
+
+/// The level word of a line of another program's log, read as the event's `log.level` will be:
+/// `c` is the line's content (past its prefixes), `header` how framing classified it. A Go
+/// program's ([`golog::level`](crate::framing::golog::level)), or one that starts with its date
+/// and time and has a level word among its first words
+/// ([`parse_stamped`](crate::framing::parse::parse_stamped): any level word, `FATAL`, `Warning`
+/// and `[error]` too).
+pub fn foreign_level(c: &[u8], header: crate::framing::parse::Header) -> Option<&[u8]> {
+    use crate::framing::parse::{Header, parse_stamped};
+    match header {
+        Header::Klog | Header::Logfmt => crate::framing::golog::level(c).map(|(_, level)| level),
+        Header::Stamped => parse_stamped(c).and_then(|st| st.level).map(|l| &c[l]),
+        _ => None,
+    }
 }
 
 /// A trimmed level word's rank: 3 an error, 2 a warning, 1 anything else. The length is
@@ -1017,6 +1033,18 @@ mod tests {
             ("2024-01-01 12:00:00 FATAL x", Levels::Error, false),
             ("2024-01-01 12:00:00 Warning x", Levels::Warn, false),
             ("2024-01-01 12:00:00 [error] x", Levels::Error, false),
+            ("plain text without a level", Levels::Warn, false),
+            ("plain text without a level", Levels::Any, true),
+            ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
+        ];
+        for &(line, lv, want) in cases {
+            assert_eq!(super::level_marker(line.as_bytes(), lv), want, "{lv:?} {line:?}");
+        }
+    }
+
+    #[test]
+    fn foreign_markers() {
+        let cases: &[(&str, Levels, bool)] = &[
             // Go programs: klog's severity letter, logfmt's `level` (any case, log15's `eror`,
             // zap's `panic`), alone, behind `kubectl --prefix` or `--timestamps`
             ("E1205 07:20:22.123456       1 reflector.go:138] failed", Levels::Error, true),
@@ -1035,12 +1063,23 @@ mod tests {
             (r#"level=info msg="ERROR somewhere""#, Levels::Warn, false),
             ("2026-12-05T07:20:22.1Z level=error msg=x", Levels::Error, true),
             ("compaction level=error is not a pair of every token", Levels::Error, false),
-            ("plain text without a level", Levels::Warn, false),
-            ("plain text without a level", Levels::Any, true),
-            ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
+            // Lines that start with their date and time: any level word among the first words
+            ("2024-01-01 12:00:00 FATAL x", Levels::Error, true),
+            ("2024-01-01 12:00:00 Warning x", Levels::Warn, true),
+            ("2024-01-01 12:00:00 Warning x", Levels::Error, false),
+            ("2024/01/01 12:00:00 [error] x", Levels::Error, false),
+            ("2026-03-02 08:00:04.123 UTC [123] FATAL:  password authentication failed", Levels::Error, true),
+            ("2026-03-02 08:00:04.123 UTC [123] LOG:  checkpoint starting: time", Levels::Warn, false),
+            ("2024-01-01 12:00:00,123 - app - INFO - no ERROR left", Levels::Warn, false),
+            ("[pod/pg-0/pg] 2024-01-01 12:00:00 [error] x", Levels::Error, true),
+            // Other lines as the marks' look reads them
+            ("2026-03-02T08:00:00.1Z ERROR x: y", Levels::Error, true),
+            ("2026-03-02T08:00:00.1Z  INFO x: FATAL y", Levels::Error, false),
+            ("plain ERROR text", Levels::Error, true),
+            ("E1205 07:20:22.1 1 x.go:1] failed", Levels::Any, true),
         ];
         for &(line, lv, want) in cases {
-            assert_eq!(super::level_marker(line.as_bytes(), lv), want, "{lv:?} {line:?}");
+            assert_eq!(super::foreign_marker(line.as_bytes(), lv), want, "{lv:?} {line:?}");
         }
     }
 
