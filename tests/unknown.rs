@@ -1057,7 +1057,7 @@ fn regression_other_programs_levels_and_times_are_read() {
     assert_eq!(all.len(), 400);
     assert_eq!(kinds(&all), want);
     // Among a RisingWave log's lines, those lines are found by the `R`s of their level words:
-    // `FATAL` is not clustered there (README, "Which lines are looked at").
+    // `FATAL` is not clustered there (README, "Unknown errors": which lines are looked at).
     let tick = |i: usize| info(i as u32 % 60, "tick");
     let rw: String = input.lines().enumerate().map(|(i, l)| format!("{}\n{l}\n{}\n", tick(i), tick(i))).collect();
     let rw = d.events(&["--unknown", "warn", "--format", "json", &d.write("rw.log", &rw)], "");
