@@ -544,6 +544,7 @@ impl<W: Writer> Annotator<'_, W> {
                 covered: &mut self.unknown_covered,
                 pending: self.pending_unknown.as_mut(),
                 plain: other.as_ref().map_or(0..text.len(), |o| o.message(&text)),
+                plain_error: other.as_ref().and_then(|o| o.error(&text)),
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
         } else {
@@ -675,6 +676,8 @@ struct Clustering<'a> {
     /// ([`parse::StampedLine`]), a klog line's caller, or a logfmt line's `msg` value; else
     /// the whole text.
     plain: Range<usize>,
+    /// A Go program's line's error pair ([`Other::error`]).
+    plain_error: Option<Range<usize>>,
 }
 
 impl Clustering<'_> {
@@ -702,7 +705,7 @@ impl Clustering<'_> {
             hays,
             names,
             tl,
-            self.plain.clone(),
+            (self.plain.clone(), self.plain_error.clone()),
             text,
             warn_or_above,
             self.covered,
@@ -790,10 +793,10 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
 /// vary from one event of the same error to the next. The message of a line without a parsed
 /// header (`structured` false: plain text, not a tracing event) is kept whole, since outside a
 /// Rust error report `: ` is no link separator; for another program's line that starts with its
-/// date and time, the message is `plain`, after the time and level (the template of
+/// date and time, the message is `plain.0`, after the time and level (the template of
 /// `2024-01-01 12:00:00,123 WARN [main] …` is not made of the time's digits; a Go program's:
-/// klog's message, logfmt's `msg`, its other pairs left out as a RisingWave line's fields
-/// are). `None`: the
+/// klog's message, logfmt's `msg`, its other pairs left out as a RisingWave line's fields are,
+/// but its `err` pair, `plain.1`, read as a RisingWave line's `error` field). `None`: the
 /// matches explain the event. `covered` is a buffer reused from event to event: nothing here
 /// allocates once it has grown.
 #[allow(clippy::too_many_arguments)]
@@ -803,7 +806,7 @@ fn unexplained(
     hays: &[Hay<'_>],
     names: Option<&[(Vec<u8>, String)]>,
     tl: Option<&parse::TextLine>,
-    plain: Range<usize>,
+    plain: (Range<usize>, Option<Range<usize>>),
     text: &[u8],
     warn_or_above: bool,
     covered: &mut Vec<Range<usize>>,
@@ -860,7 +863,12 @@ fn unexplained(
                 }
             }
         }
-        _ => regions[1] = hays.first().map(|h| (0, plain.start.min(h.text.len())..plain.end.min(h.text.len()))),
+        _ => {
+            let len = hays.first().map_or(0, |h| h.text.len());
+            let within = |r: &Range<usize>| (0, r.start.min(len)..r.end.min(len));
+            regions[1] = hays.first().map(|_| within(&plain.0));
+            regions[2] = plain.1.as_ref().map(within);
+        }
     }
     let own = |f: &Found| {
         let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
@@ -1406,6 +1414,25 @@ impl Other {
             Other::Klog(k) => k.message.start..text.len(),
             Other::Logfmt(l) => l.message.clone().unwrap_or(0..text.len()),
         }
+    }
+
+    /// A Go program's error pair (`err`, `error`: a structured klog line's, a logfmt line's), the
+    /// `error` field of a RisingWave line for it: clustered when the message alone says too
+    /// little (`msg=""`), or holds a known host.
+    fn error(&self, text: &[u8]) -> Option<Range<usize>> {
+        let first = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
+        let mut error = None;
+        let mut take = |(k, v): parse::KeyValue| {
+            if error.is_none() && matches!(&first[k], b"err" | b"error") {
+                error = Some(v);
+            }
+        };
+        match self {
+            Other::Stamped(_) => {}
+            Other::Klog(k) => k.fields(first, &mut take),
+            Other::Logfmt(l) => l.fields(first, &mut take),
+        }
+        error
     }
 }
 

@@ -1221,6 +1221,15 @@ fn regression_go_programs_lines_are_found_behind_prefixes_banners_and_other_line
     );
     assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("<*> failed to sync: refused"));
     assert_eq!(evs.len(), 1, "a line with no such date is no klog line: {evs:?}");
+    // A message that says too little: the error pair is clustered, as a RisingWave line's
+    // `error` field is (its first link). Such events were not written at all.
+    let evs = d.events(
+        &["--unknown", "warn", "--format", "json"],
+        "level=error msg=\"\" err=\"disk full: os error 28\"\n\
+         E1205 07:20:22.123456 1 x.go:1] \"\" err=\"lease lost: timeout\"\n",
+    );
+    let templates: Vec<&str> = evs.iter().filter_map(unknown).map(|u| u.1).collect();
+    assert_eq!(templates, ["disk full", "lease lost"]);
 }
 
 /// Linux's `sshd` lines carry their values in `key=value` words (`ruser= rhost=<host>  user=root`).
