@@ -168,13 +168,16 @@ impl<'m, W: Writer> Annotator<'m, W> {
 }
 
 impl<W: Writer> Annotator<'_, W> {
-    /// Is `ev` a line of another program's log at a level `levels` wants? Its level word is read
+    /// Is `ev` a line of another program's log ([`RawEvent::foreign`]) at a level `levels`
+    /// wants? Its level word is read
     /// behind the prefixes framing found (a CRI record's `stderr F `, stern's, compose's), where
     /// [`level_marker`](crate::unknown::level_marker) reads the raw line and finds no `E1205`.
     /// When the raw line is not what was classified (ANSI codes, a Docker record, joined CRI
     /// records), the event is parsed and its `log.level` decides.
     fn foreign_wanted(&self, ev: &RawEvent<'_>, first: &[u8], levels: Levels) -> bool {
-        if !matches!(ev.header, Header::Klog | Header::Logfmt | Header::Stamped) {
+        // Only in a block framing read as another program's log: elsewhere framing finds lines
+        // at a level by the marks' `R`s alone, and an event it frames for a hit is read alike.
+        if !ev.foreign || !matches!(ev.header, Header::Klog | Header::Logfmt | Header::Stamped) {
             return false;
         }
         if ev.rescan || ev.prefix.docker {

@@ -1060,10 +1060,15 @@ fn regression_other_programs_levels_and_times_are_read() {
     // `FATAL` is not clustered there (README, "Unknown errors": which lines are looked at).
     let tick = |i: usize| info(i as u32 % 60, "tick");
     let rw: String = input.lines().enumerate().map(|(i, l)| format!("{}\n{l}\n{}\n", tick(i), tick(i))).collect();
-    let rw = d.events(&["--unknown", "warn", "--format", "json", &d.write("rw.log", &rw)], "");
+    let rw_file = d.write("rw.log", &rw);
+    let rw = d.events(&["--unknown", "warn", "--format", "json", &rw_file], "");
     let mut without_fatal = want.clone();
     without_fatal.remove("shutting down <*>");
     assert_eq!(kinds(&rw), without_fatal);
+    // The same with every event framed: the annotator reads a level as framing did (a second
+    // reading found `--all` clustering the `FATAL` lines the default run skipped).
+    let rw_all = d.events(&["--unknown", "warn", "--all", "--format", "json", &rw_file], "");
+    assert_eq!(kinds(&rw_all), without_fatal);
     // And behind `kubectl logs --timestamps`, each line with its own time.
     let behind: String = input.lines().map(|l| format!("2026-03-02T08:00:30.868199738Z {l}\n")).collect();
     let behind = d.events(&["--unknown", "warn", "--format", "json", &d.write("behind.log", &behind)], "");

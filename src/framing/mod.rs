@@ -78,6 +78,9 @@ pub struct RawEvent<'a> {
     /// classified every line already; classifying them again to clean the event cost a second
     /// `classify` per line, 5% of `--unknown any` on headerless messages.
     pub contents: &'a [(usize, bool)],
+    /// Framing read this event's block as another program's log ([`Framer::foreign`]): its
+    /// level is read as `log.level` is, any level word, not only by the marks' `R`s.
+    pub foreign: bool,
 }
 
 /// Receives complete events.
@@ -136,16 +139,19 @@ pub struct Framer<'m> {
     /// prefilter's skim as it reads the block (a `memchr3` pass of its own cost 8.5 ms of CPU on
     /// the 100 MB peers corpus, a tenth of the scan; from the skim, 2.1 ms: BENCHMARKS.md).
     marks: crate::matcher::Marks,
-    /// The stream is another program's log (sticky; seen among the first [`SNIFF_LINES`] of a
-    /// block): a Go program's klog or logfmt lines, whose level is not at the marks' bytes
-    /// (`E1205 …`, `level=error`), or lines that start with a date and time and a level word,
-    /// which may have no `R` (`FATAL`, `Warning`, `[error]`). Every line is looked at for it.
-    foreign_seen: bool,
+    /// The block is another program's log (its first or last [`SNIFF_LINES`] say so, see
+    /// [`foreign_block`]): a Go program's klog or logfmt lines, whose level is not at the marks'
+    /// bytes (`E1205 …`, `level=error`), or lines that start with a date and time and a level
+    /// word, which may have no `R` (`FATAL`, `Warning`, `[error]`). Every line is looked at for
+    /// it, and its events say so ([`RawEvent::foreign`]) so that the annotator reads their level
+    /// the same way: sparse and dense framing agree. Decided again for each block: one such
+    /// line at the top of a RisingWave log costs its first block only.
+    foreign: bool,
     pub stats: crate::counts::Framed,
 }
 
 /// Lines at the start of a block looked at for another program's header (see
-/// [`Framer::foreign_seen`]) until one is found: a program's banner (a few plain lines) may come
+/// [`Framer::foreign`]) until one is found: a program's banner (a few plain lines) may come
 /// first, and a block of a followed file or a pipe is what one read returned, often a few lines.
 const SNIFF_LINES: usize = 8;
 
@@ -189,7 +195,7 @@ impl<'m> Framer<'m> {
             joined: Vec::new(),
             contents: Vec::new(),
             cri_partial: [None, None],
-            foreign_seen: false,
+            foreign: false,
             stats: Default::default(),
         }
     }
@@ -346,19 +352,16 @@ impl<'m> Framer<'m> {
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
+        self.foreign = level_look && foreign_block(block, self.state);
         if !dense && level_look {
             let before = hits.len();
-            if !self.foreign_seen {
-                self.foreign_seen = foreign_block(block, self.state);
-            }
-            if self.foreign_seen || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
+            if self.foreign || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
                 // A JSON line's level may be any word in any case (`"level":"warning"`), another
-                // program's may have no `R` (see `foreign_seen`): every line is looked at.
+                // program's may have no `R` (see `foreign`): every line is looked at.
                 // One search for all the block's line ends (the block ends with one): a memchr
                 // call per line paid its start-up on every short line.
                 hits.truncate(before);
-                let marker =
-                    if self.foreign_seen { crate::unknown::foreign_marker } else { crate::unknown::level_marker };
+                let marker = if self.foreign { crate::unknown::foreign_marker } else { crate::unknown::level_marker };
                 let mut s = 0;
                 for nl in memchr::memchr_iter(b'\n', block) {
                     if marker(&block[s..nl], self.levels) {
@@ -748,6 +751,7 @@ impl<'m> Framer<'m> {
             header: acc.header,
             prefix: &acc.prefix,
             contents: &self.contents,
+            foreign: self.foreign,
         });
         self.spare = acc.own;
     }
@@ -844,13 +848,16 @@ fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Level
     true
 }
 
-/// Is this block another program's log ([`Framer::foreign_seen`])? Its first and its last
+/// Is this block another program's log ([`Framer::foreign`])? Its first and its last
 /// [`SNIFF_LINES`] lines are read as framing reads them, each way up to the first header: a
 /// RisingWave, JSON or panic line says no (a RisingWave stream pays for two lines a block). The
 /// last lines catch a Go program's log that starts after a long banner, or after another
 /// program's lines in the same block.
 fn foreign_block(block: &[u8], state: StreamState) -> bool {
-    let foreign = |l: &[u8], state: &mut StreamState| {
+    let mut record = Vec::new();
+    let mut foreign = |l: &[u8], state: &mut StreamState| {
+        // A Docker json-file record is read as the line it carries.
+        let l = if parse::docker_shaped(l) && parse::docker_record(l, &mut record) { &record[..] } else { l };
         let (p, h) = parse::classify(l, state);
         match h {
             Header::RisingWave | Header::Json | Header::Panic => Some(false),

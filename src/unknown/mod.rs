@@ -167,7 +167,7 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     })
 }
 
-/// [`level_marker`] in a stream of another program's log (framing's `foreign_seen`), where every
+/// [`level_marker`] in a stream of another program's log (a block framing reads as one: `Framer::foreign`), where every
 /// line is looked at: a line of that log, behind whatever prefixes framing reads, is wanted by
 /// its level word ([`foreign_level`]), which need not be one the marks find (klog's `E`,
 /// logfmt's `level=error`, `FATAL`, `Warning`).
