@@ -168,36 +168,31 @@ impl LogfmtLine {
 }
 
 /// Read a logfmt line (its first line: a message never spans lines in logfmt, and a line below
-/// is another program's). `None` when `c` is not one (see the module's docs).
+/// is another program's). `None` when `c` is not one (see the module's docs). One walk over the
+/// pairs both tells and reads the line.
 // Out of line: kept out of the annotator's event path, which every RisingWave event takes.
 #[inline(never)]
 pub fn logfmt(c: &[u8]) -> Option<LogfmtLine> {
-    logfmt_level(c)?;
-    let mut out = LogfmtLine { level: 0..0, time: None, message: None };
-    pairs(c, 0, |k, v| match &c[k] {
-        b"level" | b"lvl" if out.level.is_empty() => out.level = v,
-        b"time" | b"ts" | b"timestamp" | b"t" if out.time.is_none() => out.time = Some(v),
-        b"msg" | b"message" if out.message.is_none() => out.message = Some(v),
-        _ => {}
-    });
-    Some(out)
-}
-
-/// The level value of a logfmt line (see the module's docs for what is one), without quotes:
-/// the cheap test framing runs. The pairs are read up to the level's only.
-pub fn logfmt_level(c: &[u8]) -> Option<Range<usize>> {
     // The first key, before anything else is read: most lines that are not logfmt fail here.
     let first = c.iter().take(KEY_MAX + 1).position(|&b| !key_byte(b))?;
     if first == 0 || c[first] != b'=' || !c[0].is_ascii_alphabetic() {
         return None;
     }
-    let (mut level, mut message) = (None, false);
+    // `0..0`: no level yet (a value, even an empty one, starts after its key).
+    let mut out = LogfmtLine { level: 0..0, time: None, message: None };
     let whole = pairs(c, 0, |k, v| match &c[k] {
-        b"level" | b"lvl" if level.is_none() => level = Some(v),
-        b"msg" | b"message" => message = true,
+        b"level" | b"lvl" if out.level == (0..0) => out.level = v,
+        b"time" | b"ts" | b"timestamp" | b"t" if out.time.is_none() => out.time = Some(v),
+        b"msg" | b"message" if out.message.is_none() => out.message = Some(v),
         _ => {}
     });
-    level.filter(|v| whole && message && level_word(&c[v.clone()]))
+    (whole && out.message.is_some() && level_word(&c[out.level.clone()])).then_some(out)
+}
+
+/// The level value of a logfmt line (see the module's docs for what is one), without quotes:
+/// the test framing runs.
+pub fn logfmt_level(c: &[u8]) -> Option<Range<usize>> {
+    logfmt(c).map(|l| l.level)
 }
 
 /// Longest key looked for at a logfmt line's start: keys are short words (`time`, `level`,
