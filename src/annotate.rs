@@ -398,7 +398,9 @@ impl<W: Writer> Annotator<'_, W> {
         self.counters.candidates += self.scratch.cands.len() as u64;
         self.counters.examined += u64::from(!self.scratch.cands.is_empty());
         let target: Option<&[u8]> = match (&json, &text_line) {
-            (Some(Value::Object(obj)), _) => obj.get("target").and_then(Value::as_str).map(str::as_bytes),
+            (Some(Value::Object(obj)), _) => {
+                JSON_TARGET_KEYS.iter().find_map(|k| obj.get(*k).and_then(Value::as_str)).map(str::as_bytes)
+            }
             (_, Some(t)) => t.target.as_ref().map(|r| &text[r.clone()]),
             _ => None,
         };
@@ -411,8 +413,12 @@ impl<W: Writer> Annotator<'_, W> {
         // Below WARN, an error that sits only in a span field is the span's, repeated on every
         // line logged inside it: context of this line, not what it reports.
         self.context.clear();
-        let level = match (&json, &text_line) {
-            (Some(Value::Object(obj)), _) => obj.get("level").and_then(Value::as_str).map(str::as_bytes),
+        let json_level = match &json {
+            Some(Value::Object(obj)) => json_level(obj).map(|(_, l)| l),
+            _ => None,
+        };
+        let level = match (&json_level, &text_line) {
+            (Some(l), _) => Some(l.as_bytes()),
             (_, Some(t)) => Some(&text[t.level.clone()]),
             _ => None,
         };
@@ -466,8 +472,11 @@ impl<W: Writer> Annotator<'_, W> {
         let mut timestamp: Option<Cow<'_, str>> = None;
         if let Some(Value::Object(obj)) = &json {
             fill_json_log(obj, &mut log);
-            timestamp = obj.get("timestamp").and_then(Value::as_str).map(Cow::Borrowed);
-            message = hay_texts.first().filter(|(_, n)| n == "fields.message").map_or(&[][..], |(t, _)| t);
+            timestamp = json_time(obj).map(|(_, t)| t);
+            message = hay_texts
+                .first()
+                .filter(|(_, n)| n == "fields.message" || JSON_MESSAGE_KEYS.contains(&n.as_str()))
+                .map_or(&[][..], |(t, _)| t);
         } else if let Some(t) = &text_line {
             // One UTF-8 check for the whole event, not one per field (a call and a pass each,
             // several per event): the fields of valid text are sliced out of it unchecked again.
@@ -820,8 +829,14 @@ fn unexplained(
     let structured = names.is_some() || tl.is_some();
     match (names, tl) {
         (Some(n), _) => {
-            regions[1] = n.iter().position(|(_, k)| k == "fields.message" || k == "message").map(|i| (i, 0..hays[i].text.len()));
-            regions[2] = n.iter().position(|(_, k)| k == "fields.error").map(|i| (i, 0..hays[i].text.len()));
+            regions[1] = n
+                .iter()
+                .position(|(_, k)| k == "fields.message" || JSON_MESSAGE_KEYS.contains(&k.as_str()))
+                .map(|i| (i, 0..hays[i].text.len()));
+            regions[2] = n
+                .iter()
+                .position(|(_, k)| k == "fields.error" || k == "error" || k == "err")
+                .map(|i| (i, 0..hays[i].text.len()));
             // The span's error, as for a text line (below): the innermost span (the last in
             // `spans`) that has one.
             if regions[2].is_none() && warn_or_above {
@@ -1350,9 +1365,22 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
                 out.push((s.as_bytes().to_vec(), format!("fields.{k}")));
             }
         }
-    } else if let Some(Value::String(m)) = obj.get("message").or_else(|| obj.get("msg")) {
-        // Other JSON loggers: a top-level message.
-        out.push((m.as_bytes().to_vec(), "message".into()));
+    } else {
+        // Other JSON loggers: a top-level message, then their other strings (`error`, `err`,
+        // `caller`, …) but the level and the time, each matched on its own as a RisingWave
+        // line's fields are.
+        if let Some((k, Value::String(m))) = json_message(obj) {
+            out.push((m.as_bytes().to_vec(), k.into()));
+        }
+        for (k, v) in obj {
+            if let Value::String(s) = v
+                && !JSON_MESSAGE_KEYS.contains(&k.as_str())
+                && !JSON_LEVEL_KEYS.contains(&k.as_str())
+                && !JSON_TIME_KEYS.contains(&k.as_str())
+            {
+                out.push((s.as_bytes().to_vec(), k.clone()));
+            }
+        }
     }
     if let Some(Value::Array(spans)) = obj.get("spans") {
         for (i, sp) in spans.iter().enumerate() {
@@ -1369,10 +1397,117 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
     }
 }
 
+/// Where JSON loggers put the message: RisingWave's (tracing's) `fields.message` is read apart;
+/// `message` (ECS, Python, Google Cloud), `msg` (zap, logrus, slog, pino, bunyan).
+const JSON_MESSAGE_KEYS: [&str; 2] = ["message", "msg"];
+
+/// Where JSON loggers put the level, in the order they are read: `level` (RisingWave, zap,
+/// logrus, slog, pino and bunyan as a number), `lvl` (log15), `severity` (Google Cloud),
+/// `levelname` (Python's JSON formatters), `log.level` (ECS, dotted; nested as `{"log":
+/// {"level": …}}` too). Framing's level look ([`crate::unknown::level_marker`]) finds a JSON
+/// line's level under the same keys.
+pub(crate) const JSON_LEVEL_KEYS: [&str; 5] = ["level", "lvl", "severity", "levelname", "log.level"];
+
+/// Where JSON loggers put the time, in the order they are read: `timestamp` (RisingWave,
+/// Google Cloud), `@timestamp` (ECS, Logstash), `time` (logrus, slog, bunyan; pino as epoch
+/// milliseconds), `ts` (zap: epoch seconds, or RFC 3339), `t` (log15), `asctime` (Python).
+const JSON_TIME_KEYS: [&str; 6] = ["timestamp", "@timestamp", "time", "ts", "t", "asctime"];
+
+/// Where JSON loggers name the component that logged: `target` (RisingWave), `logger` (zap,
+/// logback), `logger_name` (logstash-logback-encoder), `log.logger` (ECS).
+const JSON_TARGET_KEYS: [&str; 4] = ["target", "logger", "logger_name", "log.logger"];
+
+fn json_message(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, &Value)> {
+    JSON_MESSAGE_KEYS.iter().find_map(|k| obj.get(*k).filter(|v| v.is_string()).map(|v| (*k, v)))
+}
+
+/// A JSON line's level and the key it was under ([`JSON_LEVEL_KEYS`]): a string as written; a
+/// `level` that is a number is pino's and bunyan's scale (10 trace … 60 fatal), written as the
+/// word.
+fn json_level(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<'_, str>)> {
+    for k in JSON_LEVEL_KEYS {
+        match obj.get(k) {
+            Some(Value::String(s)) => return Some((k, Cow::Borrowed(s))),
+            Some(Value::Number(n)) if k == "level" => {
+                let word = match n.as_u64() {
+                    Some(10) => "trace",
+                    Some(20) => "debug",
+                    Some(30) => "info",
+                    Some(40) => "warn",
+                    Some(50) => "error",
+                    Some(60) => "fatal",
+                    _ => return Some((k, Cow::Owned(n.to_string()))),
+                };
+                return Some((k, Cow::Borrowed(word)));
+            }
+            _ => {}
+        }
+    }
+    match obj.get("log") {
+        Some(Value::Object(l)) => l.get("level").and_then(Value::as_str).map(|s| ("log.level", Cow::Borrowed(s))),
+        _ => None,
+    }
+}
+
+/// A JSON line's time and the key it was under ([`JSON_TIME_KEYS`]). RisingWave's `timestamp`
+/// is taken as written, as it always was; under the other keys, a string must be a date and
+/// time ([`parse::loose_timestamp_len`]), and a number is a Unix time in seconds (zap's `ts`,
+/// with a fraction), milliseconds (pino's `time`), microseconds or nanoseconds, told apart by
+/// its size and written in RFC 3339 (UTC). A number outside 2000–2100 is not a time.
+fn json_time(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<'_, str>)> {
+    use std::time::{Duration, UNIX_EPOCH};
+    for k in JSON_TIME_KEYS {
+        match obj.get(k) {
+            Some(Value::String(s)) if k == "timestamp" || parse::loose_timestamp_len(s.as_bytes()) == Some(s.len()) => {
+                return Some((k, Cow::Borrowed(s)));
+            }
+            Some(Value::Number(n)) => {
+                // 2000-01-01 and 2100-01-01 in seconds: what a log line's time can be.
+                const FROM: f64 = 946_684_800.0;
+                const TO: f64 = 4_102_444_800.0;
+                let Some(v) = n.as_f64() else { continue };
+                let Some((secs, scale)) = [(1.0, 0), (1e3, 1), (1e6, 2), (1e9, 3)]
+                    .into_iter()
+                    .map(|(d, i)| (v / d, i))
+                    .find(|(s, _)| (FROM..TO).contains(s))
+                else {
+                    continue;
+                };
+                let t = match n.as_u64() {
+                    // Whole units: exact, with the precision they carry.
+                    Some(u) => {
+                        let nanos = match scale {
+                            0 => u * 1_000_000_000,
+                            1 => u * 1_000_000,
+                            2 => u * 1_000,
+                            _ => u,
+                        };
+                        let t = UNIX_EPOCH + Duration::from_nanos(nanos);
+                        match scale {
+                            0 => humantime::format_rfc3339_seconds(t),
+                            1 => humantime::format_rfc3339_millis(t),
+                            2 => humantime::format_rfc3339_micros(t),
+                            _ => humantime::format_rfc3339_nanos(t),
+                        }
+                    }
+                    // Seconds with a fraction (zap): an f64 holds about a microsecond of them,
+                    // rounded to it (`.123` is read as `.12299990654`).
+                    None => humantime::format_rfc3339_micros(
+                        UNIX_EPOCH + Duration::from_micros((secs * 1e6).round() as u64),
+                    ),
+                };
+                return Some((k, Cow::Owned(t.to_string())));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>) {
     let st = |v: Option<&'a Value>| v.and_then(Value::as_str).map(Cow::Borrowed);
-    log.level = st(obj.get("level"));
-    log.target = st(obj.get("target"));
+    let level = json_level(obj);
+    log.target = JSON_TARGET_KEYS.iter().find_map(|k| st(obj.get(*k)));
     let text = |v: &'a Value| match v {
         Value::String(s) => Cow::Borrowed(s.as_str()),
         other => Cow::Owned(other.to_string()),
@@ -1380,7 +1515,22 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
     if let Some(Value::Object(f)) = obj.get("fields") {
         log.fields =
             f.iter().filter(|(k, _)| *k != "message").map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v))).collect();
+    } else {
+        // Another JSON logger's: its keys but those read as the message, level, time and
+        // target (`caller`, `error`, a request's id, …).
+        let time = json_time(obj).map(|(k, _)| k);
+        let message = json_message(obj).map(|(k, _)| k);
+        let target = JSON_TARGET_KEYS.iter().find(|k| obj.get(**k).is_some_and(Value::is_string)).copied();
+        let taken = |k: &str| {
+            Some(k) == message
+                || Some(k) == level.as_ref().map(|l| l.0)
+                || Some(k) == time
+                || Some(k) == target
+                || k == "spans"
+        };
+        log.fields = obj.iter().filter(|(k, _)| !taken(k)).map(|(k, v)| (Cow::Borrowed(k.as_str()), text(v))).collect();
     }
+    log.level = level.map(|(_, l)| l);
     if let Some(Value::Array(spans)) = obj.get("spans") {
         log.spans = spans
             .iter()

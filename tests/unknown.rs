@@ -1441,3 +1441,82 @@ fn regression_discover_reports_what_it_read_on_ctrl_c() {
 fn ctrl_c(pid: u32) -> bool {
     std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap().success()
 }
+
+/// Other programs' JSON logs (the operator's and etcd's zap, logrus, slog, pino, Python's JSON
+/// formatters, Google Cloud's and ECS's layouts) had only a `level` string and a `"level":"`
+/// with no blank read: `{"level": "error", …}` (Python's `json` puts a blank after the colon),
+/// `severity`, `levelname` and pino's numbers were never taken at `--unknown warn` (but were with
+/// `--all`), and every such event had an empty `message`, no `log.fields`, and the time of
+/// reading as `@timestamp`.
+#[test]
+fn regression_other_programs_json_lines_are_read_and_taken_at_their_level() {
+    let d = Dir::new();
+    let lines = [
+        // zap (controller-runtime, etcd): `ts` in seconds, `logger`, `caller`, `error`.
+        r#"{"level":"error","ts":1764928800.25,"logger":"controller","caller":"c.go:329","msg":"Reconciler error","name":"rw-1","error":"failed to sync meta: connection refused"}"#,
+        // logrus and slog: RFC 3339 `time`.
+        r#"{"time":"2026-12-05T10:00:01Z","level":"warning","msg":"slow compaction of table 17"}"#,
+        // pino: a number for the level, epoch milliseconds.
+        r#"{"level":50,"time":1764928802123,"pid":7,"msg":"request failed","err":"ECONNRESET"}"#,
+        // Python's JSON formatter: blanks after the colons, `levelname`, `asctime`.
+        r#"{"asctime": "2026-12-05 10:00:03,123", "levelname": "ERROR", "name": "udf", "message": "udf batch 17 failed"}"#,
+        // Google Cloud: `severity`.
+        r#"{"severity":"WARNING","timestamp":"2026-12-05T10:00:04Z","message":"retrying upload of part 3"}"#,
+        // ECS: `@timestamp`, a nested `log.level`.
+        r#"{"@timestamp":"2026-12-05T10:00:05.000Z","log":{"level":"error"},"message":"cannot reach broker kafka-0:9092"}"#,
+        // A known host message: the unknown error under it is what is clustered.
+        r#"{"level":"error","time":"2026-12-05T10:00:06Z","msg":"failed to inject barrier","error":"disk full on volume 9"}"#,
+        // Below WARN, in each layout: not taken.
+        r#"{"level":"info","ts":1764928807.5,"msg":"reconciled"}"#,
+        r#"{"level":30,"time":1764928808000,"msg":"listening"}"#,
+        r#"{"asctime": "2026-12-05 10:00:09,000", "levelname": "INFO", "message": "ready"}"#,
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = d.write("others.jsonl", &input);
+    let warn = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    let got: Vec<(u64, &str, &str, &str, &str)> = warn
+        .iter()
+        .map(|e| {
+            (
+                e["source"]["line"].as_u64().unwrap(),
+                e["@timestamp"].as_str().unwrap(),
+                e["log"]["level"].as_str().unwrap(),
+                e["message"].as_str().unwrap(),
+                unknown(e).unwrap().1,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "2025-12-05T10:00:00.250000Z", "error", "Reconciler error", "Reconciler error"),
+            (2, "2026-12-05T10:00:01Z", "warning", "slow compaction of table 17", "slow compaction of table <*>"),
+            (3, "2025-12-05T10:00:02.123Z", "error", "request failed", "request failed"),
+            (4, "2026-12-05T10:00:03.123", "ERROR", "udf batch 17 failed", "udf batch <*> failed"),
+            (5, "2026-12-05T10:00:04Z", "WARNING", "retrying upload of part 3", "retrying upload of part <*>"),
+            (6, "2026-12-05T10:00:05.000Z", "error", "cannot reach broker kafka-0:9092", "cannot reach broker <*>:<*>"),
+            (7, "2026-12-05T10:00:06Z", "error", "failed to inject barrier", "disk full on volume <*>"),
+        ]
+    );
+    // The keys not read as the time, level, message or target are the event's fields.
+    let e = at(&warn, 1);
+    assert_eq!(e["log"]["target"], "controller");
+    assert_eq!(
+        e["log"]["fields"],
+        serde_json::json!({"caller": "c.go:329", "name": "rw-1", "error": "failed to sync meta: connection refused"})
+    );
+    assert_eq!(at(&warn, 3)["log"]["fields"], serde_json::json!({"pid": "7", "err": "ECONNRESET"}));
+    assert_eq!(at(&warn, 7)["match"]["id"], "h-inject");
+    // Every line framed, and only errors: the same events.
+    let all = d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "");
+    assert_eq!(all.len(), lines.len());
+    let clustered = |evs: &[Value]| -> Vec<(u64, String)> {
+        evs.iter().filter_map(|e| Some((e["source"]["line"].as_u64().unwrap(), unknown(e)?.1.to_owned()))).collect()
+    };
+    assert_eq!(clustered(&all), clustered(&warn));
+    let error: Vec<u64> = clustered(&d.events(&["--unknown", "error", "--format", "json", &file], ""))
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect();
+    assert_eq!(error, [1, 3, 4, 6, 7]);
+}

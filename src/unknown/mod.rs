@@ -63,6 +63,43 @@ impl Levels {
     }
 }
 
+/// Does a JSON line hold, anywhere, a level `wanted` takes (a number: at least `least`, pino's
+/// and bunyan's scale) under one of the keys the annotator reads a JSON line's level from
+/// (`annotate::JSON_LEVEL_KEYS`; ECS's nested `"log": {"level": …}` is a `"level"` key too), with
+/// or without blanks around the colon (Python's `json` writes `": "`)? Every key is looked at,
+/// nested ones too: a line says yes if any would, and the parsed object decides.
+fn json_level_wanted(line: &[u8], wanted: impl Fn(&[u8]) -> bool, least: u64) -> bool {
+    // Each key quoted, with where its `v` is in it. Every key has a `v`, a byte few of a line's
+    // others are: the search goes from the `v`s (about three a RisingWave JSON line, `level` and
+    // `risingwave` in its target), where looking at every quote (thirty and more) cost 30% more
+    // of such a log's scan at `warn`, which looks at every one of its lines, and a multi-key
+    // search (aho-corasick: its prefilter looks for the quote) more still.
+    static KEYS: std::sync::LazyLock<Vec<(usize, Vec<u8>)>> = std::sync::LazyLock::new(|| {
+        crate::annotate::JSON_LEVEL_KEYS
+            .iter()
+            .map(|k| {
+                let quoted = format!("\"{k}\"").into_bytes();
+                (memchr::memchr(b'v', &quoted).expect("every level key has a v"), quoted)
+            })
+            .collect()
+    });
+    memchr::memchr_iter(b'v', line).any(|i| {
+        let Some(end) = KEYS.iter().find_map(|(v, key)| {
+            let s = i.checked_sub(*v)?;
+            (line.get(s..s + key.len()) == Some(key)).then_some(s + key.len())
+        }) else {
+            return false;
+        };
+        let Some(v) = line[end..].trim_ascii_start().strip_prefix(b":") else { return false };
+        let v = v.trim_ascii_start();
+        if let Some(s) = v.strip_prefix(b"\"") {
+            return wanted(&s[..memchr::memchr(b'"', s).unwrap_or(s.len())]);
+        }
+        let digits = v.iter().take_while(|b| b.is_ascii_digit()).count();
+        std::str::from_utf8(&v[..digits]).ok().and_then(|d| d.parse::<u64>().ok()).is_some_and(|n| n >= least)
+    })
+}
+
 /// How far into a line its level is looked for: past a `kubectl --prefix` and `--timestamps`
 /// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
 pub const LEVEL_WINDOW: usize = 160;
@@ -137,10 +174,7 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     }
     let wanted = |l: &[u8]| Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false));
     if json_shaped(w) {
-        return memchr::memmem::find_iter(line, b"\"level\":\"").any(|at| {
-            let v = &line[at + 9..];
-            wanted(&v[..memchr::memchr(b'"', v).unwrap_or(v.len())])
-        });
+        return json_level_wanted(line, wanted, if error_only { 50 } else { 40 });
     }
     // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
     // `- WARNING -`, `[WARN]`, zap's `\tERROR\t`, `CRITICAL:`), or between ANSI codes (a line
@@ -1033,6 +1067,21 @@ mod tests {
             ("2024-01-01 12:00:00 FATAL x", Levels::Error, false),
             ("2024-01-01 12:00:00 Warning x", Levels::Warn, false),
             ("2024-01-01 12:00:00 [error] x", Levels::Error, false),
+            // Other JSON loggers' keys, blanks around the colon, pino's numbers, ECS's nesting
+            (r#"{"level": "error", "message": "x"}"#, Levels::Error, true),
+            (r#"{"level" : "warning", "msg": "x"}"#, Levels::Warn, true),
+            (r#"{"severity":"ERROR","message":"x"}"#, Levels::Error, true),
+            (r#"{"levelname": "WARNING", "message": "x"}"#, Levels::Warn, true),
+            (r#"{"levelname": "WARNING", "message": "x"}"#, Levels::Error, false),
+            (r#"{"lvl":"eror","msg":"x"}"#, Levels::Error, true),
+            (r#"{"log.level":"warn","message":"x"}"#, Levels::Warn, true),
+            (r#"{"log":{"level":"error"},"message":"x"}"#, Levels::Error, true),
+            (r#"{"level":50,"msg":"x"}"#, Levels::Error, true),
+            (r#"{"level":40,"msg":"x"}"#, Levels::Warn, true),
+            (r#"{"level":40,"msg":"x"}"#, Levels::Error, false),
+            (r#"{"level":30,"msg":"error"}"#, Levels::Warn, false),
+            (r#"{"level":"info","msg":"x","error":"y","levels":"error"}"#, Levels::Warn, false),
+            (r#"{"level":"info","msg":"\"level\":\"error\""}"#, Levels::Warn, false),
             ("plain text without a level", Levels::Warn, false),
             ("plain text without a level", Levels::Any, true),
             ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
