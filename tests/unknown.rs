@@ -1520,3 +1520,51 @@ fn regression_other_programs_json_lines_are_read_and_taken_at_their_level() {
         .collect();
     assert_eq!(error, [1, 3, 4, 6, 7]);
 }
+
+/// README "Growing a catalog from drafts": a message that only says that something failed
+/// (controller-runtime's `Reconciler error`, Kubernetes' `"Unhandled Error" err=…`) is one cluster
+/// for every error it reports; its draft, added back, makes it a known host, and the errors in its
+/// `error`/`err` field become clusters of their own, in JSON, klog and logfmt lines alike.
+#[test]
+fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for i in 0..6 {
+        input.push_str(&format!(
+            "{{\"level\":\"error\",\"ts\":1764928800.{i},\"msg\":\"Reconciler error\",\"error\":\"failed to sync meta {i}: connection refused\"}}\n"
+        ));
+        input.push_str(&format!(
+            "{{\"level\":\"error\",\"ts\":1764928801.{i},\"msg\":\"Reconciler error\",\"error\":\"statefulset rw-{i} not found\"}}\n"
+        ));
+        input.push_str(&format!(
+            "E1205 07:20:2{i}.123456       1 runtime.go:79] \"Unhandled Error\" err=\"pods \\\"meta-{i}\\\" is forbidden\"\n"
+        ));
+        input.push_str(&format!("level=error msg=\"Unhandled Error\" err=\"lease {i} expired\"\n"));
+    }
+    let file = d.write("generic.log", &input);
+    let templates = |evs: &[Value]| -> std::collections::BTreeMap<String, usize> {
+        let mut m = std::collections::BTreeMap::new();
+        for e in evs {
+            *m.entry(unknown(e).map_or("-", |u| u.1).to_owned()).or_default() += 1;
+        }
+        m
+    };
+    let before = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(templates(&before), [("Reconciler error".to_owned(), 12), ("Unhandled Error".to_owned(), 12)].into());
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let drafts = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let after = d.events(&["-c", &drafts, "--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(
+        templates(&after),
+        [
+            ("failed to sync meta <*>".to_owned(), 6),
+            ("statefulset <*> not found".to_owned(), 6),
+            ("pods <*> is forbidden".to_owned(), 6),
+            ("lease <*> expired".to_owned(), 6),
+        ]
+        .into()
+    );
+    let hosts: std::collections::BTreeSet<&str> = after.iter().map(|e| e["match"]["slug"].as_str().unwrap()).collect();
+    assert_eq!(hosts, ["reconciler-error", "unhandled-error"].into());
+}
