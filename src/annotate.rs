@@ -508,7 +508,7 @@ impl<W: Writer> Annotator<'_, W> {
                     log.level = Some(Cow::Borrowed(k.level));
                     log.thread = Some(crate::event::text(&text[k.thread.clone()]));
                     log.fields.push((Cow::Borrowed("caller"), crate::event::text(&text[k.caller.clone()])));
-                    k.fields(first, |kv| log.fields.push(go_field(first, kv)));
+                    k.fields(&text, |kv| log.fields.push(go_field(&text, kv)));
                 }
                 Other::Logfmt(l) => {
                     // A time that is not RFC 3339's (go-kit's `ts=1700000000.1`) is not read.
@@ -1576,13 +1576,13 @@ impl Other {
         let first = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
         let mut error = None;
         let mut take = |(k, v): parse::KeyValue| {
-            if error.is_none() && matches!(&first[k], b"err" | b"error") {
+            if error.is_none() && matches!(&text[k], b"err" | b"error") {
                 error = Some(v);
             }
         };
         match self {
             Other::Stamped(_) => {}
-            Other::Klog(k) => k.fields(first, &mut take),
+            Other::Klog(k) => k.fields(text, &mut take),
             Other::Logfmt(l) => l.fields(first, &mut take),
         }
         error
@@ -1591,7 +1591,17 @@ impl Other {
 
 /// A logfmt or klog pair for `log.fields`.
 fn go_field<'t>(text: &'t [u8], (k, v): parse::KeyValue) -> crate::event::Field<'t> {
-    (crate::event::text(&text[k]), unquoted_value(&text[v]))
+    let v = &text[v];
+    // A klog multi-line value is written as it is, its lines behind tabs: no escapes to undo.
+    let value = if memchr::memmem::find(v, b"\n\t").is_some() {
+        match crate::event::text(v) {
+            Cow::Borrowed(b) => golog::multi_line_value(b),
+            Cow::Owned(o) => Cow::Owned(golog::multi_line_value(&o).into_owned()),
+        }
+    } else {
+        unquoted_value(v)
+    };
+    (crate::event::text(&text[k]), value)
 }
 
 /// A logfmt or klog value as the program meant it (see [`golog::unescape`]).

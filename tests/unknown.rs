@@ -1536,9 +1536,14 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
         input.push_str(&format!(
             "{{\"level\":\"error\",\"ts\":1764928801.{i},\"msg\":\"Reconciler error\",\"error\":\"statefulset rw-{i} not found\"}}\n"
         ));
-        input.push_str(&format!(
-            "E1205 07:20:2{i}.123456       1 runtime.go:79] \"Unhandled Error\" err=\"pods \\\"meta-{i}\\\" is forbidden\"\n"
-        ));
+        input.push_str(&if i % 2 == 0 {
+            format!("E1205 07:20:2{i}.123456       1 runtime.go:79] \"Unhandled Error\" err=\"pods \\\"meta-{i}\\\" is forbidden\"\n")
+        } else {
+            // klog's text logger writes a value with line breaks on the lines below, behind tabs.
+            format!(
+                "E1205 07:20:2{i}.123456       1 runtime.go:79] \"Unhandled Error\" err=<\n\tpods \"meta-{i}\" is forbidden: User \"system:serviceaccount:rw:op\" cannot get\n\tresource \"pods\"\n > logger=\"UnhandledError\"\n"
+            )
+        });
         input.push_str(&format!("level=error msg=\"Unhandled Error\" err=\"lease {i} expired\"\n"));
     }
     let file = d.write("generic.log", &input);
@@ -1564,6 +1569,13 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
             ("lease <*> expired".to_owned(), 6),
         ]
         .into()
+    );
+    let e = after.iter().find(|e| e["source"]["line"] == 7).unwrap();
+    assert_eq!(e["source"]["lines"], 4);
+    assert_eq!(
+        e["log"]["fields"],
+        serde_json::json!({"caller": "runtime.go:79", "logger": "UnhandledError",
+            "err": "pods \"meta-1\" is forbidden: User \"system:serviceaccount:rw:op\" cannot get\nresource \"pods\""})
     );
     let hosts: std::collections::BTreeSet<&str> = after.iter().map(|e| e["match"]["slug"].as_str().unwrap()).collect();
     assert_eq!(hosts, ["reconciler-error", "unhandled-error"].into());

@@ -36,12 +36,53 @@ pub struct KlogLine {
 
 impl KlogLine {
     /// A structured line's pairs, values without their quotes (read again here, not kept: the
-    /// line is read for every event, and its fields only for those written).
+    /// line is read for every event, and its fields only for those written). `c` is the
+    /// event's text, from the klog line on: a value with line breaks in it is written as klog's
+    /// text logger writes one, `key=<` at the end of the line, its lines below each behind a
+    /// tab, and ` >` on a line of its own (more pairs may follow it there); its range then runs
+    /// from its first line's first byte to its last line's end, tabs and line breaks between
+    /// them in it ([`multi_line_value`] takes them out).
     pub fn fields(&self, c: &[u8], mut each: impl FnMut(KeyValue)) {
-        if let Some(from) = self.pairs {
-            pairs(c, from, |k, v| each((k, v)));
+        let Some(mut from) = self.pairs else { return };
+        loop {
+            let end = memchr::memchr(b'\n', &c[from..]).map_or(c.len(), |p| from + p);
+            let mut next = None;
+            pairs(&c[..end], from, |k, v| {
+                if &c[v.clone()] == b"<"
+                    && v.end == end
+                    && c[end..].starts_with(b"\n\t")
+                    && let Some((value, close)) = multi_line_span(c, end + 1)
+                {
+                    each((k, value));
+                    next = Some(close);
+                } else {
+                    each((k, v));
+                }
+            });
+            match next {
+                Some(close) => from = close,
+                None => return,
+            }
         }
     }
+}
+
+/// A klog multi-line value whose first line starts at `c[at]` (after its tab): the value's range
+/// (its lines, from after the first tab to the end of the last) and where the pairs after its
+/// closing ` >` start; `None` when no ` >` line closes it (the lines are then not a value).
+fn multi_line_span(c: &[u8], at: usize) -> Option<(Range<usize>, usize)> {
+    let mut line = at;
+    let mut last_end = at;
+    while c.get(line) == Some(&b'\t') {
+        last_end = memchr::memchr(b'\n', &c[line..]).map_or(c.len(), |p| line + p);
+        line = last_end + 1;
+    }
+    (line > at && c.get(line..line + 2) == Some(b" >")).then_some((at + 1..last_end, line + 2))
+}
+
+/// A klog multi-line value's text ([`KlogLine::fields`]): its lines without the tab before each.
+pub fn multi_line_value(v: &str) -> std::borrow::Cow<'_, str> {
+    if v.contains("\n\t") { std::borrow::Cow::Owned(v.replace("\n\t", "\n")) } else { std::borrow::Cow::Borrowed(v) }
 }
 
 /// The two layouts.
@@ -489,6 +530,35 @@ mod tests {
                 }
                 (got, want) => panic!("{line}: got {got:?}, want {want:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn klog_multi_line_values() {
+        // (event text, its pairs as read: a multi-line value's lines without their tabs)
+        let cases: &[(&str, &[(&str, &str)])] = &[
+            (
+                "E1205 07:20:22.1 1 a.go:1] \"Unhandled Error\" err=<\n\tpods \"p\" is forbidden\n\tsecond\n > logger=\"U\"",
+                &[("err", "pods \"p\" is forbidden\nsecond"), ("logger", "U")],
+            ),
+            // Two of them, the second after the first's ` >`, and a last ` >` alone.
+            (
+                "I1205 07:20:22.1 1 a.go:1] \"m\" a=<\n\tone\n > b=2 c=<\n\ttwo\n\tthree\n >",
+                &[("a", "one"), ("b", "2"), ("c", "two\nthree")],
+            ),
+            // Not closed by ` >`, or no tab on the next line: the `<` is the value.
+            ("E1205 07:20:22.1 1 a.go:1] \"m\" err=<\n\tone\n", &[("err", "<")]),
+            ("E1205 07:20:22.1 1 a.go:1] \"m\" err=<\nnext", &[("err", "<")]),
+            // `<` inside a line is a value like any other.
+            ("E1205 07:20:22.1 1 a.go:1] \"m\" op=< n=1\n\tx\n >", &[("op", "<"), ("n", "1")]),
+        ];
+        for (text, want) in cases {
+            let first = &text[..text.find('\n').unwrap_or(text.len())];
+            let l = klog(first.as_bytes()).expect("klog");
+            let mut got = Vec::new();
+            l.fields(text.as_bytes(), |(k, v)| got.push((text[k].to_owned(), multi_line_value(&text[v]).into_owned())));
+            let want: Vec<(String, String)> = want.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            assert_eq!(got, want, "{text:?}");
         }
     }
 
