@@ -511,10 +511,7 @@ impl<W: Writer> Annotator<'_, W> {
                     k.fields(&text, |kv| log.fields.push(go_field(&text, kv)));
                 }
                 Other::Logfmt(l) => {
-                    // A time that is not RFC 3339's (go-kit's `ts=1700000000.1`) is not read.
-                    let rfc3339 = |t: &&Range<usize>| parse::loose_timestamp_len(&text[(*t).clone()]) == Some(t.len());
-                    let time = l.time.as_ref().filter(rfc3339);
-                    timestamp = time.map(|t| crate::event::text(&text[t.clone()]));
+                    timestamp = l.time.as_ref().and_then(|t| parse::field_time(&text[t.clone()]));
                     log.level = Some(unquoted_value(&text[l.level.clone()]));
                     l.fields(first, |kv| log.fields.push(go_field(first, kv)));
                 }
@@ -1458,8 +1455,11 @@ fn json_time(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<
     use std::time::{Duration, UNIX_EPOCH};
     for k in JSON_TIME_KEYS {
         match obj.get(k) {
-            Some(Value::String(s)) if k == "timestamp" || parse::loose_timestamp_len(s.as_bytes()) == Some(s.len()) => {
-                return Some((k, Cow::Borrowed(s)));
+            Some(Value::String(s)) if k == "timestamp" => return Some((k, Cow::Borrowed(s))),
+            Some(Value::String(s)) => {
+                if let Some(t) = parse::field_time(s.as_bytes()) {
+                    return Some((k, t));
+                }
             }
             Some(Value::Number(n)) => {
                 // 2000-01-01 and 2100-01-01 in seconds: what a log line's time can be.

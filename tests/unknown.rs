@@ -1580,3 +1580,17 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
     let hosts: std::collections::BTreeSet<&str> = after.iter().map(|e| e["match"]["slug"].as_str().unwrap()).collect();
     assert_eq!(hosts, ["reconciler-error", "unhandled-error"].into());
 }
+
+/// log15 writes its time with ISO 8601's basic zone (`t=2026-03-02T08:00:00+0000`): it was not
+/// read as `@timestamp` (the time of reading was written instead). The colon RFC 3339 wants is
+/// put in, in a logfmt line and in a JSON line alike.
+#[test]
+fn regression_a_time_with_a_basic_zone_is_read() {
+    let d = Dir::new();
+    let input = "t=2026-03-02T08:00:00+0000 lvl=eror msg=\"sync failed for shard 3\"\n\
+                 {\"t\":\"2026-03-02T08:00:01.5-0530\",\"lvl\":\"eror\",\"msg\":\"sync failed for shard 4\"}\n";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
+    let times: Vec<&str> = evs.iter().map(|e| e["@timestamp"].as_str().unwrap()).collect();
+    assert_eq!(times, ["2026-03-02T08:00:00+00:00", "2026-03-02T08:00:01.5-05:30"]);
+    assert!(evs.iter().all(|e| unknown(e).unwrap().1 == "sync failed for shard <*>"), "{evs:?}");
+}

@@ -193,6 +193,23 @@ pub fn rfc3339_form(ts: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// A time in a field of another program's line (a logfmt `time`, `ts` or `t`, a JSON line's
+/// time key) as `@timestamp` takes it: a whole [`loose_timestamp_len`] timestamp as it is, or one
+/// whose zone is ISO 8601's basic `+hhmm` (log15's `t=2026-03-02T08:00:00+0000`) with the colon
+/// RFC 3339 wants put in. `None` for anything else (go-kit's `ts=1700000000.1` among them).
+pub fn field_time(s: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    if loose_timestamp_len(s) == Some(s.len()) {
+        return std::str::from_utf8(s).ok().map(std::borrow::Cow::Borrowed);
+    }
+    let i = date_time_len(s)?;
+    let zone = s.get(i..)?;
+    if zone.len() == 5 && matches!(zone[0], b'+' | b'-') && zone[1..].iter().all(u8::is_ascii_digit) {
+        let t = std::str::from_utf8(s).ok()?;
+        return Some(std::borrow::Cow::Owned(format!("{}:{}", &t[..i + 3], &t[i + 3..])));
+    }
+    None
+}
+
 /// [`loose_timestamp_len`] where `s` has no zoned timestamp at its start.
 fn zoneless_timestamp_len(s: &[u8]) -> Option<usize> {
     let i = date_time_len(s)?;
@@ -1019,6 +1036,24 @@ mod tests {
             if let Some(w) = want {
                 assert!(parse_timestamp(w).is_some(), "{w} parses");
             }
+        }
+    }
+
+    #[test]
+    fn field_times() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("2026-03-02T08:00:00Z", Some("2026-03-02T08:00:00Z")),
+            ("2026-03-02 08:00:00,123", Some("2026-03-02 08:00:00,123")),
+            // log15's zone, ISO 8601's basic form
+            ("2026-03-02T08:00:00+0000", Some("2026-03-02T08:00:00+00:00")),
+            ("2026-03-02T08:00:00.123-0530", Some("2026-03-02T08:00:00.123-05:30")),
+            ("2026-03-02T08:00:00+000", None),
+            ("2026-03-02T08:00:00+0000 x", None),
+            ("1700000000.1", None),
+            ("soon", None),
+        ];
+        for (t, want) in cases {
+            assert_eq!(field_time(t.as_bytes()).as_deref(), *want, "{t}");
         }
     }
 
