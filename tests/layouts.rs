@@ -225,6 +225,55 @@ fn kubectl_timestamps_alone_are_removed_from_continuation_lines() {
     assert!(!e["message"].as_str().unwrap().contains("08:00:30.868199739Z"), "{e}");
 }
 
+/// `journalctl -u risingwave | annotail` and a tailed `/var/log/syslog`: every line, its
+/// continuation lines too, behind `<time> <host> <ident>[<pid>]: `. Such lines were plain text:
+/// no level, no fields, no `Caused by:` report joined, nothing clustered at `--unknown warn`.
+/// They are read as the lines without the prefix are, in both of journalctl's time forms.
+#[test]
+fn regression_journal_and_syslog_prefixes_are_taken_off_every_line() {
+    let fx = fixture();
+    let input = lines(&[
+        &rw_line(
+            30,
+            "ERROR",
+            "risingwave_frontend::handler",
+            "failed to handle query error=Not supported: streaming nested loop join",
+        ),
+        "Caused by:",
+        "  Not supported: streaming nested loop join",
+        &info_line(31, "after"),
+    ]);
+    let plain = fx.run(&["--all", "--unknown", "warn"], input.as_bytes());
+    let want: Vec<Value> = ok_events(&plain).into_iter().map(without_prefix_facts).collect();
+    assert_eq!(want.len(), 2);
+    assert_eq!(src_lines(&want[0]), 3);
+    let prefixes = ["Dec  5 10:00:00 node-1 risingwave[4242]: ", "2026-12-05T10:00:00.123456+00:00 node-1 risingwave[4242]: "];
+    for prefix in prefixes {
+        let prefixed: String = input.lines().map(|l| format!("{prefix}{l}\n")).collect();
+        for args in [&["--all", "--unknown", "warn"][..], &["--unknown", "warn"][..]] {
+            let evs = ok_events(&fx.run(args, prefixed.as_bytes()));
+            let got: Vec<Value> = evs.into_iter().map(without_prefix_facts).collect();
+            let want: Vec<&Value> = want
+                .iter()
+                .filter(|e| args.len() == 3 || !e["match"].is_null() || e.get("unknown").is_some())
+                .collect();
+            assert_eq!(got.iter().collect::<Vec<_>>(), want, "{prefix:?} {args:?}");
+        }
+    }
+}
+
+/// An event without what a prefix changes: `observed`, the offsets, and `@timestamp` where the
+/// line has none of its own.
+fn without_prefix_facts(mut e: Value) -> Value {
+    let o = e.as_object_mut().unwrap();
+    o.remove("observed");
+    o["source"].as_object_mut().unwrap().remove("offset");
+    if o["log"]["format"] == "plain" {
+        o.remove("@timestamp");
+    }
+    e
+}
+
 // ---------------------------------------------------------------------------------------------
 // CRI container logs
 

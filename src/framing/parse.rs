@@ -73,6 +73,9 @@ pub struct StreamState {
     /// The last header was pasted inside a markdown quote: the lines that follow it start with
     /// `>` too, which is not part of their text.
     pub quote: bool,
+    /// Lines carry a syslog or journal prefix (`journalctl -u risingwave`, `/var/log/syslog`),
+    /// continuation lines too: journald stores each line of a message as an entry of its own.
+    pub syslog: bool,
 }
 
 /// Longest paste prefix looked at (whitespace, `>` and `|`): real ones are a few bytes; a line
@@ -343,6 +346,9 @@ impl Prefix {
 fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     let mut p = Prefix::default();
     let mut i = 0;
+    // The zoned timestamp a line may start with, read once for the prefixes' looks below (a
+    // RisingWave line has one there, and this runs on every line that is framed).
+    let ts0 = if line.first().is_some_and(u8::is_ascii_digit) { timestamp_len(line) } else { None };
     // kubectl --prefix: [pod/<pod>/<container>]
     if line.starts_with(b"[pod/")
         && let Some(close) = memchr::memchr(b']', &line[..line.len().min(512)])
@@ -355,6 +361,12 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = close + 2;
     } else if let Some(n) = compose_prefix(line) {
         i = n;
+    } else if line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        && let Some(n) = syslog_prefix(line, ts0)
+        && (state.syslog || header_at(&line[n..]))
+    {
+        state.syslog = true;
+        i = n;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
         && let Some((pod, container, n)) = stern_prefix(line)
         && (state.stern || header_at(&line[n..]))
@@ -363,9 +375,14 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         p.kubectl = Some((pod, container));
         i = n;
     }
-    // The zoned timestamp where the line's content starts, read once for both looks below
-    // (a RisingWave line has one there, and this runs on every line that is framed).
-    let ts_here = if line.get(i).is_some_and(u8::is_ascii_digit) { timestamp_len(&line[i..]) } else { None };
+    // The zoned timestamp where the line's content starts, for both looks below.
+    let ts_here = if i == 0 {
+        ts0
+    } else if line.get(i).is_some_and(u8::is_ascii_digit) {
+        timestamp_len(&line[i..])
+    } else {
+        None
+    };
     let ts_at = i;
     // A log viewer's time before the line: `<date> <time> | ` or `<date> <time>\t`.
     if line.get(i).is_some_and(u8::is_ascii_digit)
@@ -498,6 +515,72 @@ pub fn docker_record(json: &[u8], out: &mut Vec<u8>) -> bool {
     // two lines of the event where framing read one.
     out.extend(text.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
     true
+}
+
+/// A syslog or journal prefix: `<time> <host> <ident>[<pid>]: `, as `journalctl` (its default
+/// `short`, `short-precise`, `short-iso`, `short-iso-precise`) and rsyslog's files write it; the
+/// time is BSD syslog's (`Dec  5 10:00:00`, a fraction after it) or an ISO 8601 one with its
+/// zone (`2026-12-05T10:00:00+0000`, `…T10:00:00.123456+00:00`). The prefix's length. A
+/// RisingWave line is never taken for one: its time is followed by its level, which is no host
+/// name, and its target has `::` or no `[pid]`-less ident's `: ` after a level.
+fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
+    let head = &line[..line.len().min(256)];
+    let mut i = if let Some(t) = zoned {
+        // `zoned`: the RFC 3339 timestamp the line starts with, already read.
+        t
+    } else if head.first()?.is_ascii_digit() {
+        // Or one with ISO 8601's basic zone, `+0000`.
+        let t = date_time_len(head)?;
+        let zone = head.get(t..t + 5)?;
+        if !(matches!(zone[0], b'+' | b'-') && zone[1..].iter().all(u8::is_ascii_digit)) {
+            return None;
+        }
+        t + 5
+    } else {
+        const MONTHS: [&[u8; 3]; 12] =
+            [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+        let month = head.get(..3)?;
+        if !MONTHS.iter().any(|m| &m[..] == month) || head.get(3) != Some(&b' ') {
+            return None;
+        }
+        // `Dec  5` (rsyslog pads the day) or `Dec 05` (journalctl).
+        let day = head.get(4..6)?;
+        let clock = head.get(6..15)?;
+        let digit_or_blank = day[0] == b' ' || day[0].is_ascii_digit();
+        if !(digit_or_blank && day[1].is_ascii_digit() && clock[0] == b' ' && clock[3] == b':' && clock[6] == b':') {
+            return None;
+        }
+        let mut t = 15;
+        if head.get(t) == Some(&b'.') {
+            t += 1 + head[t + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        }
+        t
+    };
+    if head.get(i) != Some(&b' ') {
+        return None;
+    }
+    i += 1;
+    // The host: a name, not a level word (after a RisingWave time comes its level).
+    let host = head[i..].iter().position(|&b| b == b' ')?;
+    let name = &head[i..i + host];
+    if host == 0 || [&b"TRACE"[..], b"DEBUG", b"INFO", b"WARN", b"ERROR"].contains(&name) {
+        return None;
+    }
+    i += host + 1;
+    // The ident, and its `[pid]`; then `: `.
+    let ident = head[i..].iter().position(|&b| matches!(b, b' ' | b'[' | b':'))?;
+    if ident == 0 {
+        return None;
+    }
+    i += ident;
+    if head.get(i) == Some(&b'[') {
+        let close = head[i..].iter().position(|&b| b == b']')?;
+        if close < 2 || !head[i + 1..i + close].iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        i += close + 1;
+    }
+    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(i + 2)
 }
 
 /// docker compose's `<service>  | ` prefix.
@@ -1310,6 +1393,55 @@ mod tests {
         let l2 = "2026-03-02T08:00:30.868299738Z Caused by:";
         let (p, h) = classify(l2.as_bytes(), &mut s);
         assert_eq!((h, &l2[p.content..]), (Header::None, "Caused by:"));
+    }
+
+    #[test]
+    fn syslog_and_journal_prefixes() {
+        let rw = "2026-03-02T08:00:30.867644121Z ERROR risingwave_meta::x: failed";
+        // (prefix, whether it is one)
+        let cases: &[(&str, bool)] = &[
+            ("Dec 05 10:00:00 node-1 risingwave[4242]: ", true),
+            ("Dec  5 10:00:00 node-1 risingwave[4242]: ", true),
+            ("Dec 05 10:00:00.123456 node-1 risingwave[4242]: ", true),
+            ("Dec 05 10:00:00 node-1 risingwave: ", true),
+            ("2026-12-05T10:00:00+0000 node-1 risingwave[4242]: ", true),
+            ("2026-12-05T10:00:00.123456+00:00 node-1 risingwave[4242]: ", true),
+            ("2026-12-05T10:00:00.123456Z node-1 meta-node[7]: ", true),
+            // not one: no `: `, a pid that is not a number, no host, a month that is none
+            ("Dec 05 10:00:00 node-1 risingwave[4242] ", false),
+            ("Dec 05 10:00:00 node-1 risingwave[x]: ", false),
+            ("Dec 05 10:00:00 risingwave: ", false),
+            ("Dez 05 10:00:00 node-1 risingwave: ", false),
+        ];
+        for (prefix, yes) in cases {
+            let line = format!("{prefix}{rw}");
+            let mut state = StreamState::default();
+            let (p, h) = classify(line.as_bytes(), &mut state);
+            if *yes {
+                assert_eq!((h, &line[p.content..], state.syslog), (Header::RisingWave, rw, true), "{line}");
+            } else {
+                assert_ne!(&line[p.content..], rw, "{line}");
+            }
+        }
+        // A RisingWave line is never read as one (its level is no host, its target no ident).
+        for line in [
+            "2026-03-02T08:00:30.867644121Z ERROR risingwave_meta: failed",
+            "2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::x: failed",
+            "2026-03-02T08:00:30.867644121Z DEBUG r: a: b",
+        ] {
+            assert!(syslog_prefix(line.as_bytes(), timestamp_len(line.as_bytes())).is_none(), "{line}");
+        }
+        // Before plain text the prefix is no prefix (loghub's Linux and Mac logs stay as they
+        // are); once a header was behind one, every line's is taken off: journald stores each
+        // line of a message (its `Caused by:`, its backtrace) as an entry of its own.
+        let mut state = StreamState::default();
+        let plain = "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: authentication failure";
+        assert_eq!(classify(plain.as_bytes(), &mut state).0.content, 0);
+        assert!(!state.syslog);
+        classify(format!("Dec 05 10:00:00 node-1 risingwave[4242]: {rw}").as_bytes(), &mut state);
+        let cont = "Dec 05 10:00:00 node-1 risingwave[4242]: Caused by:";
+        let (p, h) = classify(cont.as_bytes(), &mut state);
+        assert_eq!((h, &cont[p.content..]), (Header::None, "Caused by:"));
     }
 
     #[test]
