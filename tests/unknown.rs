@@ -1594,3 +1594,34 @@ fn regression_a_time_with_a_basic_zone_is_read() {
     assert_eq!(times, ["2026-03-02T08:00:00+00:00", "2026-03-02T08:00:01.5-05:30"]);
     assert!(evs.iter().all(|e| unknown(e).unwrap().1 == "sync failed for shard <*>"), "{evs:?}");
 }
+
+/// A second reading found klog's multi-line values read only without a prefix: behind a CRI
+/// record's, `kubectl --prefix`, compose's or Docker's, the value's indented lines each became
+/// an event of their own (`err` was `<`), because whether a line continues another program's
+/// event was judged on the line with its prefix. A Java stack trace behind a CRI prefix was cut
+/// the same way.
+#[test]
+fn regression_indented_lines_behind_a_prefix_continue_another_programs_event() {
+    let d = Dir::new();
+    let klog = [
+        "E1205 07:20:22.123456       1 runtime.go:79] \"Unhandled Error\" err=<",
+        "\tpods \"meta-1\" is forbidden",
+        "\tresource \"pods\"",
+        " > logger=\"UnhandledError\"",
+    ];
+    let java = [
+        "2026-12-05 10:00:00,123 WARN  [main] o.a.k.Consumer - commit failed",
+        "\tat o.a.k.Consumer.commit(Consumer.java:12)",
+    ];
+    for prefix in ["", "2026-03-02T08:00:00.1Z stderr F ", "[pod/op-0/manager] "] {
+        let input: String = klog.iter().chain(&java).map(|l| format!("{prefix}{l}\n")).collect();
+        let evs = d.events(&["--all", "--format", "json"], &input);
+        let got: Vec<(u64, u64)> = evs
+            .iter()
+            .map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, [(1, 4), (5, 2)], "{prefix:?}");
+        assert_eq!(evs[0]["log"]["fields"]["err"], "pods \"meta-1\" is forbidden\nresource \"pods\"", "{prefix:?}");
+        assert_eq!(evs[0]["log"]["fields"]["logger"], "UnhandledError", "{prefix:?}");
+    }
+}

@@ -509,17 +509,18 @@ impl<'m> Framer<'m> {
 
     /// Would this line start a new event (rather than continue the open one)?
     fn starts_event(&mut self, raw: &[u8]) -> bool {
-        let (_, header) = parse::classify(raw, &mut self.state.clone());
-        !self.continues(header, raw.len(), raw)
+        let (prefix, header) = parse::classify(raw, &mut self.state.clone());
+        !self.continues(header, raw.len(), content_of(raw, &prefix))
     }
 
-    fn continues(&self, header: Header, len: usize, raw: &[u8]) -> bool {
+    /// Does a line (`len` bytes, `content` its text after its prefixes) continue the open event?
+    fn continues(&self, header: Header, len: usize, content: &[u8]) -> bool {
         header == Header::None
             && self.acc.as_ref().is_some_and(|a| {
                 let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
                 let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
                 let structured = matches!(a.header, Header::RisingWave | Header::Panic);
-                room && (structured || continuation_shape(raw))
+                room && (structured || continuation_shape(content))
             })
     }
 
@@ -686,7 +687,7 @@ impl<'m> Framer<'m> {
             Some((s, e)) => &block[s..e],
             None => block,
         };
-        let continues = self.continues(header, raw.len(), raw);
+        let continues = self.continues(header, raw.len(), content_of(raw, &prefix));
         if !continues {
             // The open event's range (if any) lies in this block.
             self.emit(if range.is_some() { block } else { &[] }, sink);
@@ -904,6 +905,13 @@ fn line_around(block: &[u8], i: usize) -> (usize, usize) {
 /// Start of the line that holds byte `p`.
 fn line_start(block: &[u8], p: usize) -> usize {
     memchr::memrchr(b'\n', &block[..p.min(block.len())]).map_or(0, |i| i + 1)
+}
+
+/// A line's text after its prefixes (a CRI record's, `kubectl --prefix`, stern's, a journal's):
+/// where its shape is read. (`prefix` was read on the line without ANSI codes; a prefix is not
+/// coloured, so the offset holds on the raw line too.)
+fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
+    raw.get(prefix.content..).unwrap_or(raw)
 }
 
 /// Lines that continue the event above even when it is plain text.
