@@ -398,9 +398,7 @@ impl<W: Writer> Annotator<'_, W> {
         self.counters.candidates += self.scratch.cands.len() as u64;
         self.counters.examined += u64::from(!self.scratch.cands.is_empty());
         let target: Option<&[u8]> = match (&json, &text_line) {
-            (Some(Value::Object(obj)), _) => {
-                JSON_TARGET_KEYS.iter().find_map(|k| obj.get(*k).and_then(Value::as_str)).map(str::as_bytes)
-            }
+            (Some(Value::Object(obj)), _) => json_target(obj).map(str::as_bytes),
             (_, Some(t)) => t.target.as_ref().map(|r| &text[r.clone()]),
             _ => None,
         };
@@ -832,7 +830,9 @@ fn unexplained(
                 .map(|i| (i, 0..hays[i].text.len()));
             regions[2] = n
                 .iter()
-                .position(|(_, k)| k == "fields.error" || k == "error" || k == "err")
+                .position(|(_, k)| {
+                    matches!(k.as_str(), "fields.error" | "error" | "err" | "error.message" | "err.message")
+                })
                 .map(|i| (i, 0..hays[i].text.len()));
             // The span's error, as for a text line (below): the innermost span (the last in
             // `spans`) that has one.
@@ -1370,12 +1370,22 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
             out.push((m.as_bytes().to_vec(), k.into()));
         }
         for (k, v) in obj {
-            if let Value::String(s) = v
-                && !JSON_MESSAGE_KEYS.contains(&k.as_str())
-                && !JSON_LEVEL_KEYS.contains(&k.as_str())
-                && !JSON_TIME_KEYS.contains(&k.as_str())
-            {
-                out.push((s.as_bytes().to_vec(), k.clone()));
+            match v {
+                Value::String(s)
+                    if !JSON_MESSAGE_KEYS.contains(&k.as_str())
+                        && !JSON_LEVEL_KEYS.contains(&k.as_str())
+                        && !JSON_TIME_KEYS.contains(&k.as_str()) =>
+                {
+                    out.push((s.as_bytes().to_vec(), k.clone()));
+                }
+                // pino's and bunyan's `err`, ECS's `error`: an object whose `message` is the
+                // error's text.
+                Value::Object(e) if k == "err" || k == "error" => {
+                    if let Some(Value::String(m)) = e.get("message") {
+                        out.push((m.as_bytes().to_vec(), format!("{k}.message")));
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -1414,6 +1424,14 @@ const JSON_TIME_KEYS: [&str; 6] = ["timestamp", "@timestamp", "time", "ts", "t",
 /// logback), `logger_name` (logstash-logback-encoder), `log.logger` (ECS).
 const JSON_TARGET_KEYS: [&str; 4] = ["target", "logger", "logger_name", "log.logger"];
 
+/// A JSON line's logger ([`JSON_TARGET_KEYS`]; ECS's nested as `{"log": {"logger": …}}` too).
+fn json_target(obj: &serde_json::Map<String, Value>) -> Option<&str> {
+    JSON_TARGET_KEYS
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(Value::as_str))
+        .or_else(|| obj.get("log").and_then(|l| l.get("logger")).and_then(Value::as_str))
+}
+
 fn json_message(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, &Value)> {
     JSON_MESSAGE_KEYS.iter().find_map(|k| obj.get(*k).filter(|v| v.is_string()).map(|v| (*k, v)))
 }
@@ -1426,14 +1444,16 @@ fn json_level(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow
         match obj.get(k) {
             Some(Value::String(s)) => return Some((k, Cow::Borrowed(s))),
             Some(Value::Number(n)) if k == "level" => {
+                // A custom level between two of the scale's is named by the one below it, as
+                // framing's level look reads the number (40 and up: warn; 50 and up: error).
                 let word = match n.as_u64() {
-                    Some(10) => "trace",
-                    Some(20) => "debug",
-                    Some(30) => "info",
-                    Some(40) => "warn",
-                    Some(50) => "error",
-                    Some(60) => "fatal",
-                    _ => return Some((k, Cow::Owned(n.to_string()))),
+                    Some(60..) => "fatal",
+                    Some(50..) => "error",
+                    Some(40..) => "warn",
+                    Some(30..) => "info",
+                    Some(20..) => "debug",
+                    Some(_) => "trace",
+                    None => return Some((k, Cow::Owned(n.to_string()))),
                 };
                 return Some((k, Cow::Borrowed(word)));
             }
@@ -1446,16 +1466,15 @@ fn json_level(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow
     }
 }
 
-/// A JSON line's time and the key it was under ([`JSON_TIME_KEYS`]). RisingWave's `timestamp`
-/// is taken as written, as it always was; under the other keys, a string must be a date and
-/// time ([`parse::loose_timestamp_len`]), and a number is a Unix time in seconds (zap's `ts`,
-/// with a fraction), milliseconds (pino's `time`), microseconds or nanoseconds, told apart by
-/// its size and written in RFC 3339 (UTC). A number outside 2000–2100 is not a time.
+/// A JSON line's time and the key it was under ([`JSON_TIME_KEYS`]): a string that is a date
+/// and time ([`parse::field_time`]; RisingWave's `timestamp` always is), or a number that is a
+/// Unix time in seconds (zap's `ts`, with a fraction), milliseconds (pino's `time`),
+/// microseconds or nanoseconds, told apart by its size and written in RFC 3339 (UTC). A number
+/// outside 2000–2100 is not a time.
 fn json_time(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<'_, str>)> {
     use std::time::{Duration, UNIX_EPOCH};
     for k in JSON_TIME_KEYS {
         match obj.get(k) {
-            Some(Value::String(s)) if k == "timestamp" => return Some((k, Cow::Borrowed(s))),
             Some(Value::String(s)) => {
                 if let Some(t) = parse::field_time(s.as_bytes()) {
                     return Some((k, t));
@@ -1505,9 +1524,8 @@ fn json_time(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<
 }
 
 fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>) {
-    let st = |v: Option<&'a Value>| v.and_then(Value::as_str).map(Cow::Borrowed);
     let level = json_level(obj);
-    log.target = JSON_TARGET_KEYS.iter().find_map(|k| st(obj.get(*k)));
+    log.target = json_target(obj).map(Cow::Borrowed);
     let text = |v: &'a Value| match v {
         Value::String(s) => Cow::Borrowed(s.as_str()),
         other => Cow::Owned(other.to_string()),

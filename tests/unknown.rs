@@ -1466,6 +1466,12 @@ fn regression_other_programs_json_lines_are_read_and_taken_at_their_level() {
         r#"{"@timestamp":"2026-12-05T10:00:05.000Z","log":{"level":"error"},"message":"cannot reach broker kafka-0:9092"}"#,
         // A known host message: the unknown error under it is what is clustered.
         r#"{"level":"error","time":"2026-12-05T10:00:06Z","msg":"failed to inject barrier","error":"disk full on volume 9"}"#,
+        // A custom pino level between warn and error; Google Cloud's `ALERT`; a `timestamp`
+        // that is no time (the next time key is read); ECS's nested logger.
+        r#"{"level":45,"time":1764928809000,"msg":"quota at 91 percent"}"#,
+        r#"{"severity":"ALERT","timestamp":"2026-12-05T10:00:10Z","message":"primary region unreachable"}"#,
+        r#"{"level":"error","timestamp":"soon","ts":1764928811,"msg":"lost lease 5"}"#,
+        r#"{"@timestamp":"2026-12-05T10:00:12Z","log":{"level":"warn","logger":"app.db"},"message":"pool exhausted 3"}"#,
         // Below WARN, in each layout: not taken.
         r#"{"level":"info","ts":1764928807.5,"msg":"reconciled"}"#,
         r#"{"level":30,"time":1764928808000,"msg":"listening"}"#,
@@ -1496,8 +1502,13 @@ fn regression_other_programs_json_lines_are_read_and_taken_at_their_level() {
             (5, "2026-12-05T10:00:04Z", "WARNING", "retrying upload of part 3", "retrying upload of part <*>"),
             (6, "2026-12-05T10:00:05.000Z", "error", "cannot reach broker kafka-0:9092", "cannot reach broker <*>:<*>"),
             (7, "2026-12-05T10:00:06Z", "error", "failed to inject barrier", "disk full on volume <*>"),
+            (8, "2025-12-05T10:00:09.000Z", "warn", "quota at 91 percent", "quota at <*> percent"),
+            (9, "2026-12-05T10:00:10Z", "ALERT", "primary region unreachable", "primary region unreachable"),
+            (10, "2025-12-05T10:00:11Z", "error", "lost lease 5", "lost lease <*>"),
+            (11, "2026-12-05T10:00:12Z", "warn", "pool exhausted 3", "pool exhausted <*>"),
         ]
     );
+    assert_eq!(at(&warn, 11)["log"]["target"], "app.db");
     // The keys not read as the time, level, message or target are the event's fields.
     let e = at(&warn, 1);
     assert_eq!(e["log"]["target"], "controller");
@@ -1518,7 +1529,7 @@ fn regression_other_programs_json_lines_are_read_and_taken_at_their_level() {
         .into_iter()
         .map(|(l, _)| l)
         .collect();
-    assert_eq!(error, [1, 3, 4, 6, 7]);
+    assert_eq!(error, [1, 3, 4, 6, 7, 9, 10]);
 }
 
 /// README "Growing a catalog from drafts": a message that only says that something failed
@@ -1545,6 +1556,10 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
             )
         });
         input.push_str(&format!("level=error msg=\"Unhandled Error\" err=\"lease {i} expired\"\n"));
+        // pino's `err` is an object: its `message` is the error.
+        input.push_str(&format!(
+            "{{\"level\":50,\"time\":1764928800{i}00,\"msg\":\"request failed\",\"err\":{{\"type\":\"Error\",\"message\":\"connect ECONNREFUSED 10.0.0.{i}:5432\"}}}}\n"
+        ));
     }
     let file = d.write("generic.log", &input);
     let templates = |evs: &[Value]| -> std::collections::BTreeMap<String, usize> {
@@ -1555,7 +1570,11 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
         m
     };
     let before = d.events(&["--unknown", "warn", "--format", "json", &file], "");
-    assert_eq!(templates(&before), [("Reconciler error".to_owned(), 12), ("Unhandled Error".to_owned(), 12)].into());
+    assert_eq!(
+        templates(&before),
+        [("Reconciler error".to_owned(), 12), ("Unhandled Error".to_owned(), 12), ("request failed".to_owned(), 6)]
+            .into()
+    );
     let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let drafts = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
@@ -1567,10 +1586,11 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
             ("statefulset <*> not found".to_owned(), 6),
             ("pods <*> is forbidden".to_owned(), 6),
             ("lease <*> expired".to_owned(), 6),
+            ("connect ECONNREFUSED <*>:<*>".to_owned(), 6),
         ]
         .into()
     );
-    let e = after.iter().find(|e| e["source"]["line"] == 7).unwrap();
+    let e = after.iter().find(|e| e["source"]["line"] == 8).unwrap();
     assert_eq!(e["source"]["lines"], 4);
     assert_eq!(
         e["log"]["fields"],
@@ -1578,7 +1598,7 @@ fn a_draft_for_a_message_that_only_says_it_failed_brings_out_its_errors() {
             "err": "pods \"meta-1\" is forbidden: User \"system:serviceaccount:rw:op\" cannot get\nresource \"pods\""})
     );
     let hosts: std::collections::BTreeSet<&str> = after.iter().map(|e| e["match"]["slug"].as_str().unwrap()).collect();
-    assert_eq!(hosts, ["reconciler-error", "unhandled-error"].into());
+    assert_eq!(hosts, ["reconciler-error", "request-failed", "unhandled-error"].into());
 }
 
 /// log15 writes its time with ISO 8601's basic zone (`t=2026-03-02T08:00:00+0000`): it was not

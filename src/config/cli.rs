@@ -125,8 +125,8 @@ pub struct CatalogArgs {
 pub struct UnknownArgs {
     /// Cluster the events no record explains, at these levels, into templates, and write them
     /// with an `unknown` field {cluster, template, count}: warn (WARN and ERROR), error, any
-    /// (every event, with a level or not), off. Files are then read by one thread
-    /// [default: off, or the config's unknown.levels].
+    /// (every event, with a level or not), off. With pretty or OTLP output files are then read
+    /// by one thread [default: off, or the config's unknown.levels].
     #[arg(long, value_enum, value_name = "LEVELS")]
     pub unknown: Option<crate::unknown::Levels>,
 

@@ -850,8 +850,9 @@ fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Level
 }
 
 /// Is this block another program's log ([`Framer::foreign`])? Its first and its last
-/// [`SNIFF_LINES`] lines are read as framing reads them, each way up to the first header: a
-/// RisingWave, JSON or panic line says no (a RisingWave stream pays for two lines a block). The
+/// [`SNIFF_LINES`] lines are read as framing reads them, each way up to the first header that
+/// tells: a RisingWave or panic line says no (a RisingWave stream pays for two lines a block; a
+/// JSON one, for up to 16: JSON lines are passed over). The
 /// last lines catch a Go program's log that starts after a long banner, or after another
 /// program's lines in the same block.
 fn foreign_block(block: &[u8], state: StreamState) -> bool {
@@ -861,7 +862,12 @@ fn foreign_block(block: &[u8], state: StreamState) -> bool {
         let l = if parse::docker_shaped(l) && parse::docker_record(l, &mut record) { &record[..] } else { l };
         let (p, h) = parse::classify(l, state);
         match h {
-            Header::RisingWave | Header::Json | Header::Panic => Some(false),
+            Header::RisingWave | Header::Panic => Some(false),
+            // A JSON line may be any program's (the operator's zap, etcd's): it tells nothing,
+            // and the lines past it are read on. A block of JSON lines alone is no other
+            // program's log: there every line is looked at anyway, a JSON line's level read
+            // under every key the annotator reads it from.
+            Header::Json => None,
             _ => crate::unknown::foreign_level(&l[p.content..], h).map(|_| true),
         }
     };

@@ -560,15 +560,18 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
         return None;
     }
     i += 1;
-    // The host: a name, not a level word (after a RisingWave time comes its level).
-    let host = head[i..].iter().position(|&b| b == b' ')?;
+    // The host: a host name, not a level word (after a RisingWave time comes its level), nor
+    // the start of a JSON object (`kubectl logs --timestamps` before one).
+    let host = head[i..].iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))?;
     let name = &head[i..i + host];
-    if host == 0 || [&b"TRACE"[..], b"DEBUG", b"INFO", b"WARN", b"ERROR"].contains(&name) {
+    if host == 0 || head[i + host] != b' ' || [&b"TRACE"[..], b"DEBUG", b"INFO", b"WARN", b"ERROR"].contains(&name) {
         return None;
     }
     i += host + 1;
-    // The ident, and its `[pid]`; then `: `.
-    let ident = head[i..].iter().position(|&b| matches!(b, b' ' | b'[' | b':'))?;
+    // The ident (a program's name: `sshd(pam_unix)`, `systemd-journald`), its `[pid]`; `: `.
+    let ident = head[i..]
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'@' | b'(' | b')')))?;
     if ident == 0 {
         return None;
     }
@@ -1412,6 +1415,8 @@ mod tests {
             ("Dec 05 10:00:00 node-1 risingwave[x]: ", false),
             ("Dec 05 10:00:00 risingwave: ", false),
             ("Dez 05 10:00:00 node-1 risingwave: ", false),
+            // `kubectl logs --timestamps` before a JSON object whose first key's value is one
+            ("2026-03-02T08:00:00.915Z {\"severity\": {\"lvl\": ", false),
         ];
         for (prefix, yes) in cases {
             let line = format!("{prefix}{rw}");

@@ -37,9 +37,10 @@ pub enum Levels {
     /// None: unexplained events are not written (unless `--all`).
     #[default]
     Off,
-    /// ERROR (and ERR, CRITICAL, FATAL, PANIC, klog's E and F, panics).
+    /// ERROR (and ERR, CRITICAL, FATAL, PANIC, ALERT, EMERGENCY, klog's E and F, panics).
     Error,
-    /// WARN and ERROR (WARNING, ERR, CRITICAL, FATAL, PANIC, klog's W, E and F, panics).
+    /// WARN and ERROR (WARNING, ERR, CRITICAL, FATAL, PANIC, ALERT, EMERGENCY, klog's W, E
+    /// and F, panics).
     Warn,
     /// Every event, with a level or not (logs that are not RisingWave's).
     Any,
@@ -244,6 +245,10 @@ fn rank(l: &[u8]) -> u8 {
         6 if is(b"DPANIC") => 3,
         7 if is(b"WARNING") => 2,
         8 if is(b"CRITICAL") => 3,
+        // Syslog's and Google Cloud's levels above critical (a JSON line's `severity`): no
+        // text layout annotail reads takes them as a level word.
+        5 if is(b"ALERT") || is(b"EMERG") => 3,
+        9 if is(b"EMERGENCY") => 3,
         _ => 1,
     }
 }
