@@ -526,7 +526,11 @@ pub fn docker_record(json: &[u8], out: &mut Vec<u8>) -> bool {
 fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     let head = &line[..line.len().min(256)];
     let mut i = if let Some(t) = zoned {
-        // `zoned`: the RFC 3339 timestamp the line starts with, already read.
+        // `zoned`: the RFC 3339 timestamp the line starts with, already read. A RisingWave
+        // line's level after it: no prefix (most lines framed are these; one compare).
+        if head.get(t) == Some(&b' ') && level_at(&head[t + 1..]) {
+            return None;
+        }
         t
     } else if head.first()?.is_ascii_digit() {
         // Or one with ISO 8601's basic zone, `+0000`.
@@ -564,7 +568,7 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     // the start of a JSON object (`kubectl logs --timestamps` before one).
     let host = head[i..].iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))?;
     let name = &head[i..i + host];
-    if host == 0 || head[i + host] != b' ' || [&b"TRACE"[..], b"DEBUG", b"INFO", b"WARN", b"ERROR"].contains(&name) {
+    if host == 0 || head[i + host] != b' ' || matches!(name, b"TRACE" | b"DEBUG" | b"INFO" | b"WARN" | b"ERROR") {
         return None;
     }
     i += host + 1;
