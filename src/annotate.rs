@@ -411,12 +411,13 @@ impl<W: Writer> Annotator<'_, W> {
         // Below WARN, an error that sits only in a span field is the span's, repeated on every
         // line logged inside it: context of this line, not what it reports.
         self.context.clear();
+        // Read once: the level decides the context rule below and is the event's `log.level`.
         let json_level = match &json {
-            Some(Value::Object(obj)) => json_level(obj).map(|(_, l)| l),
+            Some(Value::Object(obj)) => json_level(obj),
             _ => None,
         };
         let level = match (&json_level, &text_line) {
-            (Some(l), _) => Some(l.as_bytes()),
+            (Some((_, l)), _) => Some(l.as_bytes()),
             (_, Some(t)) => Some(&text[t.level.clone()]),
             _ => None,
         };
@@ -469,8 +470,7 @@ impl<W: Writer> Annotator<'_, W> {
         let mut message: &[u8] = &text;
         let mut timestamp: Option<Cow<'_, str>> = None;
         if let Some(Value::Object(obj)) = &json {
-            fill_json_log(obj, &mut log);
-            timestamp = json_time(obj).map(|(_, t)| t);
+            timestamp = fill_json_log(obj, json_level.clone(), &mut log);
             message = hay_texts
                 .first()
                 .filter(|(_, n)| n == "fields.message" || JSON_MESSAGE_KEYS.contains(&n.as_str()))
@@ -1371,11 +1371,7 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
         }
         for (k, v) in obj {
             match v {
-                Value::String(s)
-                    if !JSON_MESSAGE_KEYS.contains(&k.as_str())
-                        && !JSON_LEVEL_KEYS.contains(&k.as_str())
-                        && !JSON_TIME_KEYS.contains(&k.as_str()) =>
-                {
+                Value::String(s) if !read_apart(k) => {
                     out.push((s.as_bytes().to_vec(), k.clone()));
                 }
                 // pino's and bunyan's `err`, ECS's `error`: an object whose `message` is the
@@ -1430,6 +1426,28 @@ fn json_target(obj: &serde_json::Map<String, Value>) -> Option<&str> {
         .iter()
         .find_map(|k| obj.get(*k).and_then(Value::as_str))
         .or_else(|| obj.get("log").and_then(|l| l.get("logger")).and_then(Value::as_str))
+}
+
+/// Is `k` one of [`JSON_MESSAGE_KEYS`], [`JSON_LEVEL_KEYS`], [`JSON_TIME_KEYS`] (read apart,
+/// not matched)? One `match` (compiled to a switch on the length): a look through the three
+/// lists cost a `memcmp` a key, a tenth of `--unknown any` on a zap log.
+fn read_apart(k: &str) -> bool {
+    matches!(
+        k,
+        "message"
+            | "msg"
+            | "level"
+            | "lvl"
+            | "severity"
+            | "levelname"
+            | "log.level"
+            | "timestamp"
+            | "@timestamp"
+            | "time"
+            | "ts"
+            | "t"
+            | "asctime"
+    )
 }
 
 fn json_message(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, &Value)> {
@@ -1523,8 +1541,14 @@ fn json_time(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<
     None
 }
 
-fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>) {
-    let level = json_level(obj);
+/// Fill `log` from a JSON line (`level`: its [`json_level`]), and return its time
+/// ([`json_time`]).
+fn fill_json_log<'a>(
+    obj: &'a serde_json::Map<String, Value>,
+    level: Option<(&'static str, Cow<'a, str>)>,
+    log: &mut Log<'a>,
+) -> Option<Cow<'a, str>> {
+    let time = json_time(obj);
     log.target = json_target(obj).map(Cow::Borrowed);
     let text = |v: &'a Value| match v {
         Value::String(s) => Cow::Borrowed(s.as_str()),
@@ -1536,7 +1560,7 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
     } else {
         // Another JSON logger's: its keys but those read as the message, level, time and
         // target (`caller`, `error`, a request's id, …).
-        let time = json_time(obj).map(|(k, _)| k);
+        let time = time.as_ref().map(|(k, _)| *k);
         let message = json_message(obj).map(|(k, _)| k);
         let target = JSON_TARGET_KEYS.iter().find(|k| obj.get(**k).is_some_and(Value::is_string)).copied();
         let taken = |k: &str| {
@@ -1565,6 +1589,7 @@ fn fill_json_log<'a>(obj: &'a serde_json::Map<String, Value>, log: &mut Log<'a>)
             })
             .collect();
     }
+    time.map(|(_, t)| t)
 }
 
 /// Another program's line, read by its layout: an event has one.
@@ -1633,6 +1658,19 @@ fn unquoted_value(v: &[u8]) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::{first_link, trim_links};
+
+    #[test]
+    fn the_keys_read_apart_are_the_lists_keys() {
+        let listed: Vec<&str> = super::JSON_MESSAGE_KEYS
+            .iter()
+            .chain(&super::JSON_LEVEL_KEYS)
+            .chain(&super::JSON_TIME_KEYS)
+            .copied()
+            .collect();
+        assert!(listed.iter().all(|k| super::read_apart(k)), "{listed:?}");
+        assert_eq!(listed.len(), 13, "read_apart lists 13");
+        assert!(!super::read_apart("error") && !super::read_apart("logger"));
+    }
 
     #[test]
     fn first_links() {
