@@ -398,7 +398,7 @@ impl<W: Writer> Annotator<'_, W> {
         self.counters.candidates += self.scratch.cands.len() as u64;
         self.counters.examined += u64::from(!self.scratch.cands.is_empty());
         let target: Option<&[u8]> = match (&json, &text_line) {
-            (Some(Value::Object(obj)), _) => json_target(obj).map(str::as_bytes),
+            (Some(Value::Object(obj)), _) => json_target(obj).map(|(_, t)| t.as_bytes()),
             (_, Some(t)) => t.target.as_ref().map(|r| &text[r.clone()]),
             _ => None,
         };
@@ -1420,12 +1420,13 @@ const JSON_TIME_KEYS: [&str; 6] = ["timestamp", "@timestamp", "time", "ts", "t",
 /// logback), `logger_name` (logstash-logback-encoder), `log.logger` (ECS).
 const JSON_TARGET_KEYS: [&str; 4] = ["target", "logger", "logger_name", "log.logger"];
 
-/// A JSON line's logger ([`JSON_TARGET_KEYS`]; ECS's nested as `{"log": {"logger": …}}` too).
-fn json_target(obj: &serde_json::Map<String, Value>) -> Option<&str> {
+/// A JSON line's logger and the key it was under ([`JSON_TARGET_KEYS`]; ECS's nested as
+/// `{"log": {"logger": …}}` too, under no top-level key of its own).
+fn json_target(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, &str)> {
     JSON_TARGET_KEYS
         .iter()
-        .find_map(|k| obj.get(*k).and_then(Value::as_str))
-        .or_else(|| obj.get("log").and_then(|l| l.get("logger")).and_then(Value::as_str))
+        .find_map(|k| obj.get(*k).and_then(Value::as_str).map(|t| (*k, t)))
+        .or_else(|| obj.get("log").and_then(|l| l.get("logger")).and_then(Value::as_str).map(|t| ("log.logger", t)))
 }
 
 /// Is `k` one of [`JSON_MESSAGE_KEYS`], [`JSON_LEVEL_KEYS`], [`JSON_TIME_KEYS`] (read apart,
@@ -1510,23 +1511,17 @@ fn json_time(obj: &serde_json::Map<String, Value>) -> Option<(&'static str, Cow<
                 else {
                     continue;
                 };
+                // A unit's nanoseconds, and its RFC 3339 form (the precision it carries).
+                const NANOS: [u64; 4] = [1_000_000_000, 1_000_000, 1_000, 1];
+                let formats: [fn(std::time::SystemTime) -> humantime::Rfc3339Timestamp; 4] = [
+                    humantime::format_rfc3339_seconds,
+                    humantime::format_rfc3339_millis,
+                    humantime::format_rfc3339_micros,
+                    humantime::format_rfc3339_nanos,
+                ];
                 let t = match n.as_u64() {
-                    // Whole units: exact, with the precision they carry.
-                    Some(u) => {
-                        let nanos = match scale {
-                            0 => u * 1_000_000_000,
-                            1 => u * 1_000_000,
-                            2 => u * 1_000,
-                            _ => u,
-                        };
-                        let t = UNIX_EPOCH + Duration::from_nanos(nanos);
-                        match scale {
-                            0 => humantime::format_rfc3339_seconds(t),
-                            1 => humantime::format_rfc3339_millis(t),
-                            2 => humantime::format_rfc3339_micros(t),
-                            _ => humantime::format_rfc3339_nanos(t),
-                        }
-                    }
+                    // Whole units: exact.
+                    Some(u) => formats[scale](UNIX_EPOCH + Duration::from_nanos(u * NANOS[scale])),
                     // Seconds with a fraction (zap): an f64 holds about a microsecond of them,
                     // rounded to it (`.123` is read as `.12299990654`).
                     None => humantime::format_rfc3339_micros(
@@ -1549,7 +1544,8 @@ fn fill_json_log<'a>(
     log: &mut Log<'a>,
 ) -> Option<Cow<'a, str>> {
     let time = json_time(obj);
-    log.target = json_target(obj).map(Cow::Borrowed);
+    let target = json_target(obj);
+    log.target = target.map(|(_, t)| Cow::Borrowed(t));
     let text = |v: &'a Value| match v {
         Value::String(s) => Cow::Borrowed(s.as_str()),
         other => Cow::Owned(other.to_string()),
@@ -1562,7 +1558,7 @@ fn fill_json_log<'a>(
         // target (`caller`, `error`, a request's id, …).
         let time = time.as_ref().map(|(k, _)| *k);
         let message = json_message(obj).map(|(k, _)| k);
-        let target = JSON_TARGET_KEYS.iter().find(|k| obj.get(**k).is_some_and(Value::is_string)).copied();
+        let target = target.map(|(k, _)| k);
         let taken = |k: &str| {
             Some(k) == message
                 || Some(k) == level.as_ref().map(|l| l.0)
@@ -1637,10 +1633,7 @@ fn go_field<'t>(text: &'t [u8], (k, v): parse::KeyValue) -> crate::event::Field<
     let v = &text[v];
     // A klog multi-line value is written as it is, its lines behind tabs: no escapes to undo.
     let value = if memchr::memmem::find(v, b"\n\t").is_some() {
-        match crate::event::text(v) {
-            Cow::Borrowed(b) => golog::multi_line_value(b),
-            Cow::Owned(o) => Cow::Owned(golog::multi_line_value(&o).into_owned()),
-        }
+        text_through(v, golog::multi_line_value)
     } else {
         unquoted_value(v)
     };
@@ -1649,9 +1642,14 @@ fn go_field<'t>(text: &'t [u8], (k, v): parse::KeyValue) -> crate::event::Field<
 
 /// A logfmt or klog value as the program meant it (see [`golog::unescape`]).
 fn unquoted_value(v: &[u8]) -> Cow<'_, str> {
+    text_through(v, golog::unescape)
+}
+
+/// `v` as text ([`crate::event::text`]) passed through `f`, borrowed while both borrow.
+fn text_through(v: &[u8], f: impl Fn(&str) -> Cow<'_, str>) -> Cow<'_, str> {
     match crate::event::text(v) {
-        Cow::Borrowed(b) => golog::unescape(b),
-        Cow::Owned(o) => Cow::Owned(golog::unescape(&o).into_owned()),
+        Cow::Borrowed(b) => f(b),
+        Cow::Owned(o) => Cow::Owned(f(&o).into_owned()),
     }
 }
 
