@@ -1645,3 +1645,61 @@ fn regression_indented_lines_behind_a_prefix_continue_another_programs_event() {
         assert_eq!(evs[0]["log"]["fields"]["logger"], "UnhandledError", "{prefix:?}");
     }
 }
+
+/// `docker compose logs`, stern, `journalctl`, a log viewer's time column, an indented or quoted
+/// paste: the level look that picks the lines `--unknown warn` frames found a JSON line only at a line's
+/// start or behind `kubectl`'s and a container runtime's prefixes. Behind the others a JSON
+/// event at WARN or ERROR was written (its known matches found) but never clustered, where the
+/// same line alone was.
+#[test]
+fn regression_json_lines_behind_compose_stern_and_paste_prefixes_are_clustered() {
+    let d = Dir::new();
+    let json = |level: &str, msg: &str| {
+        serde_json::json!({"timestamp": "2026-03-02T08:00:00.1Z", "level": level, "fields": {"message": msg},
+            "target": "risingwave_meta::barrier"})
+        .to_string()
+    };
+    let lines = [
+        json("INFO", "tick 1"),
+        json("WARN", "slow checkpoint of table 17"),
+        // A RisingWave text line with a map printed by `{:?}` (`{"` after a blank): no JSON line.
+        info(2, r#"sink created with properties: {"connector": "kafka", "topic": "WARN"}"#),
+        json("ERROR", "lost contact with compute node 3"),
+        r#"{"level":"error","ts":1764928800.25,"logger":"controller","msg":"Reconciler error","error":"lease lost: timeout"}"#
+            .to_owned(),
+        json("INFO", "tick 2"),
+    ];
+    let clustered = |evs: &[Value]| -> Vec<(u64, String)> {
+        evs.iter().filter_map(|e| unknown(e).map(|u| (e["source"]["line"].as_u64().unwrap(), u.1.to_owned()))).collect()
+    };
+    let input = |prefix: &str| -> String { lines.iter().map(|l| format!("{prefix}{l}\n")).collect() };
+    let alone = clustered(&d.events(&["--unknown", "warn", "--format", "json"], &input("")));
+    assert_eq!(
+        alone,
+        [
+            (2, "slow checkpoint of table <*>".to_owned()),
+            (4, "lost contact with compute node <*>".to_owned()),
+            (5, "Reconciler error".to_owned())
+        ]
+    );
+    let prefixes = [
+        "meta-1  | ",
+        "meta-0 meta ",
+        "2026-12-05 10:00:00.123 | ",
+        "2026-12-05 10:00:00.123\t",
+        "    ",
+        "> ",
+        "Dec  5 10:00:00 node-1 meta[123]: ",
+        "2026-12-05T10:00:00.123456+0000 node-1 meta[123]: ",
+    ];
+    for prefix in prefixes {
+        let input = input(prefix);
+        for threads in ["1", "2"] {
+            let warn = d.events(&["--unknown", "warn", "--format", "json", "--threads", threads], &input);
+            assert_eq!(clustered(&warn), alone, "{prefix:?}");
+            // The level look decides which lines are framed; with `--all` every one is.
+            let all = d.events(&["--unknown", "warn", "--all", "--format", "json", "--threads", threads], &input);
+            assert_eq!(clustered(&all), alone, "{prefix:?} with --all");
+        }
+    }
+}

@@ -891,16 +891,23 @@ fn foreign_block(block: &[u8], state: StreamState) -> bool {
     false
 }
 
-/// Does the brace at `i` start a JSON line: at the line's start, or after a space behind a
-/// `kubectl` prefix's `]`, a timestamp or a CRI record's `F`/`P` tag (a Debug struct's brace
-/// follows a word)?
+/// Does the brace at `i` start a JSON line ([`json_start`])? At a line's start it does; behind a
+/// blank, a tab, a quote's `>` or a gutter's `|` the line is read when the brace opens a key
+/// (`{"`) or follows a prefix's last bytes (`kubectl`'s `]`, a timestamp's `Z` or digit, a CRI
+/// tag's `F`/`P`, compose's `|`); a Debug struct's brace follows a word and a blank (`Foo { a`).
+///
+/// [`json_start`]: crate::unknown::json_start
 fn json_line_start(block: &[u8], i: usize) -> bool {
     i == 0
         || block[i - 1] == b'\n'
-        || (i >= 2 && block[i - 1] == b' ' && matches!(block[i - 2], b']' | b'Z' | b'F' | b'P' | b'0'..=b'9') && {
-            let (s, e) = line_around(block, i);
-            crate::unknown::json_shaped(&block[s..e])
-        })
+        || (i >= 2
+            && matches!(block[i - 1], b' ' | b'\t' | b'>' | b'|')
+            && (block.get(i + 1) == Some(&b'"')
+                || matches!(block[i - 2], b']' | b'Z' | b'F' | b'P' | b'|' | b'0'..=b'9'))
+            && {
+                let (s, e) = line_around(block, i);
+                crate::unknown::json_start(&block[s..e]) == Some(i - s)
+            })
 }
 
 /// Start and end (its line break, or the block's end) of the line that holds byte `i`.
@@ -970,6 +977,14 @@ mod tests {
             (b"x\n2026-03-02T08:00:00.1Z stderr F {\"level\":\"WARN\"}\n", true),
             (b"2026-03-02T08:00:00Z  WARN x: a P {\"level\":\"WARN\"}\n", false),
             (b"x\n[pod/m/m] 2026-03-02T08:00:00Z ERROR x: Foo { a: 1 }\n", false),
+            (b"x\nmeta-1  | {\"level\":\"WARN\"}\n", true),
+            (b"x\nmeta-0 meta {\"level\":\"WARN\"}\n", true),
+            (b"x\n2026-12-05 10:00:00.123 | {\"level\":\"WARN\"}\n", true),
+            (b"x\n  {\"level\":\"WARN\"}\n", true),
+            (b"x\n>{\"level\":\"WARN\"}\n", true),
+            (b"x\nDec  5 10:00:00 node-1 meta[123]: {\"level\":\"WARN\"}\n", true),
+            (b"2026-03-02T08:00:00Z  INFO x: props {\"a\": 1}\n", false),
+            (b"x\n  {\"level\":\"WARN\"} and more\n", false),
             (b"span{f=v}: x\n", false),
         ];
         for &(block, json) in cases {
@@ -1037,6 +1052,9 @@ ERROR at the start\n\
             r#"[x {"level":"error"}"#, r#"2026-03-02T08:00:00.1Z {"level":"fatal"}"#, r#"2026-03-02T08:00:00+08:00 {"level":"ERR"}"#,
             r#"abc {"level":"error"}"#, "2026-03-02T08:00:00.1Z  WARN a: Foo { a: 1 }", "2026-03-02T08:00:00.1Z  INFO a: { x }",
             "[pod/a/b] 2026-03-02T08:00:00Z ERROR x: E { a }", "plain { a } ERROR ", "", "  {",
+            r#"meta-1  | {"level":"error"}"#, r#"meta-0 meta {"level":"warn"}"#, r#"2026-03-02 08:00:00.1 | {"level":"error"}"#,
+            r#"  {"level":"error"}"#, r#"> {"level":"warn"}"#, r#"2026-03-02T08:00:00.1Z  INFO a: m {"level": "error"}"#,
+            r#"x y {"level":"error"} z"#,
         ]), 0..10), error_only in proptest::bool::ANY) {
             let block = lines.join("\n");
             let levels = if error_only { Levels::Error } else { Levels::Warn };

@@ -105,34 +105,22 @@ fn json_level_wanted(line: &[u8], wanted: impl Fn(&[u8]) -> bool, least: u64) ->
 /// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
 pub const LEVEL_WINDOW: usize = 160;
 
-/// Is this line a JSON object, alone or after a `kubectl --prefix` (`[pod/…] `) and a
-/// `--timestamps` token (ending in `Z` or a digit), or in a CRI record (`<time> stderr F {…`)? A
-/// text line with a `{` further in (a Debug struct, a span's fields) is not. Framing finds such
-/// lines by the byte before the brace (`framing::json_line_start`): the two must agree.
-pub fn json_shaped(line: &[u8]) -> bool {
-    let mut r = line;
-    if r.first() == Some(&b'[')
-        && let Some(i) = memchr::memchr(b' ', r)
-        && r[i - 1] == b']'
-    {
-        r = &r[i + 1..];
+/// Where the JSON object of a JSON line starts: its first byte, or past the prefixes framing
+/// reads before one (`kubectl --prefix` and `--timestamps`, a CRI record's, compose's and
+/// stern's prefixes, a log viewer's time, a paste's indent or quote), as
+/// [`classify`](crate::framing::parse::classify) reads the line with no stream state behind it.
+/// A text line with a `{` further in (a Debug struct, a span's fields) has none. Framing finds
+/// such lines by the bytes around the brace (`framing::json_line_start`), which asks this of
+/// the line: the two agree.
+pub fn json_start(line: &[u8]) -> Option<usize> {
+    use crate::framing::parse::{Header, StreamState, classify};
+    if line.first() == Some(&b'{') {
+        return Some(0);
     }
-    if r.first().is_some_and(u8::is_ascii_digit)
-        && let Some(sp) = memchr::memchr(b' ', r)
-        && matches!(r[sp - 1], b'Z' | b'0'..=b'9')
-    {
-        let after = &r[sp + 1..];
-        // A CRI record's stream and tag: RisingWave's JSON logs in a node's container log
-        // folder (and Docker's json-file records, read as CRI records) look so.
-        let cri = (after.starts_with(b"stdout ") || after.starts_with(b"stderr "))
-            && matches!(after.get(7), Some(b'F' | b'P'))
-            && after.get(8) == Some(&b' ');
-        let after = if cri { &after[9..] } else { after };
-        if after.first() == Some(&b'{') {
-            return true;
-        }
-    }
-    r.first() == Some(&b'{')
+    // Most lines a level look meets have no brace at all: they cost one search, not a parse.
+    memchr::memchr(b'{', line)?;
+    let (p, header) = classify(line, &mut StreamState::default());
+    (header == Header::Json).then_some(p.content)
 }
 
 /// Might this line start an event at a level `levels` wants? A cheap look at the raw bytes (a
@@ -174,7 +162,7 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         return true;
     }
     let wanted = |l: &[u8]| Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false));
-    if json_shaped(w) {
+    if json_start(line).is_some() {
         return json_level_wanted(line, wanted, if error_only { 50 } else { 40 });
     }
     // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
@@ -1087,6 +1075,18 @@ mod tests {
             (r#"{"level":30,"msg":"error"}"#, Levels::Warn, false),
             (r#"{"level":"info","msg":"x","error":"y","levels":"error"}"#, Levels::Warn, false),
             (r#"{"level":"info","msg":"\"level\":\"error\""}"#, Levels::Warn, false),
+            // Behind compose's, stern's and a log viewer's prefixes, indented or quoted
+            (r#"meta-1  | {"level":"WARN","fields":{"message":"x"}}"#, Levels::Warn, true),
+            (r#"meta-0 meta {"level":"ERROR","fields":{"message":"x"}}"#, Levels::Error, true),
+            (r#"2026-12-05 10:00:00.123 | {"level":"error","msg":"x"}"#, Levels::Error, true),
+            ("2026-12-05 10:00:00.123\t{\"level\":\"warn\",\"msg\":\"x\"}", Levels::Warn, true),
+            (r#"    {"level":"error","msg":"x"}"#, Levels::Error, true),
+            (r#"> {"level":"error","msg":"x"}"#, Levels::Error, true),
+            (r#"Dec  5 10:00:00 node-1 meta[123]: {"level":"ERROR","fields":{"message":"x"}}"#, Levels::Error, true),
+            (r#"meta-1  | {"level":"INFO","fields":{"message":"ERROR"}}"#, Levels::Warn, false),
+            // A map printed by `{:?}` in a text line's message is no JSON line
+            (r#"2026-03-02T08:00:00Z  INFO x: props {"level": "error"}"#, Levels::Warn, false),
+            (r#"some more text {"level": "error"}"#, Levels::Error, false),
             ("plain text without a level", Levels::Warn, false),
             ("plain text without a level", Levels::Any, true),
             ("2026-03-02T08:00:00Z ERROR x", Levels::Off, false),
