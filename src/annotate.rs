@@ -550,7 +550,7 @@ impl<W: Writer> Annotator<'_, W> {
                 found: &self.scratch.found,
                 covered: &mut self.unknown_covered,
                 pending: self.pending_unknown.as_mut(),
-                plain: other.as_ref().map_or(0..text.len(), |o| o.message(&text)),
+                plain: other.as_ref().map_or_else(|| plain_message(&text), |o| o.message(&text)),
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
             };
             c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
@@ -1601,7 +1601,9 @@ impl Other {
     /// line's `msg` (the whole line without one).
     fn message(&self, text: &[u8]) -> Range<usize> {
         match self {
-            Other::Stamped(st) => st.message..text.len(),
+            // A Python traceback below (`logger.exception`) is the message's cause: it is the
+            // error field (see `error`), not more of the message.
+            Other::Stamped(st) => st.message..parse::traceback(text).map_or(text.len(), |(at, _)| at.max(st.message)),
             Other::Klog(k) if text.get(k.message.end) == Some(&b'"') => k.message.clone(),
             Other::Klog(k) => k.message.start..text.len(),
             Other::Logfmt(l) => l.message.clone().unwrap_or(0..text.len()),
@@ -1620,11 +1622,21 @@ impl Other {
             }
         };
         match self {
-            Other::Stamped(_) => {}
+            Other::Stamped(_) => return parse::traceback(text).map(|(_, exception)| exception),
             Other::Klog(k) => k.fields(text, &mut take),
             Other::Logfmt(l) => l.fields(first, &mut take),
         }
         error
+    }
+}
+
+/// What a line without a header says: all of it, but for a Python traceback printed alone (a
+/// program's uncaught exception), which says it in its exception's line (`ModuleNotFoundError:
+/// No module named 'numpy'`); its first line is every traceback's.
+fn plain_message(text: &[u8]) -> Range<usize> {
+    match (text.first() == Some(&b'T') && text.starts_with(parse::TRACEBACK)).then(|| parse::traceback(text)).flatten() {
+        Some((0, exception)) => exception,
+        _ => 0..text.len(),
     }
 }
 

@@ -1703,3 +1703,83 @@ fn regression_json_lines_behind_compose_stern_and_paste_prefixes_are_clustered()
         }
     }
 }
+
+/// A Python program's logged exception (`logger.exception("batch 17 failed")`) prints its
+/// traceback below the dated line, and an uncaught one prints it alone. Each traceback line
+/// without indentation was an event of its own: the `ERROR` event carried none of its
+/// traceback, `--unknown any` put every traceback in one cluster (`Traceback (most recent call
+/// last):`) and the exception's line in another. A traceback is now part of the logged error
+/// above it, chained tracebacks too, and it is clustered by the exception that ends it.
+#[test]
+fn regression_a_python_traceback_is_one_event_clustered_by_its_exception() {
+    let d = Dir::new();
+    let lines = [
+        "2026-12-05 10:00:00,123 - udf.server - ERROR - batch 17 failed",
+        "Traceback (most recent call last):",
+        "  File \"/app/udf.py\", line 31, in call",
+        "    return f(*args)",
+        "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+        "2026-12-05 10:00:01,000 - udf.server - INFO - serving",
+        "Traceback (most recent call last):",
+        "  File \"/app/main.py\", line 3, in <module>",
+        "ModuleNotFoundError: No module named 'numpy'",
+        "2026-12-05 10:00:03,000 - udf.server - ERROR - batch 18 failed",
+        "Traceback (most recent call last):",
+        "  File \"/app/udf.py\", line 31, in call",
+        "KeyError: 'price'",
+        "",
+        "During handling of the above exception, another exception occurred:",
+        "",
+        "Traceback (most recent call last):",
+        "  File \"/app/udf.py\", line 35, in call",
+        "udf.UdfError: missing column price",
+        "2026-12-05 10:00:04,000 - udf.server - WARNING - slow batch 4",
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = d.write("udf.log", &input);
+    let shape = |evs: &[Value]| -> Vec<(u64, u64, Option<String>)> {
+        evs.iter()
+            .map(|e| {
+                let (line, n) = (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap());
+                (line, n, unknown(e).map(|u| u.1.to_owned()))
+            })
+            .collect()
+    };
+    let some = |s: &str| Some(s.to_owned());
+    let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
+    assert_eq!(
+        shape(&any),
+        [
+            (1, 5, some("batch <*> failed")),
+            (6, 1, some("serving")),
+            // An uncaught exception's traceback after an INFO line is not that line's.
+            (7, 3, some("ModuleNotFoundError: No module named <*>")),
+            (10, 10, some("batch <*> failed")),
+            (20, 1, some("slow batch <*>")),
+        ]
+    );
+    // `warn` frames only the lines at a level it wants, and the same events come out.
+    let want: Vec<_> = shape(&any).into_iter().filter(|(line, ..)| ![6, 7].contains(line)).collect();
+    for threads in ["1", "2"] {
+        assert_eq!(shape(&d.events(&["--unknown", "warn", "--format", "json", "--threads", threads, &file], "")), want);
+    }
+    assert_eq!(shape(&d.events(&["--unknown", "warn", "--format", "json"], &input)), want, "standard input");
+    // Once a record knows the logged message, the exception under it is the unknown error: the
+    // last of a chain, the one the program raised.
+    let catalog = d.write(
+        "udf.jsonl",
+        r#"{"id":"udf-batch","slug":"udf-batch-failed","severity":"error","errorMessage":"batch {} failed","messagePattern":"batch (.+?) failed"}"#,
+    );
+    let out = run(&["-c", &catalog, "--unknown", "warn", "--format", "json", &file], b"");
+    assert!(out.status.success());
+    let evs = events(&out.stdout);
+    assert_eq!(
+        shape(&evs),
+        [
+            (1, 5, some("decimal.InvalidOperation: [<class <*>>]")),
+            (10, 10, some("udf.UdfError: missing column price")),
+            (20, 1, some("slow batch <*>")),
+        ]
+    );
+    assert_eq!(evs[0]["match"]["id"], "udf-batch");
+}

@@ -100,6 +100,56 @@ struct Acc {
     truncated: bool,
     header: Header,
     prefix: parse::Prefix,
+    /// Where the event is in a Python traceback ([`Traceback`]).
+    traceback: Traceback,
+    /// The event's first line is another program's dated line at WARN or above (Python's
+    /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
+    warns: bool,
+}
+
+/// Python's traceback (`Traceback (most recent call last):`, its indented frames, the
+/// exception's line `ValueError: …`, and chained ones after `During handling of the above
+/// exception, another exception occurred:`), read as one event: where the open event is in one.
+/// Its frames are indented, and continue any event; its first line and the exception's are not,
+/// so the state says when they continue: a traceback starts an event of its own unless it
+/// follows a logged error (`warns`) or the sentence that chains it to the one above.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Traceback {
+    None,
+    /// After `Traceback (most recent call last):`: the frames, then the exception's line.
+    Frames,
+    /// After the exception's line: a chaining sentence may follow.
+    Done,
+    /// After a chaining sentence: the next traceback belongs to this event.
+    Chained,
+}
+
+use parse::{TRACEBACK, chaining_sentence, exception_line};
+
+impl Traceback {
+    /// Does `line` (a line without a header, its text after its prefixes) continue an event in
+    /// this state whose first line `warns`, though it is not indented?
+    fn continues(self, line: &[u8], warns: bool) -> bool {
+        match self {
+            Traceback::None => warns && line.starts_with(TRACEBACK),
+            Traceback::Frames => exception_line(line),
+            Traceback::Done => chaining_sentence(line),
+            Traceback::Chained => line.starts_with(TRACEBACK),
+        }
+    }
+
+    /// The state after `line` joined an event in this state (or started one: `None`).
+    fn after(self, line: &[u8]) -> Traceback {
+        // The first byte first: this runs on every line of another program's events.
+        if line.first() == Some(&b'T') && line.starts_with(TRACEBACK) {
+            return Traceback::Frames;
+        }
+        match self {
+            Traceback::Frames if exception_line(line) => Traceback::Done,
+            Traceback::Done if chaining_sentence(line) => Traceback::Chained,
+            state => state,
+        }
+    }
 }
 
 pub struct Framer<'m> {
@@ -520,7 +570,7 @@ impl<'m> Framer<'m> {
                 let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
                 let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
                 let structured = matches!(a.header, Header::RisingWave | Header::Panic);
-                room && (structured || continuation_shape(content))
+                room && (structured || continuation_shape(content) || a.traceback.continues(content, a.warns))
             })
     }
 
@@ -687,7 +737,8 @@ impl<'m> Framer<'m> {
             Some((s, e)) => &block[s..e],
             None => block,
         };
-        let continues = self.continues(header, raw.len(), content_of(raw, &prefix));
+        let content = content_of(raw, &prefix);
+        let continues = self.continues(header, raw.len(), content);
         if !continues {
             // The open event's range (if any) lies in this block.
             self.emit(if range.is_some() { block } else { &[] }, sink);
@@ -705,12 +756,18 @@ impl<'m> Framer<'m> {
                 rescan: false,
                 truncated: false,
                 header,
+                warns: header == Header::Stamped && stamped_warns(content),
                 prefix,
+                traceback: Traceback::None,
             });
         } else {
             self.contents.push((prefix.content, prefix.table_row));
         }
         let acc = self.acc.as_mut().expect("an event is open");
+        // A RisingWave event or a panic takes every line without a header: no state to keep.
+        if !matches!(acc.header, Header::RisingWave | Header::Panic) {
+            acc.traceback = acc.traceback.after(content);
+        }
         match (range, acc.in_block) {
             (Some((_, e)), Some((a, _))) if !acc.truncated => acc.in_block = Some((a, e)),
             (Some((s, e)), None) if acc.lines == 0 => acc.in_block = Some((s, e)),
@@ -925,6 +982,14 @@ fn line_start(block: &[u8], p: usize) -> usize {
 /// coloured, so the offset holds on the raw line too.)
 fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
     raw.get(prefix.content..).unwrap_or(raw)
+}
+
+/// Is a dated line of another program's ([`Header::Stamped`], its text `content`) at WARN or
+/// above?
+fn stamped_warns(content: &[u8]) -> bool {
+    parse::parse_stamped(content)
+        .and_then(|st| st.level)
+        .is_some_and(|l| crate::unknown::Levels::Warn.wants(Some(&content[l]), false))
 }
 
 /// Lines that continue the event above even when it is plain text.

@@ -705,6 +705,47 @@ pub struct StampedLine {
 /// %(message)s` second. Further in, a level word is the message's own.
 pub const STAMPED_LEVEL_WORDS: usize = 3;
 
+/// The first line of a Python traceback.
+pub const TRACEBACK: &[u8] = b"Traceback (most recent call last):";
+
+/// A Python exception's line at a traceback's end: its class, dotted or not, then `: ` and the
+/// message or nothing (`ValueError: bad value`, `decimal.InvalidOperation: […]`,
+/// `KeyboardInterrupt`).
+pub fn exception_line(line: &[u8]) -> bool {
+    let name = line.iter().position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.')).unwrap_or(line.len());
+    name > 0
+        && (line[0].is_ascii_alphabetic() || line[0] == b'_')
+        && (name == line.len() || (line[name] == b':' && matches!(line.get(name + 1), None | Some(b' '))))
+}
+
+/// The sentences Python prints between chained tracebacks.
+pub fn chaining_sentence(line: &[u8]) -> bool {
+    line.starts_with(b"During handling of the above exception, another exception occurred:")
+        || line.starts_with(b"The above exception was the direct cause of the following exception:")
+}
+
+/// The Python traceback in an event's text (its lines joined with `\n`, prefixes off): where
+/// its first `Traceback (most recent call last):` line starts, and the line of the exception
+/// that ends the last of its chained tracebacks (the one raised last, which the program
+/// reported). `None` without a traceback that reaches its exception's line.
+pub fn traceback(text: &[u8]) -> Option<(usize, Range<usize>)> {
+    // Most events are one line: a traceback has three at least.
+    memchr::memchr(b'\n', text)?;
+    let (mut first, mut exception, mut frames) = (None, None, false);
+    let mut s = 0;
+    for line in text.split(|&b| b == b'\n') {
+        if line.starts_with(TRACEBACK) {
+            first = first.or(Some(s));
+            frames = true;
+        } else if frames && exception_line(line) {
+            exception = Some(s..s + line.len());
+            frames = false;
+        }
+        s += line.len() + 1;
+    }
+    Some((first?, exception?))
+}
+
 /// Read a [`Header::Stamped`] line: its time, its level when one of the first words is a level
 /// word (log4j, logback, Python's `logging`, ZooKeeper, Windows' CBS log), and where its message
 /// starts. A level word is upper case or capitalised (`WARN`, `Warning`), or in brackets in any
@@ -1351,6 +1392,45 @@ mod tests {
             ("  2024-01-01 12:00:00 indented", Header::None),
         ] {
             assert_eq!(st(line).1, want, "{line}");
+        }
+    }
+
+    #[test]
+    fn python_tracebacks() {
+        let exceptions: &[(&str, bool)] = &[
+            ("ValueError: bad value", true),
+            ("decimal.InvalidOperation: [<class 'x'>]", true),
+            ("KeyboardInterrupt", true),
+            ("_private.Error:", true),
+            ("  File \"x.py\", line 1, in f", false),
+            ("Error:bad", false),
+            ("2026-12-05 10:00:00 ERROR x", false),
+            ("no exception here", false),
+            ("", false),
+        ];
+        for &(line, want) in exceptions {
+            assert_eq!(super::exception_line(line.as_bytes()), want, "{line:?}");
+        }
+        let texts: &[(&str, Option<(usize, &str)>)] = &[
+            (
+                "msg\nTraceback (most recent call last):\n  File \"a\", line 1\nKeyError: 'k'",
+                Some((4, "KeyError: 'k'")),
+            ),
+            // Chained: the last exception is the one raised.
+            (
+                "Traceback (most recent call last):\n  x\nKeyError: 'k'\n\nDuring handling of the above exception, another \
+                 exception occurred:\n\nTraceback (most recent call last):\n  y\nudf.UdfError: no",
+                Some((0, "udf.UdfError: no")),
+            ),
+            // A word line before the traceback's first line is no exception; nor is one without
+            // a traceback above it.
+            ("Oops\nTraceback (most recent call last):\n  x", None),
+            ("msg\nValueError: x", None),
+            ("Traceback (most recent call last):", None),
+        ];
+        for &(text, want) in texts {
+            let got = super::traceback(text.as_bytes()).map(|(at, r)| (at, &text[r]));
+            assert_eq!(got, want, "{text:?}");
         }
     }
 

@@ -324,7 +324,7 @@ proptest! {
     /// events that dense framing (every line framed) gives, whatever the chunking.
     #[test]
     fn sparse_framing_equals_dense_framing(
-        picks in proptest::collection::vec((0usize..2000, 0usize..8), 1..60),
+        picks in proptest::collection::vec((0usize..2000, 0usize..11), 1..60),
         chunk in prop_oneof![Just(7usize), Just(64), Just(1000), Just(1 << 20)],
     ) {
         let m = embedded();
@@ -338,6 +338,10 @@ proptest! {
                 2 => input.push_str("Caused by:\n    failed to collect barrier\n"),
                 3 => input.push_str("thread 'rw-main' (11) panicked at src/meta/src/a.rs:1:2:\ncalled `Option::unwrap()` on a `None` value\n"),
                 4 => input.push_str("{\"timestamp\":\"2026-03-02T08:00:29Z\",\"level\":\"ERROR\",\"fields\":{\"message\":\"channel closed\"},\"target\":\"t\"}\n"),
+                // A Python program's logged exception, a traceback alone, chained, an INFO line.
+                5 => input.push_str("2026-12-05 10:00:00,123 - udf - ERROR - batch failed\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\nudf.Error: failed to inject initial barrier\n"),
+                6 => input.push_str("Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nudf.Error: failed to inject initial barrier\n\nDuring handling of the above exception, another exception occurred:\n\n"),
+                7 => input.push_str("2026-12-05 10:00:00,123 - udf - INFO - ok\n"),
                 _ => {
                     input.push_str(lines[*i % lines.len()]);
                     input.push('\n');
