@@ -1634,7 +1634,8 @@ impl Other {
 /// program's uncaught exception), which says it in its exception's line (`ModuleNotFoundError:
 /// No module named 'numpy'`); its first line is every traceback's.
 fn plain_message(text: &[u8]) -> Range<usize> {
-    match (text.first() == Some(&b'T') && text.starts_with(parse::TRACEBACK)).then(|| parse::traceback(text)).flatten() {
+    let traceback = text.first() == Some(&b'T') && text.starts_with(parse::TRACEBACK);
+    match traceback.then(|| parse::traceback(text)).flatten() {
         Some((0, exception)) => exception,
         _ => 0..text.len(),
     }
