@@ -1601,9 +1601,12 @@ impl Other {
     /// line's `msg` (the whole line without one).
     fn message(&self, text: &[u8]) -> Range<usize> {
         match self {
-            // A Python traceback below (`logger.exception`) is the message's cause: it is the
-            // error field (see `error`), not more of the message.
-            Other::Stamped(st) => st.message..parse::traceback(text).map_or(text.len(), |(at, _)| at.max(st.message)),
+            // A Python traceback or a Java stack trace below (`logger.exception`, log4j's
+            // `log.error(msg, e)`) is the message's cause: its exception is the error field (see
+            // `error`), not more of the message.
+            Other::Stamped(st) => {
+                st.message..parse::logged_exception(text).map_or(text.len(), |(at, _)| at.max(st.message))
+            }
             Other::Klog(k) if text.get(k.message.end) == Some(&b'"') => k.message.clone(),
             Other::Klog(k) => k.message.start..text.len(),
             Other::Logfmt(l) => l.message.clone().unwrap_or(0..text.len()),
@@ -1622,7 +1625,7 @@ impl Other {
             }
         };
         match self {
-            Other::Stamped(_) => return parse::traceback(text).map(|(_, exception)| exception),
+            Other::Stamped(_) => return parse::logged_exception(text).map(|(_, exception)| exception),
             Other::Klog(k) => k.fields(text, &mut take),
             Other::Logfmt(l) => l.fields(first, &mut take),
         }

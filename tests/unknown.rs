@@ -1783,3 +1783,60 @@ fn regression_a_python_traceback_is_one_event_clustered_by_its_exception() {
     );
     assert_eq!(evs[0]["match"]["id"], "udf-batch");
 }
+
+/// Kafka's brokers and clients (log4j's `[%d] %p …`), a Rust program's env_logger (`[<time>
+/// <LEVEL> <target>] …`), nginx's error log and Go's `log` (`2026/12/05 10:00:03 …`) were plain
+/// text: no level, so `--unknown warn` took none of their WARN and ERROR lines (Kafka's `ERROR`
+/// was written, unclustered, because the look for level words found it), no `@timestamp`, and
+/// `any` templates made of the time's digits. A Kafka line after a RisingWave line was read as
+/// that line's continuation.
+#[test]
+fn regression_kafka_env_logger_nginx_and_go_lines_are_read_with_their_time_and_level() {
+    let d = Dir::new();
+    let lines = [
+        "[2026-12-05 10:00:00,123] ERROR [ReplicaManager broker=1] Error processing fetch with max size 1048576 (kafka.server.ReplicaManager)",
+        "org.apache.kafka.common.errors.NotLeaderOrFollowerException: not the leader for partition rw-0",
+        "\tat kafka.cluster.Partition.readRecords(Partition.scala:1210)",
+        "[2026-12-05 10:00:01,500] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)",
+        "[2026-12-05 10:00:01,900] WARN [Consumer clientId=rw-1, groupId=g1] Connection to node 2 could not be established. (org.apache.kafka.clients.NetworkClient)",
+        "[2026-12-05T10:00:02Z ERROR udf_server::arrow] schema mismatch in column 3",
+        "[2026-12-05T10:00:02Z INFO  udf_server] listening",
+        "2026/12/05 10:00:03 [error] 31#31: *7 connect() failed (111: Connection refused) while connecting to upstream",
+        "2026/12/05 10:00:03 [notice] 31#31: signal process started",
+        "2026/12/05 10:00:04 ERROR lost connection to broker 3",
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = d.write("others.log", &input);
+    let got = |evs: &[Value]| -> Vec<(u64, u64, String, String, String)> {
+        evs.iter()
+            .filter(|e| unknown(e).is_some())
+            .map(|e| {
+                (
+                    e["source"]["line"].as_u64().unwrap(),
+                    e["source"]["lines"].as_u64().unwrap(),
+                    e["@timestamp"].as_str().unwrap().to_owned(),
+                    e["log"]["level"].as_str().unwrap().to_owned(),
+                    unknown(e).unwrap().1.to_owned(),
+                )
+            })
+            .collect()
+    };
+    let want = [
+        (1, 3, "2026-12-05T10:00:00.123", "ERROR", "[ReplicaManager broker=<*>] Error processing fetch with max size <*> (kafka.server.ReplicaManager)"),
+        (5, 1, "2026-12-05T10:00:01.900", "WARN", "[Consumer clientId=<*>, groupId=<*>] Connection to node <*> could not be established. (org.apache.kafka.clients.NetworkClient)"),
+        (6, 1, "2026-12-05T10:00:02Z", "ERROR", "schema mismatch in column <*>"),
+        (8, 1, "2026-12-05T10:00:03", "error", "<*>#<*>: <*> connect() failed (<*>: Connection refused) while connecting to upstream"),
+        (10, 1, "2026-12-05T10:00:04", "ERROR", "lost connection to broker <*>"),
+    ]
+    .map(|(l, n, t, lv, tp)| (l, n, t.to_owned(), lv.to_owned(), tp.to_owned()));
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), want);
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "")), want);
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &input)), want, "standard input");
+    // Behind `kubectl logs --timestamps`, and after a RisingWave line (not its continuation).
+    let stamped: String = lines.iter().map(|l| format!("2026-12-05T10:00:09.000000001Z {l}\n")).collect();
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &stamped)), want, "--timestamps");
+    let after = format!("{}\n{}\n", info(1, "tick"), lines[0]);
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &after);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0]["source"]["line"], 2);
+}

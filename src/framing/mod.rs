@@ -124,14 +124,16 @@ enum Traceback {
     Chained,
 }
 
-use parse::{TRACEBACK, chaining_sentence, exception_line};
+use parse::{TRACEBACK, chaining_sentence, exception_line, java_exception_line};
 
 impl Traceback {
     /// Does `line` (a line without a header, its text after its prefixes) continue an event in
     /// this state whose first line `warns`, though it is not indented?
     fn continues(self, line: &[u8], warns: bool) -> bool {
         match self {
-            Traceback::None => warns && line.starts_with(TRACEBACK),
+            // A logged error's exception below it: a Python traceback, or the first line of a
+            // Java stack trace (its frames are indented, its `Caused by:` continue anyway).
+            Traceback::None => warns && (line.starts_with(TRACEBACK) || java_exception_line(line)),
             Traceback::Frames => exception_line(line),
             Traceback::Done => chaining_sentence(line),
             Traceback::Chained => line.starts_with(TRACEBACK),

@@ -172,6 +172,11 @@ pub fn loose_timestamp_len(s: &[u8]) -> Option<usize> {
 /// RFC 3339 parsers such as Vector's, reject the loose forms, so `@timestamp` is written so.
 pub fn rfc3339_form(ts: &str) -> Option<String> {
     let b = ts.as_bytes();
+    if b.get(4) == Some(&b'/') && b.get(7) == Some(&b'/') && b.len() <= 40 {
+        // Go's `log` and nginx write the date with slashes (`2026/12/05 10:00:03`).
+        let dashed = String::from_utf8(dashed_date(b)).ok()?;
+        return (loose_timestamp_len(dashed.as_bytes())? == b.len()).then(|| rfc3339_form(&dashed).unwrap_or(dashed));
+    }
     if loose_timestamp_len(b)? != b.len() {
         return None;
     }
@@ -218,6 +223,57 @@ fn zoneless_timestamp_len(s: &[u8]) -> Option<usize> {
     let i = date_time_len(s)?;
     // The zone-less time must end the token: `...:52.417abc` is not a time.
     if i == s.len() || matches!(s[i], b' ' | b'\t') { Some(i) } else { None }
+}
+
+/// Another program's date and time at the start of a line ([`Header::Stamped`]): a
+/// [`loose_timestamp_len`] one (log4j, logback, Python's `logging`, PostgreSQL), or one with
+/// slashes in its date (Go's `log`, nginx: `2026/12/05 10:00:03`); either alone or in brackets
+/// (Kafka's and log4j's `[%d]`: `[2026-12-05 10:00:00,123] ERROR …`; env_logger's `[<time>
+/// <LEVEL> <target>] …`, whose bracket closes after the target). The time's range, and where the
+/// stamp ends (past a bracket that closes right after the time); `None` unless a blank, a tab
+/// or the line's end follows.
+pub fn stamped_time(c: &[u8]) -> Option<(Range<usize>, usize)> {
+    let open = usize::from(c.first() == Some(&b'['));
+    let s = &c[open..];
+    if !s.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let t = if open == 0 && s.get(4) != Some(&b'/') {
+        loose_timestamp_len(s)?
+    } else {
+        // In brackets a zone-less time ends at the bracket, not at a blank.
+        let dashed;
+        let s = if s.get(4) == Some(&b'/') && s.get(7) == Some(&b'/') {
+            dashed = dashed_date(s);
+            &dashed[..]
+        } else {
+            s
+        };
+        let t = timestamp_len(s).or_else(|| date_time_len(s))?;
+        if open == 0 && !matches!(s.get(t), None | Some(b' ' | b'\t')) {
+            return None;
+        }
+        t
+    };
+    let mut end = open + t;
+    if open == 1 && c.get(end) == Some(&b']') {
+        end += 1;
+    } else if open == 1 && !c.get(end + 1..).is_some_and(|r| level_word_at(r.trim_ascii_start())) {
+        // A bracket still open after the time holds the level (env_logger's): without one the
+        // bracket is a message's own (`[2024-01-01 12:00:00 x] y`).
+        return None;
+    }
+    matches!(c.get(end), None | Some(b' ' | b'\t')).then_some((open..open + t, end))
+}
+
+/// The first bytes of `s` (a time's length and a zone's, at most) with the slashes of a
+/// `YYYY/MM/DD` date made dashes, as RFC 3339 writes them.
+fn dashed_date(s: &[u8]) -> Vec<u8> {
+    // A date, a time with nanoseconds and a zone: 36 bytes; what follows is not read.
+    let mut d = s[..s.len().min(40)].to_vec();
+    d[4] = b'-';
+    d[7] = b'-';
+    d
 }
 
 #[inline]
@@ -424,6 +480,8 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 && (timestamp_len(rest).is_some() || zoneless_timestamp_len(rest).is_some())
                 && !level_at(rest))
                 || rest.first() == Some(&b'{')
+                // Another program's bracketed time or date with slashes (Kafka's, nginx's).
+                || (matches!(rest.first(), Some(b'[' | b'0'..=b'9')) && stamped_time(rest).is_some())
                 // A letter: klog's severity or a logfmt key, not RisingWave's five-letter level
                 // (most of its lines have a blank there, ` INFO`, and cost one compare).
                 || (rest.first().is_some_and(u8::is_ascii_alphabetic) && !level_at(rest) && go_header(rest).is_some())
@@ -457,9 +515,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         Header::Json
     } else if panic_header(c) {
         Header::Panic
-    } else if c.first().is_some_and(u8::is_ascii_digit)
-        && loose_timestamp_len(c).is_some_and(|t| matches!(c.get(t), None | Some(b' ' | b'\t')))
-    {
+    } else if matches!(c.first(), Some(b'0'..=b'9' | b'[')) && stamped_time(c).is_some() {
         Header::Stamped
     } else if let Some(h) = go_header(c) {
         h
@@ -718,6 +774,37 @@ pub fn exception_line(line: &[u8]) -> bool {
         && (name == line.len() || (line[name] == b':' && matches!(line.get(name + 1), None | Some(b' '))))
 }
 
+/// A Java exception's line as a stack trace starts it, below the line that logged it: its
+/// class's qualified name (`java.lang.IllegalStateException`,
+/// `org.apache.kafka.common.errors.TimeoutException`, a nested `Outer$InnerError`), then `: `
+/// and its message or nothing.
+pub fn java_exception_line(line: &[u8]) -> bool {
+    let name = line
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')))
+        .unwrap_or(line.len());
+    let class = &line[..name];
+    let Some(dot) = memchr::memrchr(b'.', class) else { return false };
+    let simple = &class[dot + 1..];
+    line[0].is_ascii_lowercase()
+        && simple.first().is_some_and(u8::is_ascii_uppercase)
+        && (simple.ends_with(b"Exception") || simple.ends_with(b"Error") || simple.ends_with(b"Throwable"))
+        && (name == line.len() || (line[name] == b':' && matches!(line.get(name + 1), None | Some(b' '))))
+}
+
+/// The exception a logged error's event carries below its first line: a Python traceback's
+/// ([`traceback`]), or a Java stack trace's first line ([`java_exception_line`]) right below
+/// it. Where it starts, and the exception's line.
+pub fn logged_exception(text: &[u8]) -> Option<(usize, Range<usize>)> {
+    let nl = memchr::memchr(b'\n', text)?;
+    let second = &text[nl + 1..];
+    let second = &second[..memchr::memchr(b'\n', second).unwrap_or(second.len())];
+    if java_exception_line(second) {
+        return Some((nl + 1, nl + 1..nl + 1 + second.len()));
+    }
+    traceback(text)
+}
+
 /// The sentences Python prints between chained tracebacks.
 pub fn chaining_sentence(line: &[u8]) -> bool {
     line.starts_with(b"During handling of the above exception, another exception occurred:")
@@ -752,14 +839,13 @@ pub fn traceback(text: &[u8]) -> Option<(usize, Range<usize>)> {
 /// case (`[warn]`): a lower-case word alone may be the message's (`… connection error from …`).
 /// `None` when `c` does not start with a date and time and a blank.
 pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
-    let t = loose_timestamp_len(c)?;
-    if !matches!(c.get(t), None | Some(b' ' | b'\t')) {
-        return None;
-    }
+    let (time, t) = stamped_time(c)?;
+    // env_logger's bracket closes after the level and the target: `[<time> ERROR sink::kafka] …`.
+    let unclosed = time.start == 1 && c[t - 1] != b']';
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let skip = |i: usize| c[i..].iter().position(|b| !blank(b)).map_or(c.len(), |n| i + n);
     let word_end = |i: usize| c[i..].iter().position(blank).map_or(c.len(), |n| i + n);
-    let timestamp = 0..if c[t - 1] == b',' { t - 1 } else { t };
+    let timestamp = time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end };
     let first = skip(t);
     let mut i = first;
     let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
@@ -776,6 +862,12 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         if let Some(w) = level_in(&c[i..end]).filter(|w| i + w.end < crate::unknown::LEVEL_WINDOW) {
             let w = i + w.start..i + w.end;
             let mut message = skip(end);
+            if unclosed && !c[i..end].ends_with(b"]") {
+                let target = word_end(message);
+                if c[message..target].ends_with(b"]") {
+                    message = skip(target);
+                }
+            }
             let sep = word_end(message);
             if sep > message && separator(&c[message..sep]) {
                 message = skip(sep);
@@ -1157,6 +1249,10 @@ mod tests {
             ("2025-02-11t09:14:52z", Some("2025-02-11T09:14:52Z")),
             ("2025-02-11 09:14:52+08:00", Some("2025-02-11T09:14:52+08:00")),
             ("2025-02-11 09:14:52,", None),
+            // A date with slashes (nginx, Go's `log`).
+            ("2025/02/11 09:14:52", Some("2025-02-11T09:14:52")),
+            ("2025/02/11 09:14:52.417123", Some("2025-02-11T09:14:52.417123")),
+            ("2025/02/11 and more", None),
             // Not a whole timestamp: not touched.
             ("2025-02-11 09:14:52.417 and more", None),
             ("1700000000", None),
@@ -1342,6 +1438,29 @@ mod tests {
                 "123#0: upstream slow",
             ),
             ("2024-01-01 12:00:00\tCRITICAL:\tdisk gone", "2024-01-01 12:00:00", Some("CRITICAL"), "disk gone"),
+            // Kafka's and log4j's bracketed time, env_logger's bracket around time, level and
+            // target, a date with slashes (nginx, Go's `log`).
+            (
+                "[2024-01-01 12:00:00,123] ERROR [ReplicaManager broker=1] Error processing fetch (kafka.server.ReplicaManager)",
+                "2024-01-01 12:00:00,123",
+                Some("ERROR"),
+                "[ReplicaManager broker=1] Error processing fetch (kafka.server.ReplicaManager)",
+            ),
+            (
+                "[2024-01-01T12:00:00Z ERROR my_crate::sink] flush failed",
+                "2024-01-01T12:00:00Z",
+                Some("ERROR"),
+                "flush failed",
+            ),
+            ("[2024-01-01T12:00:00Z WARN ] slow", "2024-01-01T12:00:00Z", Some("WARN"), "slow"),
+            ("[2024-01-01T12:00:00Z] note", "2024-01-01T12:00:00Z", None, "note"),
+            (
+                "2024/01/01 12:00:00 [error] 31#31: *7 connect() failed",
+                "2024/01/01 12:00:00",
+                Some("error"),
+                "31#31: *7 connect() failed",
+            ),
+            ("2024/01/01 12:00:00 http: TLS handshake error", "2024/01/01 12:00:00", None, "http: TLS handshake error"),
             // Lower case and unbracketed, or past the first words: the message's own word.
             (
                 "2024-01-01 12:00:00 connection error from 10.0.0.1",
@@ -1390,13 +1509,22 @@ mod tests {
             ("2024-01-01 and more", Header::None),
             ("20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579", Header::None),
             ("  2024-01-01 12:00:00 indented", Header::None),
+            ("[2024-01-01 12:00:00,123] INFO [KafkaServer id=1] started", Header::Stamped),
+            ("[2024-01-01T12:00:00Z INFO  my_crate] started", Header::Stamped),
+            ("2024/01/01 12:00:00 started", Header::Stamped),
+            // A bracket that holds more than a time, a date with slashes and no time, a bracket
+            // around a date alone: a message's own words.
+            ("[2024-01-01 12:00:00,123 x] y", Header::None),
+            ("[2024-01-01] y", Header::None),
+            ("2024/01/01 y", Header::None),
+            ("[1, 2, 3]", Header::None),
         ] {
             assert_eq!(st(line).1, want, "{line}");
         }
     }
 
     #[test]
-    fn python_tracebacks() {
+    fn python_tracebacks_and_java_exceptions() {
         let exceptions: &[(&str, bool)] = &[
             ("ValueError: bad value", true),
             ("decimal.InvalidOperation: [<class 'x'>]", true),
@@ -1430,6 +1558,32 @@ mod tests {
         ];
         for &(text, want) in texts {
             let got = super::traceback(text.as_bytes()).map(|(at, r)| (at, &text[r]));
+            assert_eq!(got, want, "{text:?}");
+        }
+        let java: &[(&str, bool)] = &[
+            ("org.apache.kafka.common.errors.TimeoutException: Topic rw not present", true),
+            ("java.lang.IllegalStateException", true),
+            ("com.example.Outer$InnerError: x", true),
+            ("java.lang.Throwable: x", true),
+            ("ValueError: x", false),
+            ("org.apache.kafka.clients.NetworkClient: x", false),
+            ("Caused by: java.io.IOException: x", false),
+            ("\tat kafka.Foo.bar(Foo.scala:1)", false),
+        ];
+        for &(line, want) in java {
+            assert_eq!(super::java_exception_line(line.as_bytes()), want, "{line:?}");
+        }
+        let logged: &[(&str, Option<(usize, &str)>)] = &[
+            (
+                "msg\njava.io.IOException: Broken pipe\n\tat x.Y.z(Y.java:1)",
+                Some((4, "java.io.IOException: Broken pipe")),
+            ),
+            ("msg\n\tat x.Y.z(Y.java:1)\njava.io.IOException: later", None),
+            ("msg\nTraceback (most recent call last):\n  x\nKeyError: 'k'", Some((4, "KeyError: 'k'"))),
+            ("msg", None),
+        ];
+        for &(text, want) in logged {
+            let got = super::logged_exception(text.as_bytes()).map(|(at, r)| (at, &text[r]));
             assert_eq!(got, want, "{text:?}");
         }
     }

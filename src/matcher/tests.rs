@@ -324,7 +324,7 @@ proptest! {
     /// events that dense framing (every line framed) gives, whatever the chunking.
     #[test]
     fn sparse_framing_equals_dense_framing(
-        picks in proptest::collection::vec((0usize..2000, 0usize..11), 1..60),
+        picks in proptest::collection::vec((0usize..2000, 0usize..12), 1..60),
         chunk in prop_oneof![Just(7usize), Just(64), Just(1000), Just(1 << 20)],
     ) {
         let m = embedded();
@@ -342,6 +342,8 @@ proptest! {
                 5 => input.push_str("2026-12-05 10:00:00,123 - udf - ERROR - batch failed\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\nudf.Error: failed to inject initial barrier\n"),
                 6 => input.push_str("Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nudf.Error: failed to inject initial barrier\n\nDuring handling of the above exception, another exception occurred:\n\n"),
                 7 => input.push_str("2026-12-05 10:00:00,123 - udf - INFO - ok\n"),
+                // Kafka's logged error with its Java stack trace.
+                8 => input.push_str("[2026-12-05 10:00:00,123] ERROR [X] failed (k.X)\njava.lang.IllegalStateException: failed to inject initial barrier\n\tat a.B.c(B.java:1)\n"),
                 _ => {
                     input.push_str(lines[*i % lines.len()]);
                     input.push('\n');

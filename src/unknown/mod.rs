@@ -1121,7 +1121,13 @@ mod tests {
             ("2024-01-01 12:00:00 FATAL x", Levels::Error, true),
             ("2024-01-01 12:00:00 Warning x", Levels::Warn, true),
             ("2024-01-01 12:00:00 Warning x", Levels::Error, false),
-            ("2024/01/01 12:00:00 [error] x", Levels::Error, false),
+            // nginx's error log, Go's `log`: a date with slashes
+            ("2024/01/01 12:00:00 [error] x", Levels::Error, true),
+            ("2024/01/01 12:00:00 [info] x", Levels::Warn, false),
+            // Kafka's and log4j's `[%d]`, env_logger's `[<time> <LEVEL> <target>]`
+            ("[2024-01-01 12:00:00,123] WARN [Consumer clientId=rw] x (o.a.k.NetworkClient)", Levels::Warn, true),
+            ("[2024-01-01 12:00:00,123] INFO [KafkaServer id=1] started", Levels::Warn, false),
+            ("[2024-01-01T12:00:00Z ERROR my_crate::sink] x", Levels::Error, true),
             ("2026-03-02 08:00:04.123 UTC [123] FATAL:  password authentication failed", Levels::Error, true),
             ("2026-03-02 08:00:04.123 UTC [123] LOG:  checkpoint starting: time", Levels::Warn, false),
             ("2024-01-01 12:00:00,123 - app - INFO - no ERROR left", Levels::Warn, false),
