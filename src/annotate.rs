@@ -200,9 +200,12 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
         // An event no record can explain is still worth parsing when `--unknown` may want it.
         let levels = self.unknown.as_ref().map_or(Levels::Off, |u| u.levels);
         let maybe_unknown = levels.is_on()
-            && (levels == Levels::Any || ev.header == Header::Panic || {
+            && (levels == Levels::Any || {
                 let first = &ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())];
-                self.foreign_wanted(&ev, first, levels) || crate::unknown::level_marker(first, levels)
+                let content = first.get(ev.prefix.content..).unwrap_or_default();
+                (ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(content, ev.bytes))
+                    || self.foreign_wanted(&ev, first, levels)
+                    || crate::unknown::level_marker(first, levels)
             });
         // Cheap rejection before any cleaning or parsing: some candidate must have every literal
         // of its pattern in the raw bytes (the cleaned text only removes prefixes and is matched
@@ -553,7 +556,8 @@ impl<W: Writer> Annotator<'_, W> {
                 plain: other.as_ref().map_or_else(|| plain_message(&text), |o| o.message(&text)),
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
             };
-            c.cluster(&log, ev.header, hays, names, text_line.as_ref(), &text)
+            let crash = ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(&text, &text);
+            c.cluster(&log, crash, hays, names, text_line.as_ref(), &text)
         } else {
             None
         };
@@ -680,10 +684,11 @@ struct Clustering<'a> {
     /// A parallel read's worker: the text is kept for the reader to cluster, not clustered.
     pending: Option<&'a mut PendingUnknowns>,
     /// Where a plain line's message is: after another program's date, time and level
-    /// ([`parse::StampedLine`]), a klog line's caller, or a logfmt line's `msg` value; else
-    /// the whole text.
+    /// ([`parse::StampedLine`]), a klog line's caller, or a logfmt line's `msg` value; a
+    /// traceback's exception line when the event is one alone; else the whole text.
     plain: Range<usize>,
-    /// A Go program's line's error pair ([`Other::error`]).
+    /// Another program's line's error field ([`Other::error`]): a Go program's error pair, a
+    /// logged Python or Java exception.
     plain_error: Option<Range<usize>>,
 }
 
@@ -693,7 +698,7 @@ impl Clustering<'_> {
     fn cluster(
         self,
         log: &Log<'_>,
-        header: Header,
+        panic: bool,
         hays: &[Hay<'_>],
         names: Option<&[(Vec<u8>, String)]>,
         tl: Option<&parse::TextLine>,
@@ -701,7 +706,6 @@ impl Clustering<'_> {
     ) -> Option<Clustered> {
         let shared = self.shared?;
         let level = log.level.as_deref().map(str::as_bytes);
-        let panic = header == Header::Panic;
         if !shared.levels.wants(level, panic) {
             return None;
         }
@@ -1613,9 +1617,11 @@ impl Other {
         }
     }
 
-    /// A Go program's error pair (`err`, `error`: a structured klog line's, a logfmt line's), the
-    /// `error` field of a RisingWave line for it: clustered when the message alone says too
-    /// little (`msg=""`), or holds a known host.
+    /// The error field of another program's line, as a RisingWave line's `error` field is read:
+    /// a Go program's error pair (`err`, `error`: a structured klog line's, a logfmt line's), or
+    /// the exception a dated line logged below it (a Python traceback's, a Java stack trace's
+    /// first line). Clustered when the message alone says too little (`msg=""`), or holds a
+    /// known host.
     fn error(&self, text: &[u8]) -> Option<Range<usize>> {
         let first = &text[..memchr::memchr(b'\n', text).unwrap_or(text.len())];
         let mut error = None;

@@ -1737,6 +1737,15 @@ fn regression_a_python_traceback_is_one_event_clustered_by_its_exception() {
     ];
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let file = d.write("udf.log", &input);
+    // The same lines with CRLF ends, and coloured as a terminal shows them (Python 3.13 colours
+    // a traceback; a formatter colours the level word): framing read a coloured line's shape
+    // on its raw bytes, and a CRLF line's `\r` hid an exception's line.
+    let crlf = d.write("udf-crlf.log", &input.replace('\n', "\r\n"));
+    let colour = input
+        .replace(" ERROR ", " \x1b[31mERROR\x1b[0m ")
+        .replace("KeyError", "\x1b[1;35mKeyError\x1b[0m")
+        .replace("  File", "  \x1b[2mFile\x1b[0m");
+    let coloured = d.write("udf-colour.log", &colour);
     let shape = |evs: &[Value]| -> Vec<(u64, u64, Option<String>)> {
         evs.iter()
             .map(|e| {
@@ -1758,6 +1767,9 @@ fn regression_a_python_traceback_is_one_event_clustered_by_its_exception() {
             (20, 1, some("slow batch <*>")),
         ]
     );
+    for other in [&crlf, &coloured] {
+        assert_eq!(shape(&d.events(&["--unknown", "any", "--format", "json", other], "")), shape(&any), "{other}");
+    }
     // `warn` frames only the lines at a level it wants, and the same events come out.
     let want: Vec<_> = shape(&any).into_iter().filter(|(line, ..)| ![6, 7].contains(line)).collect();
     for threads in ["1", "2"] {
@@ -1839,4 +1851,80 @@ fn regression_kafka_env_logger_nginx_and_go_lines_are_read_with_their_time_and_l
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &after);
     assert_eq!(evs.len(), 1, "{evs:?}");
     assert_eq!(evs[0]["source"]["line"], 2);
+}
+
+/// A Go program's crash (the operator's, etcd's: `panic: …` or the runtime's `fatal error: …`,
+/// then its goroutines' stacks) had no level: `--unknown warn` never took it, and `any` cut it
+/// into an event per unindented line (`goroutine 187 [running]:`, each function). It is one
+/// event now, an error as a Rust panic is, clustered by its first line. A `panic: ` line
+/// without stacks below it is a message's words.
+#[test]
+fn regression_a_go_programs_crash_is_one_event_at_error() {
+    let d = Dir::new();
+    let crash = [
+        "I1205 07:20:22.123456       1 controller.go:10] reconciling rw-1",
+        "panic: runtime error: invalid memory address or nil pointer dereference",
+        "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1234]",
+        "",
+        "goroutine 187 [running]:",
+        "github.com/risingwavelabs/risingwave-operator/pkg/manager.(*Manager).sync(0x0, {0x1a2b, 0xc0001})",
+        "\t/workspace/pkg/manager/manager.go:120 +0x1d",
+        "main.main()",
+        "\t/workspace/cmd/main.go:42 +0x25",
+        "E1205 07:20:23.123456       1 controller.go:10] restarted after a crash",
+        "fatal error: concurrent map writes",
+        "",
+        "goroutine 9 [running]:",
+        "main.worker()",
+        "\t/workspace/cmd/main.go:50 +0x25",
+    ];
+    let input: String = crash.iter().map(|l| format!("{l}\n")).collect();
+    let got = |evs: &[Value]| -> Vec<(u64, u64, String)> {
+        evs.iter()
+            .filter_map(|e| {
+                let u = unknown(e)?;
+                Some((e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), u.1.to_owned()))
+            })
+            .collect()
+    };
+    let want = [
+        (2, 8, "panic: runtime error: invalid memory address or nil pointer dereference".to_owned()),
+        (10, 1, "restarted after a crash".to_owned()),
+        (11, 5, "fatal error: concurrent map writes".to_owned()),
+    ];
+    for (name, input) in [
+        ("plain", input.clone()),
+        ("CRI", input.lines().map(|l| format!("2026-12-05T07:20:22.1Z stderr F {l}\n")).collect()),
+        // Behind RisingWave's own lines: the block is not another program's log.
+        ("after RisingWave lines", (0..20).map(|i| format!("{}\n", info(i, "tick"))).collect::<String>() + &input),
+    ] {
+        let file = d.write("crash.log", &input);
+        let mut sparse = got(&d.events(&["--unknown", "warn", "--format", "json", &file], ""));
+        let all = d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "");
+        let offset = if name == "after RisingWave lines" { 20 } else { 0 };
+        sparse.iter_mut().for_each(|(l, ..)| *l -= offset);
+        assert_eq!(sparse, want, "{name}");
+        let mut dense = got(&all);
+        dense.iter_mut().for_each(|(l, ..)| *l -= offset);
+        assert_eq!(dense, want, "{name} with --all");
+        let crash_event = all.iter().find(|e| e["source"]["line"] == 2 + offset).unwrap();
+        assert_eq!(crash_event["log"]["format"], if name == "CRI" { "cri" } else { "panic" }, "{name}");
+    }
+    // No stacks: words of a message, not a crash.
+    let evs = d.events(&["--unknown", "warn", "--all", "--format", "json"], "x\npanic: just words\nmore\n");
+    assert!(evs.iter().all(|e| unknown(e).is_none()), "{evs:?}");
+}
+
+/// Found by a second reader: two lines whose group keys collided (different token counts) were
+/// compared past the shorter template's end. On several threads the panic was not caught, and
+/// the run exited with status 101 and no output.
+#[test]
+fn regression_a_bug_in_clustering_does_not_take_a_threaded_run_down() {
+    let d = Dir::new();
+    let file = d.write("collide.log", "> {\n  {\"level\":\"error\"\n> x |{\"level\":\"error\"}\n");
+    for threads in ["1", "2"] {
+        let evs = d.events(&["--unknown", "any", "--format", "json", "--threads", threads, &file], "");
+        let templates: Vec<&str> = evs.iter().filter_map(unknown).map(|u| u.1).collect();
+        assert_eq!(templates, ["> {", "> x <*>"], "--threads {threads}");
+    }
 }

@@ -639,7 +639,8 @@ impl<'m> Framer<'m> {
         let json_escapes = header == Header::Json
             && (memchr::memmem::find(raw, b"\\u").is_some() || memchr::memmem::find(raw, b"\\/").is_some());
         let rescan = ansi || json_escapes;
-        self.push_line(block, Some((s, e)), line_no, 1, offset, (prefix, header), hits, rescan, truncated, sink);
+        let flags = (rescan, ansi);
+        self.push_line(block, Some((s, e)), line_no, 1, offset, (prefix, header), hits, flags, truncated, sink);
     }
 
     /// Add a CRI record (`record`, its prefixes `prefix`) to the partial line of its stream;
@@ -713,7 +714,8 @@ impl<'m> Framer<'m> {
         let (mut prefix, header) = parse::classify(&p.text, &mut self.state);
         prefix.docker = p.docker;
         let (line, records, offset, truncated) = (&p.text, p.records, p.offset, p.truncated);
-        self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], true, truncated, sink);
+        let flags = (true, false);
+        self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], flags, truncated, sink);
         if p.text.capacity() >= self.joined.capacity() {
             self.joined = p.text;
         }
@@ -731,7 +733,7 @@ impl<'m> Framer<'m> {
         offset: u64,
         (prefix, header): (parse::Prefix, Header),
         hits: &[Hit],
-        rescan: bool,
+        (rescan, ansi): (bool, bool),
         truncated: bool,
         sink: &mut dyn EventSink,
     ) {
@@ -739,7 +741,10 @@ impl<'m> Framer<'m> {
             Some((s, e)) => &block[s..e],
             None => block,
         };
-        let content = content_of(raw, &prefix);
+        // The prefixes were read on the line without its ANSI codes (`self.clean`): its shape is
+        // read there too (a coloured `Traceback …` or `ValueError: …`, an indent after a code).
+        let clean = if ansi { std::mem::take(&mut self.clean) } else { Vec::new() };
+        let content = content_of(if ansi { &clean } else { raw }, &prefix);
         let continues = self.continues(header, raw.len(), content);
         if !continues {
             // The open event's range (if any) lies in this block.
@@ -769,6 +774,9 @@ impl<'m> Framer<'m> {
         // A RisingWave event or a panic takes every line without a header: no state to keep.
         if !matches!(acc.header, Header::RisingWave | Header::Panic) {
             acc.traceback = acc.traceback.after(content);
+        }
+        if ansi {
+            self.clean = clean;
         }
         match (range, acc.in_block) {
             (Some((_, e)), Some((a, _))) if !acc.truncated => acc.in_block = Some((a, e)),
@@ -874,11 +882,11 @@ fn escapes(block: &[u8]) -> (bool, bool) {
 /// `CRIT` (`CRITICAL`), each of which holds an `R`, so only the lines where one of those words is
 /// met at `marks` (every position of `R` and `{`, ascending) are looked at (on the 100 MB peers corpus about 5,000
 /// of 681,514 lines; a look at every line cost 10% of the scan). A panic's first line needs no
-/// hit here: the prefilter's panic key (`panicked at `) frames it. The same pass meets the
-/// brace that starts a JSON line (after a line break, or after a space behind a `kubectl`
-/// prefix's `]` or a timestamp; a Debug struct's brace follows a word): a JSON line's level may
-/// be any word in any case, so then `false` is returned, the hits pushed so far are to be
-/// dropped, and every line is to be looked at.
+/// hit here: the prefilter's panic keys (`panicked at `, a Go crash's `goroutine `) frame it.
+/// The same pass meets the brace that starts a JSON line (at a line's start or behind the
+/// prefixes framing reads: [`json_line_start`]; a Debug struct's brace follows a word): a JSON
+/// line's level may be any word in any case, so then `false` is returned, the hits pushed so
+/// far are to be dropped, and every line is to be looked at.
 ///
 /// [`level_marker`]: crate::unknown::level_marker
 fn level_candidates(block: &[u8], marks: &[usize], levels: crate::unknown::Levels, hits: &mut Vec<Hit>) -> bool {
@@ -921,6 +929,9 @@ fn foreign_block(block: &[u8], state: StreamState) -> bool {
         let l = if parse::docker_shaped(l) && parse::docker_record(l, &mut record) { &record[..] } else { l };
         let (p, h) = parse::classify(l, state);
         match h {
+            // A Go program's crash may end any program's log (the operator's, etcd's): it tells
+            // nothing, as a JSON line does.
+            Header::Panic if parse::go_panic_header(&l[p.content..]) => None,
             Header::RisingWave | Header::Panic => Some(false),
             // A JSON line may be any program's (the operator's zap, etcd's): it tells nothing,
             // and the lines past it are read on. A block of JSON lines alone is no other
@@ -959,10 +970,9 @@ fn foreign_block(block: &[u8], state: StreamState) -> bool {
 fn json_line_start(block: &[u8], i: usize) -> bool {
     i == 0
         || block[i - 1] == b'\n'
-        || (i >= 2
-            && matches!(block[i - 1], b' ' | b'\t' | b'>' | b'|')
+        || (matches!(block[i - 1], b' ' | b'\t' | b'>' | b'|')
             && (block.get(i + 1) == Some(&b'"')
-                || matches!(block[i - 2], b']' | b'Z' | b'F' | b'P' | b'|' | b'0'..=b'9'))
+                || (i >= 2 && matches!(block[i - 2], b']' | b'Z' | b'F' | b'P' | b'|' | b'0'..=b'9')))
             && {
                 let (s, e) = line_around(block, i);
                 crate::unknown::json_start(&block[s..e]) == Some(i - s)
@@ -1050,6 +1060,11 @@ mod tests {
             (b"x\n  {\"level\":\"WARN\"}\n", true),
             (b"x\n>{\"level\":\"WARN\"}\n", true),
             (b"x\nDec  5 10:00:00 node-1 meta[123]: {\"level\":\"WARN\"}\n", true),
+            // One byte before the brace at a block's start; a CRLF line end.
+            (b">{\"level\":\"error\"}\nx\n", true),
+            (b" {\"level\":\"error\"}\nx\n", true),
+            (b"x\r\n  {\"level\":\"WARN\"}\r\n", true),
+            (b"x\r\nDec  5 10:00:00 node-1 meta[123]: {\"level\":\"WARN\"}\r\n", true),
             (b"2026-03-02T08:00:00Z  INFO x: props {\"a\": 1}\n", false),
             (b"x\n  {\"level\":\"WARN\"} and more\n", false),
             (b"span{f=v}: x\n", false),

@@ -287,12 +287,20 @@ pub fn risingwave_header(s: &[u8]) -> Option<usize> {
     if s.get(t) == Some(&b' ') && level_at(&s[t + 1..]) { Some(t + 7) } else { None }
 }
 
+/// A Rust panic's header (`thread '<name>' panicked at <file>:<line>:<col>:`), or a Go
+/// program's crash's ([`go_panic_header`]).
 fn panic_header(s: &[u8]) -> bool {
     if !s.starts_with(b"thread '") {
-        return false;
+        return go_panic_header(s);
     }
     let head = &s[..s.len().min(256)];
     memchr::memmem::find(head, b"panicked at ").is_some()
+}
+
+/// A Go program's crash: `panic: <value>` or the runtime's `fatal error: <what>`, at the line's
+/// start (behind a runtime's or `kubectl`'s prefixes), its goroutines' stacks below it.
+pub fn go_panic_header(s: &[u8]) -> bool {
+    crate::matcher::GO_PANIC_KEYS.iter().any(|k| s.starts_with(k) && s.len() > k.len())
 }
 
 /// Classify one physical line (ANSI codes already removed).
@@ -306,7 +314,9 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
             // An indented `key=value` line is more likely a message's continuation.
             Header::None | Header::Stamped | Header::Logfmt => false,
             Header::Json => json_object_line(&line[lead + p.content..]),
-            Header::RisingWave | Header::Panic | Header::Klog => true,
+            // An indented `panic: …` is a message's words (a cause), not a Go program's crash.
+            Header::Panic => !go_panic_header(&line[lead + p.content..]),
+            Header::RisingWave | Header::Klog => true,
         };
         if full {
             st.quote = quote;
@@ -799,6 +809,7 @@ pub fn logged_exception(text: &[u8]) -> Option<(usize, Range<usize>)> {
     let nl = memchr::memchr(b'\n', text)?;
     let second = &text[nl + 1..];
     let second = &second[..memchr::memchr(b'\n', second).unwrap_or(second.len())];
+    let second = second.strip_suffix(b"\r").unwrap_or(second);
     if java_exception_line(second) {
         return Some((nl + 1, nl + 1..nl + 1 + second.len()));
     }
@@ -820,7 +831,9 @@ pub fn traceback(text: &[u8]) -> Option<(usize, Range<usize>)> {
     memchr::memchr(b'\n', text)?;
     let (mut first, mut exception, mut frames) = (None, None, false);
     let mut s = 0;
-    for line in text.split(|&b| b == b'\n') {
+    for full in text.split(|&b| b == b'\n') {
+        // An event's lines but its last keep a CRLF's `\r`.
+        let line = full.strip_suffix(b"\r").unwrap_or(full);
         if line.starts_with(TRACEBACK) {
             first = first.or(Some(s));
             frames = true;
@@ -828,7 +841,7 @@ pub fn traceback(text: &[u8]) -> Option<(usize, Range<usize>)> {
             exception = Some(s..s + line.len());
             frames = false;
         }
-        s += line.len() + 1;
+        s += full.len() + 1;
     }
     Some((first?, exception?))
 }
@@ -1553,6 +1566,8 @@ mod tests {
             // A word line before the traceback's first line is no exception; nor is one without
             // a traceback above it.
             ("Oops\nTraceback (most recent call last):\n  x", None),
+            // CRLF: an event's lines but its last keep their `\r`.
+            ("Traceback (most recent call last):\r\n  x\r\nKeyboardInterrupt\r\n", Some((0, "KeyboardInterrupt"))),
             ("msg\nValueError: x", None),
             ("Traceback (most recent call last):", None),
         ];
@@ -1578,6 +1593,7 @@ mod tests {
                 "msg\njava.io.IOException: Broken pipe\n\tat x.Y.z(Y.java:1)",
                 Some((4, "java.io.IOException: Broken pipe")),
             ),
+            ("msg\r\njava.io.IOException\r\n\tat x", Some((5, "java.io.IOException"))),
             ("msg\n\tat x.Y.z(Y.java:1)\njava.io.IOException: later", None),
             ("msg\nTraceback (most recent call last):\n  x\nKeyError: 'k'", Some((4, "KeyError: 'k'"))),
             ("msg", None),

@@ -314,7 +314,17 @@ impl InOrder<'_> {
                         slots,
                         |i, to| {
                             let (text, needs_constant) = pending.get(i);
-                            let seen = c.observe_if(text, needs_constant);
+                            // A bug met by one event must not take the stream down (as on one
+                            // thread, where the annotator catches it): the event goes out
+                            // without its cluster.
+                            let at = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                c.observe_at(text, needs_constant)
+                            }))
+                            .unwrap_or_else(|_| {
+                                tracing::error!(path = %w.path.display(), "internal error clustering an event; it is written without its cluster");
+                                None
+                            });
+                            let seen = at.map(|(idx, new)| c.seen(idx, new));
                             if ecs {
                                 let v = events.next().expect("an ECS event for each slot");
                                 let seen = seen.as_ref().map(|s| (s.id, s.template, s.count));

@@ -114,6 +114,8 @@ pub const LEVEL_WINDOW: usize = 160;
 /// the line: the two agree.
 pub fn json_start(line: &[u8]) -> Option<usize> {
     use crate::framing::parse::{Header, StreamState, classify};
+    // Framing classifies a line without its CRLF's `\r` (a JSON object line ends with `}`).
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.first() == Some(&b'{') {
         return Some(0);
     }
@@ -157,7 +159,8 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
             return true;
         }
     }
-    // A panic's first line.
+    // A panic's first line. (A Go program's crash is framed by the prefilter's key in its
+    // stacks, and is one only with them: not looked at here.)
     if unprefixed.starts_with(b"thread '") && memchr::memmem::find(w, crate::matcher::PANIC_KEY).is_some() {
         return true;
     }
@@ -604,6 +607,13 @@ impl Clusterer {
     /// [`Clusterer::observe`]; with `needs_constant`, `None` also when every token is a
     /// variable (the rest of a matched chain that is only a value says nothing new).
     pub fn observe_if(&mut self, text: &[u8], needs_constant: bool) -> Option<Seen<'_>> {
+        let (idx, new) = self.observe_at(text, needs_constant)?;
+        Some(self.seen(idx, new))
+    }
+
+    /// [`Clusterer::observe_if`], the cluster's index and whether it is new: what a caller
+    /// that guards the clustering against a bug (`catch_unwind`) can carry out of it.
+    pub fn observe_at(&mut self, text: &[u8], needs_constant: bool) -> Option<(u32, bool)> {
         // The tokenizer is taken out while the clusters are looked at (moving it moves a few
         // pointers, not its slots), and put back after.
         let mut tokenizer = std::mem::take(&mut self.tokenizer);
@@ -611,9 +621,13 @@ impl Clusterer {
         let all_vars = line.vars as usize == line.len();
         let r = if needs_constant && all_vars { None } else { self.observe_tokens(line, whole) };
         self.tokenizer = tokenizer;
-        let (idx, new) = r?;
+        r
+    }
+
+    /// The cluster at `idx` as [`Clusterer::observe_at`] gave it.
+    pub fn seen(&self, idx: u32, new: bool) -> Seen<'_> {
         let c = self.clusters[idx as usize].as_ref().expect("just seen");
-        Some(Seen { id: c.id, template: &c.template, count: c.count, new })
+        Seen { id: c.id, template: &c.template, count: c.count, new }
     }
 
     /// Would [`Clusterer::observe_if`] cluster `text` (whatever the clusters are so far)? It
@@ -704,6 +718,12 @@ impl Clusterer {
         let mut best: Option<Best> = None;
         for &m in members {
             let c = self.clusters[m as usize].as_ref().expect("group members are alive");
+            // A group's key is a hash of the first tokens and the count: two lines of different
+            // counts can share it (xxh3 mixes the seed in linearly for inputs of up to 8 bytes:
+            // `> {` and `> x <*>` did), and a template of another length is no match.
+            if c.tokens.len() != line.len() {
+                continue;
+            }
             let (mut same, mut grows, mut settled) = (0, false, false);
             let stable = c.count >= STABLE;
             for i in 0..line.len() {
@@ -797,6 +817,21 @@ impl Clusterer {
 #[cfg(test)]
 mod tests {
     use super::{CACHE_MAX_TEXT, CACHE_SLOTS, Clusterer, Levels, SavedCluster, Tokenizer, mask, tokens_hash};
+
+    /// Regression (found by a second reader): `> {` (2 tokens) and `> x |{"level":"error"}` (3)
+    /// share a group key (xxh3 mixes its seed, the token count, in linearly for inputs of up to
+    /// 8 bytes), and the 2-token template was compared with the 3-token line past its end: an
+    /// index out of bounds, which with several threads took the process down (exit 101).
+    #[test]
+    fn regression_lines_of_different_lengths_in_one_group_are_not_compared() {
+        let mut tk = Tokenizer::default();
+        let (a, b) = (b"> {".as_slice(), br#"> x |{"level":"error"}"#.as_slice());
+        let ka = super::group_key(tk.tokens(a).0);
+        let kb = super::group_key(tk.tokens(b).0);
+        assert_eq!(ka, kb, "the collision this test pins");
+        let (_, templates) = run(&["> {", r#"> x |{"level":"error"}"#]);
+        assert_eq!(templates, ["> {", "> x <*>"]);
+    }
 
     /// Lines in order → the group each lands in (by first appearance) and the final templates.
     fn run(lines: &[&str]) -> (Vec<usize>, Vec<String>) {
