@@ -13,11 +13,12 @@
 //! Blocks where skipping could change the result (ANSI codes, CRI or Docker records, JSON escapes the
 //! prefilter does not know, records without a literal) are framed densely.
 //!
-//! Event rules: a line with a header (RisingWave timestamp + level, a JSON object, a panic, or
-//! another program's date and time: [`Header::Stamped`]) starts an event. A line without one
-//! continues the event above when that event is RisingWave text or a panic, or when it is
-//! indented, empty, or a `Caused by`/backtrace line; otherwise it is an event of its own (plain
-//! text). An event is complete when the next one starts, at the end of input, on
+//! Event rules: a line with a header (RisingWave timestamp + level, a JSON object, a Rust panic
+//! or a Go crash, or another program's date and time: [`Header::Stamped`]) starts an event. A
+//! line without one continues the event above when that event is RisingWave text or a panic, or
+//! when it is indented, empty, or a `Caused by`/backtrace line, or a Python traceback's or a
+//! Java stack trace's unindented line where the event's [`Traceback`] state takes it; otherwise
+//! it is an event of its own (plain text). An event is complete when the next one starts, at the end of input, on
 //! [`Framer::idle`] (the caller's idle timeout), or when it reaches
 //! `max_event_lines`/`max_event_bytes`.
 //!
@@ -100,7 +101,7 @@ struct Acc {
     truncated: bool,
     header: Header,
     prefix: parse::Prefix,
-    /// Where the event is in a Python traceback ([`Traceback`]).
+    /// Where the event is in a Python traceback or below a logged Java exception ([`Traceback`]).
     traceback: Traceback,
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
