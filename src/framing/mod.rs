@@ -34,7 +34,7 @@ pub mod parse;
 
 use crate::matcher::prefilter::Hit;
 use crate::matcher::{Matcher, Plausible};
-use parse::{Header, StreamState};
+use parse::{Header, StreamState, Traceback};
 
 /// Framing limits.
 #[derive(Debug, Clone, Copy)]
@@ -106,53 +106,6 @@ struct Acc {
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
     warns: bool,
-}
-
-/// Python's traceback (`Traceback (most recent call last):`, its indented frames, the
-/// exception's line `ValueError: …`, and chained ones after `During handling of the above
-/// exception, another exception occurred:`), read as one event: where the open event is in one.
-/// Its frames are indented, and continue any event; its first line and the exception's are not,
-/// so the state says when they continue: a traceback starts an event of its own unless it
-/// follows a logged error (`warns`) or the sentence that chains it to the one above.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Traceback {
-    None,
-    /// After `Traceback (most recent call last):`: the frames, then the exception's line.
-    Frames,
-    /// After the exception's line: a chaining sentence may follow.
-    Done,
-    /// After a chaining sentence: the next traceback belongs to this event.
-    Chained,
-}
-
-use parse::{TRACEBACK, chaining_sentence, exception_line, java_exception_line};
-
-impl Traceback {
-    /// Does `line` (a line without a header, its text after its prefixes) continue an event in
-    /// this state whose first line `warns`, though it is not indented?
-    fn continues(self, line: &[u8], warns: bool) -> bool {
-        match self {
-            // A logged error's exception below it: a Python traceback, or the first line of a
-            // Java stack trace (its frames are indented, its `Caused by:` continue anyway).
-            Traceback::None => warns && (line.starts_with(TRACEBACK) || java_exception_line(line)),
-            Traceback::Frames => exception_line(line),
-            Traceback::Done => chaining_sentence(line),
-            Traceback::Chained => line.starts_with(TRACEBACK),
-        }
-    }
-
-    /// The state after `line` joined an event in this state (or started one: `None`).
-    fn after(self, line: &[u8]) -> Traceback {
-        // The first byte first: this runs on every line of another program's events.
-        if line.first() == Some(&b'T') && line.starts_with(TRACEBACK) {
-            return Traceback::Frames;
-        }
-        match self {
-            Traceback::Frames if exception_line(line) => Traceback::Done,
-            Traceback::Done if chaining_sentence(line) => Traceback::Chained,
-            state => state,
-        }
-    }
 }
 
 pub struct Framer<'m> {

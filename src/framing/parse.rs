@@ -174,7 +174,8 @@ pub fn rfc3339_form(ts: &str) -> Option<String> {
     let b = ts.as_bytes();
     if b.get(4) == Some(&b'/') && b.get(7) == Some(&b'/') && b.len() <= 40 {
         // Go's `log` and nginx write the date with slashes (`2026/12/05 10:00:03`).
-        let dashed = String::from_utf8(dashed_date(b)).ok()?;
+        let (d, n) = dashed_date(b);
+        let dashed = String::from_utf8(d[..n].to_vec()).ok()?;
         return (loose_timestamp_len(dashed.as_bytes())? == b.len()).then(|| rfc3339_form(&dashed).unwrap_or(dashed));
     }
     if loose_timestamp_len(b)? != b.len() {
@@ -245,7 +246,7 @@ pub fn stamped_time(c: &[u8]) -> Option<(Range<usize>, usize)> {
         let dashed;
         let s = if s.get(4) == Some(&b'/') && s.get(7) == Some(&b'/') {
             dashed = dashed_date(s);
-            &dashed[..]
+            &dashed.0[..dashed.1]
         } else {
             s
         };
@@ -268,12 +269,15 @@ pub fn stamped_time(c: &[u8]) -> Option<(Range<usize>, usize)> {
 
 /// The first bytes of `s` (a time's length and a zone's, at most) with the slashes of a
 /// `YYYY/MM/DD` date made dashes, as RFC 3339 writes them.
-fn dashed_date(s: &[u8]) -> Vec<u8> {
+/// On the stack: `classify` meets every line of an nginx or Go log with such a date.
+fn dashed_date(s: &[u8]) -> ([u8; 40], usize) {
     // A date, a time with nanoseconds and a zone: 36 bytes; what follows is not read.
-    let mut d = s[..s.len().min(40)].to_vec();
+    let n = s.len().min(40);
+    let mut d = [0; 40];
+    d[..n].copy_from_slice(&s[..n]);
     d[4] = b'-';
     d[7] = b'-';
-    d
+    (d, n)
 }
 
 #[inline]
@@ -825,25 +829,74 @@ pub fn chaining_sentence(line: &[u8]) -> bool {
 /// The Python traceback in an event's text (its lines joined with `\n`, prefixes off): where
 /// its first `Traceback (most recent call last):` line starts, and the line of the exception
 /// that ends the last of its chained tracebacks (the one raised last, which the program
-/// reported). `None` without a traceback that reaches its exception's line.
+/// reported). `None` without a traceback that reaches its exception's line. Read with the
+/// [`Traceback`] states framing keeps as it joins the lines.
 pub fn traceback(text: &[u8]) -> Option<(usize, Range<usize>)> {
     // Most events are one line: a traceback has three at least.
     memchr::memchr(b'\n', text)?;
-    let (mut first, mut exception, mut frames) = (None, None, false);
+    let (mut first, mut exception, mut state) = (None, None, Traceback::None);
     let mut s = 0;
     for full in text.split(|&b| b == b'\n') {
         // An event's lines but its last keep a CRLF's `\r`.
         let line = full.strip_suffix(b"\r").unwrap_or(full);
         if line.starts_with(TRACEBACK) {
             first = first.or(Some(s));
-            frames = true;
-        } else if frames && exception_line(line) {
-            exception = Some(s..s + line.len());
-            frames = false;
         }
+        let next = state.after(line);
+        if state == Traceback::Frames && next == Traceback::Done {
+            exception = Some(s..s + line.len());
+        }
+        state = next;
         s += full.len() + 1;
     }
     Some((first?, exception?))
+}
+
+/// Python's traceback (`Traceback (most recent call last):`, its indented frames, the
+/// exception's line `ValueError: …`, and chained ones after `During handling of the above
+/// exception, another exception occurred:`), read as one event: where an event is in one.
+/// Framing keeps it for the open event; [`traceback`] reads an event's text with it. Its frames
+/// are indented, and continue any event; its first line and the exception's are not, so the
+/// state says when they continue: a traceback starts an event of its own unless it follows a
+/// logged error or the sentence that chains it to the one above.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Traceback {
+    None,
+    /// After `Traceback (most recent call last):`: the frames, then the exception's line.
+    Frames,
+    /// After the exception's line: a chaining sentence may follow.
+    Done,
+    /// After a chaining sentence: the next traceback belongs to this event.
+    Chained,
+}
+
+impl Traceback {
+    /// Does `line` (a line without a header, its text after its prefixes) continue an event in
+    /// this state whose first line `warns` (a dated line at WARN or above), though it is not
+    /// indented?
+    pub fn continues(self, line: &[u8], warns: bool) -> bool {
+        match self {
+            // A logged error's exception below it: a Python traceback, or the first line of a
+            // Java stack trace (its frames are indented, its `Caused by:` continue anyway).
+            Traceback::None => warns && (line.starts_with(TRACEBACK) || java_exception_line(line)),
+            Traceback::Frames => exception_line(line),
+            Traceback::Done => chaining_sentence(line),
+            Traceback::Chained => line.starts_with(TRACEBACK),
+        }
+    }
+
+    /// The state after `line` joined an event in this state (or started one: `None`).
+    pub fn after(self, line: &[u8]) -> Traceback {
+        // The first byte first: this runs on every line of another program's events.
+        if line.first() == Some(&b'T') && line.starts_with(TRACEBACK) {
+            return Traceback::Frames;
+        }
+        match self {
+            Traceback::Frames if exception_line(line) => Traceback::Done,
+            Traceback::Done if chaining_sentence(line) => Traceback::Chained,
+            state => state,
+        }
+    }
 }
 
 /// Read a [`Header::Stamped`] line: its time, its level when one of the first words is a level
