@@ -499,8 +499,9 @@ impl<W: Writer> Annotator<'_, W> {
             match o {
                 // Its time and level word.
                 Other::Stamped(st) => {
-                    timestamp = Some(crate::event::text(&text[st.timestamp.clone()]));
+                    timestamp = st.timestamp.as_ref().map(|t| crate::event::text(&text[t.clone()]));
                     log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
+                    log.target = st.target.as_ref().map(|t| crate::event::text(&text[t.clone()]));
                 }
                 // Its time, its severity, its thread, and its caller and a structured line's
                 // pairs as fields.

@@ -1928,3 +1928,72 @@ fn regression_a_bug_in_clustering_does_not_take_a_threaded_run_down() {
         assert_eq!(templates, ["> {", "> x <*>"], "--threads {threads}");
     }
 }
+
+/// Python's `logging` as it prints by default (`ERROR:root:…`, `WARNING:udf.server:…`) and
+/// uvicorn's lines (`ERROR:    Exception in ASGI application`: a Python UDF server's) start with
+/// their level and a colon: they had no level, so `--unknown warn` took none of them, and a
+/// traceback below one was an event of its own. zap's console lines with lower-case levels
+/// (`<time>\terror\t…`) were read as a log viewer's time before plain text. Now each has its
+/// level (and a Python logger's name is `log.target`), a traceback continues the line that
+/// logged it, and the message is clustered without the level and name.
+#[test]
+fn regression_python_uvicorn_and_zap_console_lines_have_their_level() {
+    let d = Dir::new();
+    let lines = [
+        "INFO:     Started server process [1]",
+        "ERROR:    Exception in ASGI application",
+        "Traceback (most recent call last):",
+        "  File \"/app/server.py\", line 12, in handle",
+        "    return gcd(a, b)",
+        "ZeroDivisionError: integer division or modulo by zero",
+        "INFO:     10.0.0.7:5555 - \"POST /udf HTTP/1.1\" 500 Internal Server Error",
+        "ERROR:udf.server:UDF gcd failed for batch 12",
+        "WARNING:root:slow batch 3412 ms",
+        "DEBUG:udf.server:batch 13",
+        "2026-12-05T10:00:06.000Z\terror\tcontroller/reconcile.go:42\tReconciler error\t{\"name\": \"rw\"}",
+        "2026-12-05T10:00:07.000Z\tinfo\tcontroller/reconcile.go:40\tReconciling",
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = d.write("py.log", &input);
+    type Row = (u64, u64, String, Option<String>, String);
+    let got = |evs: &[Value]| -> Vec<Row> {
+        evs.iter()
+            .filter(|e| unknown(e).is_some())
+            .map(|e| {
+                (
+                    e["source"]["line"].as_u64().unwrap(),
+                    e["source"]["lines"].as_u64().unwrap(),
+                    e["log"]["level"].as_str().unwrap().to_owned(),
+                    e["log"]["target"].as_str().map(str::to_owned),
+                    unknown(e).unwrap().1.to_owned(),
+                )
+            })
+            .collect()
+    };
+    let want: Vec<Row> = [
+        (2, 5, "ERROR", None, "Exception in ASGI application"),
+        (8, 1, "ERROR", Some("udf.server"), "UDF gcd failed for batch <*>"),
+        (9, 1, "WARNING", Some("root"), "slow batch <*> ms"),
+        (11, 1, "error", None, "controller/reconcile.go:<*> Reconciler error <*>"),
+    ]
+    .into_iter()
+    .map(|(l, n, lv, t, tp)| (l, n, lv.to_owned(), t.map(str::to_owned), tp.to_owned()))
+    .collect();
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), want);
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--all", "--format", "json", &file], "")), want, "--all");
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &input)), want, "standard input");
+    let errors: Vec<Row> = want.iter().filter(|r| r.2 != "WARNING").cloned().collect();
+    assert_eq!(got(&d.events(&["--unknown", "error", "--format", "json", &file], "")), errors, "error");
+    // Behind a CRI record's prefix (a node's container log), after RisingWave's lines.
+    let cri: String = std::iter::once(info(1, "tick"))
+        .chain(lines.iter().map(|l| l.to_string()))
+        .map(|l| format!("2026-12-05T10:00:09.000000001Z stderr F {l}\n"))
+        .collect();
+    let shifted: Vec<Row> = want.iter().map(|r| (r.0 + 1, r.1, r.2.clone(), r.3.clone(), r.4.clone())).collect();
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &cri)), shifted, "CRI");
+    // `any` reads the INFO lines' level too, and clusters them without it.
+    let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
+    let first = any.iter().find(|e| e["source"]["line"] == 1).expect("line 1");
+    assert_eq!(first["log"]["level"], "INFO");
+    assert_eq!(unknown(first).unwrap().1, "Started server process [<*>]");
+}

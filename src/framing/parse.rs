@@ -30,10 +30,11 @@ pub enum Header {
     /// `thread '...' panicked at ...`.
     Panic,
     /// A date and time, then a blank, and no header annotail parses: a line of another program's
-    /// log (log4j's `2015-10-18 18:01:47,978 INFO [main] …`, Python's `logging`). Plain text,
-    /// but always an event of its own: such a line after a header that happens to parse (the
-    /// same log's `ERROR` line, whose five letters fill RisingWave's level column) is not a
-    /// continuation of it.
+    /// log (log4j's `2015-10-18 18:01:47,978 INFO [main] …`, Python's `logging`); or a line that
+    /// starts with its level word and a colon ([`leveled_line`]: Python's `logging` by default,
+    /// uvicorn, psql). Plain text, but always an event of its own: such a line after a header
+    /// that happens to parse (the same log's `ERROR` line, whose five letters fill RisingWave's
+    /// level column) is not a continuation of it.
     Stamped,
     /// A klog (or glog) line: `E1205 07:20:22.123456       1 reflector.go:138] …`
     /// ([`golog::klog`](super::golog::klog)).
@@ -461,9 +462,10 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         let after = &line[i + t..];
         let sep = if after.starts_with(b" | ") {
             3
-        } else if after.first() == Some(&b'\t') && !level_word_at(&after[1..]) {
-            // Not before a level word: zap's console lines (`<time>\tERROR\t<caller>\t…`) and
-            // Python's tab-separated ones are the program's own time, a `Stamped` line.
+        } else if after.first() == Some(&b'\t') && !level_word_at(&after[1..]) && !tabbed_level(&after[1..]) {
+            // Not before a level word: zap's console lines (`<time>\tERROR\t<caller>\t…`, or
+            // `error` in lower case) and Python's tab-separated ones are the program's own time,
+            // a `Stamped` line.
             1
         } else {
             0
@@ -533,10 +535,41 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         Header::Stamped
     } else if let Some(h) = go_header(c) {
         h
+    } else if c.first().is_some_and(u8::is_ascii_uppercase) && leveled_line(c).is_some() {
+        Header::Stamped
     } else {
         Header::None
     };
     (p, h)
+}
+
+/// Level words a line may start with, then a colon ([`leveled_line`]): Python's level names,
+/// uvicorn's `TRACE`, and PostgreSQL's and psql's `FATAL`, `NOTICE`, `WARN` of shell scripts.
+const LEADING_LEVELS: [&[u8]; 9] =
+    [b"CRITICAL", b"ERROR", b"WARNING", b"WARN", b"NOTICE", b"INFO", b"DEBUG", b"TRACE", b"FATAL"];
+
+/// A line that starts with its level word, in upper case, and a colon: Python's `logging` as
+/// it prints by default (`%(levelname)s:%(name)s:%(message)s`: `ERROR:root:UDF failed`),
+/// uvicorn's (`ERROR:    Exception in ASGI application`), psql's and shell scripts'
+/// (`ERROR:  relation "t" does not exist`). The level word's range, the logger's name's, and
+/// where the message starts: past the name and its colon, or past the blanks. A capitalised
+/// `Error:` is not one: it opens many a message's line (`Error: …` of a CLI, MinIO's block of
+/// `Key: value` lines).
+pub fn leveled_line(c: &[u8]) -> Option<(Range<usize>, Option<Range<usize>>, usize)> {
+    let colon = memchr::memchr(b':', &c[..c.len().min(9)])?;
+    if !LEADING_LEVELS.contains(&&c[..colon]) {
+        return None;
+    }
+    let rest = &c[colon + 1..];
+    let name = rest
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+        .unwrap_or(rest.len());
+    match rest.first()? {
+        b' ' | b'\t' => Some((0..colon, None, colon + 1 + rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?)),
+        _ if name > 0 && rest.get(name) == Some(&b':') => Some((0..colon, Some(colon + 1..colon + 1 + name), colon + name + 2)),
+        _ => None,
+    }
 }
 
 /// Does `line` look like a record of Docker's json-file log driver
@@ -758,8 +791,12 @@ pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
 /// ranges into the line's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StampedLine {
-    /// The date and time, without a comma that ends it (`2016-09-28 04:30:30,`).
-    pub timestamp: Range<usize>,
+    /// The date and time, without a comma that ends it (`2016-09-28 04:30:30,`); none on a line
+    /// that starts with its level ([`leveled_line`]).
+    pub timestamp: Option<Range<usize>>,
+    /// The logger's name or the module the line was logged from, where the layout prints it
+    /// apart (Python's `ERROR:udf.server:…`, env_logger's `[<time> ERROR sink::kafka] …`).
+    pub target: Option<Range<usize>>,
     /// The level word among the first [`STAMPED_LEVEL_WORDS`] words after the time, without its
     /// brackets (`[WARN]`) or colon (`WARNING:`), within the first
     /// [`LEVEL_WINDOW`](crate::unknown::LEVEL_WINDOW) bytes.
@@ -905,13 +942,16 @@ impl Traceback {
 /// case (`[warn]`): a lower-case word alone may be the message's (`… connection error from …`).
 /// `None` when `c` does not start with a date and time and a blank.
 pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
-    let (time, t) = stamped_time(c)?;
+    let Some((time, t)) = stamped_time(c) else {
+        let (level, target, message) = leveled_line(c)?;
+        return Some(StampedLine { timestamp: None, target, level: Some(level), message });
+    };
     // env_logger's bracket closes after the level and the target: `[<time> ERROR sink::kafka] …`.
     let unclosed = time.start == 1 && c[t - 1] != b']';
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let skip = |i: usize| c[i..].iter().position(|b| !blank(b)).map_or(c.len(), |n| i + n);
     let word_end = |i: usize| c[i..].iter().position(blank).map_or(c.len(), |n| i + n);
-    let timestamp = time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end };
+    let timestamp = Some(time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end });
     let first = skip(t);
     let mut i = first;
     let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
@@ -925,24 +965,37 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         words += 1;
         // Within the bytes `--unknown warn` looks at for a level: a level word it cannot see
         // would be `log.level` of an event it does not take.
-        if let Some(w) = level_in(&c[i..end]).filter(|w| i + w.end < crate::unknown::LEVEL_WINDOW) {
+        let tabbed = i == first && c[i - 1] == b'\t' && tabbed_level(&c[i..]);
+        if let Some(w) = level_in(&c[i..end])
+            .or_else(|| tabbed.then_some(0..end - i))
+            .filter(|w| i + w.end < crate::unknown::LEVEL_WINDOW)
+        {
             let w = i + w.start..i + w.end;
             let mut message = skip(end);
+            let mut target = None;
             if unclosed && !c[i..end].ends_with(b"]") {
-                let target = word_end(message);
-                if c[message..target].ends_with(b"]") {
-                    message = skip(target);
+                let end = word_end(message);
+                if c[message..end].ends_with(b"]") {
+                    target = Some(message..end - 1).filter(|t| !t.is_empty());
+                    message = skip(end);
                 }
             }
             let sep = word_end(message);
             if sep > message && separator(&c[message..sep]) {
                 message = skip(sep);
             }
-            return Some(StampedLine { timestamp, level: Some(w), message });
+            return Some(StampedLine { timestamp, target, level: Some(w), message });
         }
         i = skip(end);
     }
-    Some(StampedLine { timestamp, level: None, message: first })
+    Some(StampedLine { timestamp, target: None, level: None, message: first })
+}
+
+/// Does `s` start with a level word in any case and then a tab? A column between tabs right
+/// after the time is the level (zap's console lines: `<time>\terror\t<caller>\t…`), not the
+/// message's word that a lower-case level word alone may be.
+fn tabbed_level(s: &[u8]) -> bool {
+    memchr::memchr(b'\t', &s[..s.len().min(10)]).is_some_and(|e| e > 0 && level_word(&s[..e], true))
 }
 
 /// Does `s` start with a level word ([`level_in`]) and then a blank, a tab or its end?
@@ -1504,6 +1557,16 @@ mod tests {
                 "123#0: upstream slow",
             ),
             ("2024-01-01 12:00:00\tCRITICAL:\tdisk gone", "2024-01-01 12:00:00", Some("CRITICAL"), "disk gone"),
+            // zap's console lines with its lower-case levels: a column between tabs.
+            (
+                "2024-01-01T12:00:00.000Z\terror\tcontroller/reconcile.go:42\tReconciler error",
+                "2024-01-01T12:00:00.000Z",
+                Some("error"),
+                "controller/reconcile.go:42\tReconciler error",
+            ),
+            ("2024-01-01 12:00:00\twarn\tslow", "2024-01-01 12:00:00", Some("warn"), "slow"),
+            // Lower case before a blank: the message's word.
+            ("2024-01-01 12:00:00\terror reading config", "2024-01-01 12:00:00", None, "error reading config"),
             // Kafka's and log4j's bracketed time, env_logger's bracket around time, level and
             // target, a date with slashes (nginx, Go's `log`).
             (
@@ -1537,13 +1600,38 @@ mod tests {
             ("2024-01-01 12:00:00 worker 3 says ERROR", "2024-01-01 12:00:00", None, "worker 3 says ERROR"),
             ("2024-01-01 12:00:00 Errors: 3", "2024-01-01 12:00:00", None, "Errors: 3"),
             ("2024-01-01 12:00:00", "2024-01-01 12:00:00", None, ""),
+            // A line that starts with its level (no time: ""): Python's `logging` by default,
+            // uvicorn, psql.
+            ("ERROR:root:UDF gcd failed: division by zero", "", Some("ERROR"), "UDF gcd failed: division by zero"),
+            ("WARNING:arrow_udf.server:slow batch", "", Some("WARNING"), "slow batch"),
+            ("CRITICAL:__main__:", "", Some("CRITICAL"), ""),
+            ("ERROR:    Exception in ASGI application", "", Some("ERROR"), "Exception in ASGI application"),
+            ("INFO:     127.0.0.1:5432 - \"GET / HTTP/1.1\" 200 OK", "", Some("INFO"), "127.0.0.1:5432 - \"GET / HTTP/1.1\" 200 OK"),
+            ("ERROR:  relation \"t\" does not exist", "", Some("ERROR"), "relation \"t\" does not exist"),
+            ("FATAL:\tpassword authentication failed", "", Some("FATAL"), "password authentication failed"),
         ];
+        // Not a line that starts with its level: a capitalised or unknown word, no logger name
+        // or blank after the colon, nothing after it.
+        for line in ["Error: Storage reached its minimum free drive threshold", "ERRORS: 3", "ERROR:", "ERROR: ", "ERROR::x", "INFO:a b:c", "Note: x", "error: x"] {
+            assert_eq!(super::parse_stamped(line.as_bytes()), None, "{line:?}");
+            assert_eq!(st(line).1, Header::None, "{line:?}");
+        }
         for &(line, ts, level, message) in stamped {
             let c = line.as_bytes();
             let st = super::parse_stamped(c).unwrap_or_else(|| panic!("{line:?}"));
-            assert_eq!(&line[st.timestamp.clone()], ts, "{line:?}");
+            assert_eq!(st.timestamp.map(|t| &line[t]), (!ts.is_empty()).then_some(ts), "{line:?}");
             assert_eq!(st.level.map(|l| &line[l]), level, "{line:?}");
             assert_eq!(&line[st.message..], message, "{line:?}");
+        }
+        // The logger's name, where the layout prints it apart.
+        for (line, target) in [
+            ("ERROR:udf.server:x", Some("udf.server")),
+            ("ERROR:    x", None),
+            ("[2024-01-01T12:00:00Z ERROR my_crate::sink] flush failed", Some("my_crate::sink")),
+            ("[2024-01-01T12:00:00Z WARN ] slow", None),
+            ("2024-01-01 12:00:00 ERROR x", None),
+        ] {
+            assert_eq!(super::parse_stamped(line.as_bytes()).unwrap().target.map(|t| &line[t]), target, "{line:?}");
         }
         let behind = "2026-03-02T08:00:30.868199738Z 2024-01-01 12:00:00,123 - app - WARNING - disk low";
         let (p, h) = st(behind);
@@ -1558,6 +1646,10 @@ mod tests {
         assert_eq!(super::parse_stamped(b"INFO 2024-01-01 12:00:00"), None);
         for (line, want) in [
             ("2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.Foo: started", Header::Stamped),
+            // Lines that start with their level word and a colon ([`leveled_line`]).
+            ("ERROR:root:UDF gcd failed", Header::Stamped),
+            ("WARNING:    disk low", Header::Stamped),
+            ("2026-03-02T08:00:30.868199738Z stderr F ERROR:    Exception in ASGI application", Header::Stamped),
             ("2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow", Header::Stamped),
             ("2024-01-01T12:00:00.123+01:00 INFO 1 --- [main] c.e.App : Started", Header::Stamped),
             ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack", Header::Stamped),
@@ -1565,6 +1657,7 @@ mod tests {
             // A tab after the time, then a level word: the program's own time (zap, Python), not
             // a log viewer's before the line.
             ("2024-01-01T12:00:00.000Z\tERROR\tzapcore/x.go:12\tfailed", Header::Stamped),
+            ("2024-01-01T12:00:00.000Z\terror\tzapcore/x.go:12\tfailed", Header::Stamped),
             ("2024-01-01 12:00:00\tCRITICAL:\tdisk gone", Header::Stamped),
             // Behind `kubectl logs --timestamps`: the runtime's time, then the program's own.
             ("2026-03-02T08:00:30.868199738Z 2024-01-01 12:00:00,123 - app - WARNING - disk low", Header::Stamped),

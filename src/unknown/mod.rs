@@ -175,15 +175,15 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     // the `R`s the skim marks (`level_candidates`), so a `FATAL` or `Warning` would be taken in
     // some blocks and not in others.
     memchr::memchr3_iter(b'W', b'E', b'C', w).any(|i| {
-        i > 0
-            && (matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'(')
-                || (w[i - 1] == b'm' && memchr::memchr(0x1b, &w[..i]).is_some()))
+        let r = &w[i..];
+        // At the line's start, a level word with a colon after it (Python's `logging`, uvicorn:
+        // `ERROR:root:…`, `WARNING:  …`: framing's `leveled_line`).
+        let ends: &[u8] = if i == 0 { b":" } else { b" \t]>):,\x1b" };
+        (i == 0
+            || matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'(')
+            || (w[i - 1] == b'm' && memchr::memchr(0x1b, &w[..i]).is_some()))
             && {
-                let r = &w[i..];
-                let word = |l: &[u8]| {
-                    r.starts_with(l)
-                        && matches!(r.get(l.len()), Some(b' ' | b'\t' | b']' | b'>' | b')' | b':' | b',' | 0x1b))
-                };
+                let word = |l: &[u8]| r.starts_with(l) && r.get(l.len()).is_some_and(|b| ends.contains(b));
                 word(b"ERROR")
                     || word(b"ERR")
                     || word(b"CRITICAL")
@@ -1084,6 +1084,13 @@ mod tests {
             ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, false),
             ("[pod/m/m] 2026-03-02T08:00:00.1Z \x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m x: y", Levels::Error, true),
             ("a lemma WARNINGS and a storm ERRORS", Levels::Warn, false),
+            // A line that starts with its level and a colon (Python's `logging`, uvicorn).
+            ("ERROR:root:UDF gcd failed", Levels::Error, true),
+            ("WARNING:    slow batch", Levels::Warn, true),
+            ("WARNING:    slow batch", Levels::Error, false),
+            ("CRITICAL:__main__:gone", Levels::Error, true),
+            ("ERRORS: 3", Levels::Warn, false),
+            ("ERROR in the plan", Levels::Warn, false),
             // Other programs' level words: Python's `WARNING`, `CRITICAL`, bracketed, tabbed
             ("2024-01-01 12:00:00,123 - root - WARNING - x", Levels::Warn, true),
             ("2024-01-01 12:00:00,123 - root - WARNING - x", Levels::Error, false),
