@@ -626,9 +626,12 @@ fn sighup_reload_under_load_loses_and_repeats_nothing() {
     w.write(1);
     assert!(env.wait_all(1, PATIENCE), "started");
     let good = common::TEST_CATALOG.to_owned() + STRESS_RECORD;
+    let failures = || env.stderr().matches("reload failed").count();
     for i in 0..20 {
         w.write(2000);
-        if i % 5 == 2 {
+        let broken = i % 5 == 2;
+        let failed_before = failures();
+        if broken {
             fs::write(&catalog, "{\"id\": broken\n").unwrap();
         } else {
             fs::write(&catalog, &good).unwrap();
@@ -636,6 +639,13 @@ fn sighup_reload_under_load_loses_and_repeats_nothing() {
         signal(&d.child, "HUP");
         w.write(500);
         thread::sleep(Duration::from_millis(30));
+        // The broken catalog must be read before the next good one replaces it: a slower
+        // reload (a debug build, a loaded machine) read only the good one, and no failure was
+        // reported to look for below.
+        let t = Instant::now();
+        while broken && failures() == failed_before && t.elapsed() < PATIENCE {
+            thread::sleep(Duration::from_millis(20));
+        }
     }
     let written = w.seq;
     let (_, dups) = env.verdict("20 reloads under load", written, 0);
