@@ -999,8 +999,25 @@ fn unexplained(
                 } else {
                     let remnant =
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                    let range = first_link(t, trim_links(t, gap));
-                    if enough_alnum(&t[range.clone()]) {
+                    let whole = trim_links(t, gap);
+                    let range = first_link(t, whole.clone());
+                    // All that is left of the region after a known error, one word with a digit
+                    // or a name's punctuation in it, is that error's value printed after it
+                    // (psql's `table or source not found: t_orders` over a record's `table {}
+                    // not found`), not an error no record knows; a word of letters alone may be
+                    // one (`: timeout`), and so is the trailing capture of a wrapper that is the
+                    // innermost known error, its cause.
+                    let value = at > region.start
+                        && c.is_none()
+                        && range == whole
+                        && value_word(&t[range.clone()])
+                        && !found.iter().any(|f| {
+                            f.hay as usize == h
+                                && m.entries[f.entry as usize].tail_is_error
+                                && own(f).end >= at
+                                && f.end >= range.end
+                        });
+                    if !value && enough_alnum(&t[range.clone()]) {
                         if !remnant {
                             return Some((h, range));
                         }
@@ -1064,6 +1081,12 @@ fn report_end(text: &[u8], nl: usize) -> usize {
 
 /// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? Counting stops there: a whole
 /// message was counted for every event.
+/// One word (no blank) with something other than letters in it: a digit, a name's `_`, `.`,
+/// `-`, `/`, `:` or a quote (`t_orders`, `host-0.svc:5690`, `"orders"`).
+fn value_word(t: &[u8]) -> bool {
+    !t.iter().any(u8::is_ascii_whitespace) && t.iter().any(|b| !b.is_ascii_alphabetic())
+}
+
 fn enough_alnum(t: &[u8]) -> bool {
     t.iter().filter(|b| b.is_ascii_alphanumeric()).take(MIN_UNEXPLAINED).count() == MIN_UNEXPLAINED
 }

@@ -1997,3 +1997,53 @@ fn regression_python_uvicorn_and_zap_console_lines_have_their_level() {
     assert_eq!(first["log"]["level"], "INFO");
     assert_eq!(unknown(first).unwrap().1, "Started server process [<*>]");
 }
+
+/// A known error's value printed after it, all that was left of the chain once the records
+/// matched (psql's `table or source not found: t_orders` over a record's `table {} not found`),
+/// was clustered as an unknown error: a cluster per table name (`t_orders`), or one of values.
+/// One word with a digit or a name's punctuation in it, after a known error that is not a
+/// wrapper over it, is that error's value now; a word of letters alone (`timeout`), several
+/// words, and a wrapper's cause are still unknown errors.
+#[test]
+fn regression_a_known_errors_value_after_it_is_not_an_unknown_error() {
+    let d = Dir::new();
+    let table = d.write(
+        "table.jsonl",
+        r#"{"id":"c-table","slug":"table-not-found","severity":"error","errorMessage":"table {} not found","messagePattern":"table (.+?) not found"}
+"#,
+    );
+    let lines = [
+        error(1, "failed to inject barrier error=Storage error: table or source not found: t_orders"),
+        error(2, "failed to inject barrier error=table or source not found: public.t_orders_2"),
+        error(3, "failed to inject barrier error=table or source not found: timeout"),
+        error(4, "failed to inject barrier error=table or source not found: the catalog is being rebuilt"),
+        error(5, "failed to inject barrier error=Storage error: disk_full"),
+        error(6, "failed to inject barrier error=Storage error: timeout"),
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let evs = d.events(&["-c", &table, "--unknown", "warn", "--format", "json"], &input);
+    let got: Vec<(u64, Option<&str>)> =
+        evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), unknown(e).map(|u| u.1))).collect();
+    assert_eq!(
+        got,
+        [
+            (1, None),
+            (2, None),
+            (3, Some("timeout")),
+            (4, Some("the catalog is being rebuilt")),
+            (5, Some("disk_full")),
+            (6, Some("timeout")),
+        ],
+        "{evs:#?}"
+    );
+    // A psql paste: the numbered causes are the chain's links.
+    let psql = "ERROR:  Failed to run the query\n\nCaused by these errors (recent errors listed first):\n  1: Storage error\n  2: table or source not found: t_orders\n";
+    let evs = d.events(&["-c", &table, "--unknown", "warn", "--format", "json"], psql);
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!(evs[0]["log"]["level"], "ERROR");
+    let ids: Vec<&Value> = std::iter::once(&evs[0]["match"]["id"])
+        .chain(evs[0]["also_matched"].as_array().unwrap().iter().map(|m| &m["id"]))
+        .collect();
+    assert!(ids.contains(&&Value::from("c-table")), "{:#}", evs[0]);
+    assert!(unknown(&evs[0]).is_none(), "{:#}", evs[0]);
+}

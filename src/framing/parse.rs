@@ -567,7 +567,9 @@ pub fn leveled_line(c: &[u8]) -> Option<(Range<usize>, Option<Range<usize>>, usi
         .unwrap_or(rest.len());
     match rest.first()? {
         b' ' | b'\t' => Some((0..colon, None, colon + 1 + rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?)),
-        _ if name > 0 && rest.get(name) == Some(&b':') => Some((0..colon, Some(colon + 1..colon + 1 + name), colon + name + 2)),
+        _ if name > 0 && rest.get(name) == Some(&b':') => {
+            Some((0..colon, Some(colon + 1..colon + 1 + name), colon + name + 2))
+        }
         _ => None,
     }
 }
@@ -1606,13 +1608,27 @@ mod tests {
             ("WARNING:arrow_udf.server:slow batch", "", Some("WARNING"), "slow batch"),
             ("CRITICAL:__main__:", "", Some("CRITICAL"), ""),
             ("ERROR:    Exception in ASGI application", "", Some("ERROR"), "Exception in ASGI application"),
-            ("INFO:     127.0.0.1:5432 - \"GET / HTTP/1.1\" 200 OK", "", Some("INFO"), "127.0.0.1:5432 - \"GET / HTTP/1.1\" 200 OK"),
+            (
+                "INFO:     127.0.0.1:5432 - \"GET / HTTP/1.1\" 200 OK",
+                "",
+                Some("INFO"),
+                "127.0.0.1:5432 - \"GET / HTTP/1.1\" 200 OK",
+            ),
             ("ERROR:  relation \"t\" does not exist", "", Some("ERROR"), "relation \"t\" does not exist"),
             ("FATAL:\tpassword authentication failed", "", Some("FATAL"), "password authentication failed"),
         ];
         // Not a line that starts with its level: a capitalised or unknown word, no logger name
         // or blank after the colon, nothing after it.
-        for line in ["Error: Storage reached its minimum free drive threshold", "ERRORS: 3", "ERROR:", "ERROR: ", "ERROR::x", "INFO:a b:c", "Note: x", "error: x"] {
+        for line in [
+            "Error: Storage reached its minimum free drive threshold",
+            "ERRORS: 3",
+            "ERROR:",
+            "ERROR: ",
+            "ERROR::x",
+            "INFO:a b:c",
+            "Note: x",
+            "error: x",
+        ] {
             assert_eq!(super::parse_stamped(line.as_bytes()), None, "{line:?}");
             assert_eq!(st(line).1, Header::None, "{line:?}");
         }
