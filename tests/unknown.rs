@@ -1991,6 +1991,29 @@ fn regression_python_uvicorn_and_zap_console_lines_have_their_level() {
         .collect();
     let shifted: Vec<Row> = want.iter().map(|r| (r.0 + 1, r.1, r.2.clone(), r.3.clone(), r.4.clone())).collect();
     assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &cri)), shifted, "CRI");
+    // Behind `kubectl logs --timestamps`, after a zap line that shows the prefix: the runtime's
+    // time, then the line (a review found them with no level, the traceback cut off, and sparse
+    // and dense framing disagreeing).
+    let stamped: String = std::iter::once(info(1, "tick"))
+        .chain(lines.iter().map(|l| l.to_string()))
+        .map(|l| format!("2026-12-05T10:00:09.000000001Z {l}\n"))
+        .collect();
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &stamped)), shifted, "--timestamps");
+    assert_eq!(
+        got(&d.events(&["--unknown", "warn", "--all", "--format", "json"], &stamped)),
+        shifted,
+        "--timestamps --all"
+    );
+    let zap_first = format!(
+        "2026-12-05T10:00:09.000000001Z 2026-12-05T10:00:53.526Z\tINFO\tzapcore/x.go:1\tstarted\n{}",
+        lines.iter().map(|l| format!("2026-12-05T10:00:09.000000001Z {l}\n")).collect::<String>()
+    );
+    let f = d.write("zap-first.log", &zap_first);
+    for extra in [&[][..], &["--all"][..], &["--threads", "2"][..]] {
+        let args: Vec<&str> =
+            ["--unknown", "warn", "--format", "json", &f].into_iter().chain(extra.iter().copied()).collect();
+        assert_eq!(got(&d.events(&args, "")), shifted, "{extra:?}");
+    }
     // `any` reads the INFO lines' level too, and clusters them without it.
     let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
     let first = any.iter().find(|e| e["source"]["line"] == 1).expect("line 1");
@@ -2046,4 +2069,24 @@ fn regression_a_known_errors_value_after_it_is_not_an_unknown_error() {
         .collect();
     assert!(ids.contains(&&Value::from("c-table")), "{:#}", evs[0]);
     assert!(unknown(&evs[0]).is_none(), "{:#}", evs[0]);
+}
+
+/// An event's level was read by the block that completed it, not the one its first line was
+/// framed in: a line longer than a pipe's read (a zap `error` line with a 70 KB message, a
+/// psql `FATAL:` line) is a block of its own, the next line's block may read as RisingWave's,
+/// and the line was taken from a file but not from standard input.
+#[test]
+fn regression_a_long_line_from_a_pipe_is_read_as_the_block_it_was_framed_in() {
+    let d = Dir::new();
+    let input = format!(
+        "2026-12-05T10:00:00.100Z\terror\tdisk full {}\nnext\nFATAL:  out of {} slots\nnext\n",
+        "x".repeat(70_000),
+        "y".repeat(70_000)
+    );
+    let file = d.write("long.log", &input);
+    let got = |evs: &[Value]| -> Vec<u64> {
+        evs.iter().filter(|e| unknown(e).is_some()).map(|e| e["source"]["line"].as_u64().unwrap()).collect()
+    };
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), [1, 3]);
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &input)), [1, 3], "standard input");
 }

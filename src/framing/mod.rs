@@ -106,6 +106,11 @@ struct Acc {
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
     warns: bool,
+    /// [`Framer::foreign`] of the block its first line was framed in: that block's reading
+    /// decided whether the line was looked at, and the annotator must read its level the same
+    /// way, whichever block completes the event (a long line read from a pipe in pieces is a
+    /// block of its own, and the next line's block may read otherwise).
+    foreign: bool,
 }
 
 pub struct Framer<'m> {
@@ -720,6 +725,7 @@ impl<'m> Framer<'m> {
                 warns: header == Header::Stamped && stamped_warns(content),
                 prefix,
                 traceback: Traceback::None,
+                foreign: self.foreign,
             });
         } else {
             self.contents.push((prefix.content, prefix.table_row));
@@ -773,7 +779,7 @@ impl<'m> Framer<'m> {
             header: acc.header,
             prefix: &acc.prefix,
             contents: &self.contents,
-            foreign: self.foreign,
+            foreign: acc.foreign,
         });
         self.spare = acc.own;
     }

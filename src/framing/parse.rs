@@ -501,12 +501,14 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 // A letter: klog's severity or a logfmt key, not RisingWave's five-letter level
                 // (most of its lines have a blank there, ` INFO`, and cost one compare).
                 || (rest.first().is_some_and(u8::is_ascii_alphabetic) && !level_at(rest) && go_header(rest).is_some())
+                // Or a line that starts with its level and a colon (Python's `logging`, uvicorn).
+                || (rest.first().is_some_and(u8::is_ascii_uppercase) && leveled_line(rest).is_some())
             {
                 // Two timestamps: the first is the runtime's (the second may be another
                 // program's zone-less one: log4j's, Python's). So is a timestamp before a JSON
                 // object (`kubectl logs --timestamps` of RisingWave's JSON logs): no line of
                 // RisingWave's own starts with a time and then a brace. Nor with a time and
-                // then a Go program's klog or logfmt header.
+                // then a Go program's klog or logfmt header, or a level word and a colon.
                 state.kubectl_ts = true;
                 p.runtime_ts = Some(i..i + t);
                 i += t + 1;
@@ -1666,6 +1668,7 @@ mod tests {
             ("ERROR:root:UDF gcd failed", Header::Stamped),
             ("WARNING:    disk low", Header::Stamped),
             ("2026-03-02T08:00:30.868199738Z stderr F ERROR:    Exception in ASGI application", Header::Stamped),
+            ("2026-03-02T08:00:30.868199738Z ERROR:udf.server:UDF gcd failed", Header::Stamped),
             ("2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow", Header::Stamped),
             ("2024-01-01T12:00:00.123+01:00 INFO 1 --- [main] c.e.App : Started", Header::Stamped),
             ("2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack", Header::Stamped),
