@@ -558,8 +558,19 @@ const LEADING_LEVELS: [&[u8]; 9] =
 /// `Error:` is not one: it opens many a message's line (`Error: …` of a CLI, MinIO's block of
 /// `Key: value` lines).
 pub fn leveled_line(c: &[u8]) -> Option<(Range<usize>, Option<Range<usize>>, usize)> {
-    let colon = memchr::memchr(b':', &c[..c.len().min(9)])?;
-    if !LEADING_LEVELS.contains(&&c[..colon]) {
+    // Where the colon is, by the first letter: this runs on every RisingWave `ERROR` line behind
+    // `kubectl --timestamps` and on continuation lines that start with a capital, where a search
+    // for the colon cost more than the rest of the look.
+    let colon = match c.first()? {
+        b'C' => 8,
+        b'W' if c.get(4) == Some(&b':') => 4,
+        b'W' => 7,
+        b'N' => 6,
+        b'I' => 4,
+        b'E' | b'D' | b'T' | b'F' => 5,
+        _ => return None,
+    };
+    if c.get(colon) != Some(&b':') || !LEADING_LEVELS.contains(&&c[..colon]) {
         return None;
     }
     let rest = &c[colon + 1..];
