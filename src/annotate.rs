@@ -1001,16 +1001,22 @@ fn unexplained(
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
                     let whole = trim_links(t, gap);
                     let range = first_link(t, whole.clone());
-                    // All that is left of the region after a known error, one word with a digit
-                    // or a name's punctuation in it, is that error's value printed after it
-                    // (psql's `table or source not found: t_orders` over a record's `table {}
-                    // not found`), not an error no record knows; a word of letters alone may be
-                    // one (`: timeout`), and so is the trailing capture of a wrapper that is the
-                    // innermost known error, its cause.
+                    // All that is left of the region after a known error, one quoted word, or
+                    // one lower-case word with a digit or a name's punctuation in it, is that
+                    // error's value printed after it (psql's `table or source not found:
+                    // t_orders` over a record's `table {} not found`), not an error no record
+                    // knows; a word of letters alone may be one (`: timeout`), and so may a
+                    // word with capitals or brackets (`java.net.ConnectException`,
+                    // `ERR_CONNECTION_REFUSED`, `Io(Kind(BrokenPipe))`), and so is the trailing
+                    // capture of a wrapper that is the innermost known error, its cause.
+                    let quoted = whole.start > 0
+                        && matches!(t[whole.start - 1], b'"' | b'\'' | b'`')
+                        && t.get(whole.end) == Some(&t[whole.start - 1]);
                     let value = at > region.start
                         && c.is_none()
                         && range == whole
-                        && value_word(&t[range.clone()])
+                        && (value_word(&t[range.clone()])
+                            || (quoted && !t[range.clone()].iter().any(u8::is_ascii_whitespace)))
                         && !found.iter().any(|f| {
                             f.hay as usize == h
                                 && m.entries[f.entry as usize].tail_is_error
@@ -1081,10 +1087,12 @@ fn report_end(text: &[u8], nl: usize) -> usize {
 
 /// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? Counting stops there: a whole
 /// message was counted for every event.
-/// One word (no blank) with something other than letters in it: a digit, a name's `_`, `.`,
-/// `-`, `/`, `:` or a quote (`t_orders`, `host-0.svc:5690`, `"orders"`).
+/// One word (no blank) in lower case with something other than letters in it, a digit or a
+/// name's `_`, `.`, `-`, `/`, `:`, and no bracket (`t_orders`, `host-0.svc:5690`): a name or an
+/// address. Capitals and brackets are an error's shape (a class, a code, a `Debug` variant).
 fn value_word(t: &[u8]) -> bool {
-    !t.iter().any(u8::is_ascii_whitespace) && t.iter().any(|b| !b.is_ascii_alphabetic())
+    !t.iter().any(|b| b.is_ascii_whitespace() || b.is_ascii_uppercase() || matches!(b, b'(' | b'[' | b'{'))
+        && t.iter().any(|b| !b.is_ascii_alphabetic())
 }
 
 fn enough_alnum(t: &[u8]) -> bool {

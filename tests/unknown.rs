@@ -2024,9 +2024,10 @@ fn regression_python_uvicorn_and_zap_console_lines_have_their_level() {
 /// A known error's value printed after it, all that was left of the chain once the records
 /// matched (psql's `table or source not found: t_orders` over a record's `table {} not found`),
 /// was clustered as an unknown error: a cluster per table name (`t_orders`), or one of values.
-/// One word with a digit or a name's punctuation in it, after a known error that is not a
-/// wrapper over it, is that error's value now; a word of letters alone (`timeout`), several
-/// words, and a wrapper's cause are still unknown errors.
+/// One quoted word, or one lower-case word with a digit or a name's punctuation in it, after
+/// a known error that is not a wrapper over it, is that error's value now; a word of letters
+/// alone (`timeout`), one with capitals or brackets (a second reader's `java.net.…Exception`,
+/// `ERR_…`, `Io(Kind(…))`), several words, and a wrapper's cause are still unknown errors.
 #[test]
 fn regression_a_known_errors_value_after_it_is_not_an_unknown_error() {
     let d = Dir::new();
@@ -2042,6 +2043,11 @@ fn regression_a_known_errors_value_after_it_is_not_an_unknown_error() {
         error(4, "failed to inject barrier error=table or source not found: the catalog is being rebuilt"),
         error(5, "failed to inject barrier error=Storage error: disk_full"),
         error(6, "failed to inject barrier error=Storage error: timeout"),
+        // A quoted name is a value; a class, a code or a `Debug` variant is an error's shape.
+        error(7, "failed to inject barrier error=table or source not found: \"Orders\""),
+        error(8, "failed to inject barrier error=table or source not found: java.net.ConnectException"),
+        error(9, "failed to inject barrier error=table or source not found: ERR_CONNECTION_REFUSED"),
+        error(10, "failed to inject barrier error=table or source not found: Io(Kind(BrokenPipe))"),
     ];
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let evs = d.events(&["-c", &table, "--unknown", "warn", "--format", "json"], &input);
@@ -2056,6 +2062,10 @@ fn regression_a_known_errors_value_after_it_is_not_an_unknown_error() {
             (4, Some("the catalog is being rebuilt")),
             (5, Some("disk_full")),
             (6, Some("timeout")),
+            (7, None),
+            (8, Some("java.net.ConnectException")),
+            (9, Some("ERR_CONNECTION_REFUSED")),
+            (10, Some("Io(Kind(BrokenPipe))")),
         ],
         "{evs:#?}"
     );
@@ -2089,4 +2099,63 @@ fn regression_a_long_line_from_a_pipe_is_read_as_the_block_it_was_framed_in() {
     };
     assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), [1, 3]);
     assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], &input)), [1, 3], "standard input");
+}
+
+/// Standard input written in pieces, a pause between them, so that each is a block of its own.
+fn piped_in_pieces(d: &Dir, args: &[&str], pieces: &[String]) -> Vec<Value> {
+    let mut child = cmd()
+        .arg("-c")
+        .arg(d.catalog())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for p in pieces {
+        stdin.write_all(p.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        // Well under the idle timeout (100 ms), which would complete the open event.
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    events(&out.stdout)
+}
+
+/// The same review found that reading an event's level by its first line's block alone lost
+/// two events the block that completed them had caught: a klog error at the end of a
+/// RisingWave block whose lines go on into a block of the Go program's own, and a CRI record
+/// split into partial ones whose last came in a block of its own. Any block an event's lines
+/// were framed in, or that completes it, reads it as another program's.
+#[test]
+fn regression_an_event_across_blocks_is_read_as_any_of_its_blocks_read_it() {
+    let d = Dir::new();
+    let detail = |i: usize| format!("\tgoroutine detail line {i} of the reconcile failure\n");
+    let mut a: String = (0..20).map(|i| format!("{}\n", info(i % 10, "tick"))).collect();
+    a.push_str("E1205 10:00:01.000000       1 controller.go:42] reconcile failed for pod risingwave-compute-0\n");
+    a.extend((0..10).map(detail));
+    let mut b: String = (10..12).map(detail).collect();
+    b.extend((0..12).map(|i| format!("I1205 10:00:02.{i:06}       1 controller.go:50] synced {i}\n")));
+    let lines = |evs: &[Value]| -> Vec<u64> {
+        evs.iter().filter(|e| unknown(e).is_some()).map(|e| e["source"]["line"].as_u64().unwrap()).collect()
+    };
+    let file = d.write("go.log", &(a.clone() + &b));
+    assert_eq!(lines(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), [21]);
+    assert_eq!(lines(&piped_in_pieces(&d, &["--unknown", "warn", "--format", "json"], &[a, b])), [21], "in pieces");
+    let k = |s: u32, i: u32| {
+        format!("2026-12-05T10:00:0{s}.{i:09}Z stderr F I1205 10:00:0{s}.000000       1 controller.go:50] synced {i}\n")
+    };
+    let mut a: String = (0..10).map(|i| k(1, i)).collect();
+    a.push_str(&format!(
+        "2026-12-05T10:00:02.000000000Z stderr P E1205 10:00:02.000000       1 controller.go:42] reconcile failed {}\n",
+        "x".repeat(100)
+    ));
+    let b = "2026-12-05T10:00:02.000000001Z stderr F tail of the reconcile failure\n".to_owned();
+    let c: String = (0..10).map(|i| k(3, i)).collect();
+    let file = d.write("cri.log", &format!("{a}{b}{c}"));
+    assert_eq!(lines(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), [11]);
+    assert_eq!(lines(&piped_in_pieces(&d, &["--unknown", "warn", "--format", "json"], &[a, b, c])), [11], "in pieces");
 }

@@ -106,10 +106,12 @@ struct Acc {
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
     warns: bool,
-    /// [`Framer::foreign`] of the block its first line was framed in: that block's reading
-    /// decided whether the line was looked at, and the annotator must read its level the same
-    /// way, whichever block completes the event (a long line read from a pipe in pieces is a
-    /// block of its own, and the next line's block may read otherwise).
+    /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
+    /// block decided whether the line was looked at, and the annotator reads its level as
+    /// another program's when any of them, or the block that completes the event, was read as
+    /// one (a long line read from a pipe in pieces is a block of its own, and the next line's
+    /// block may read otherwise; a Go program's event may start at the end of a RisingWave
+    /// block and go on into its own).
     foreign: bool,
 }
 
@@ -178,6 +180,8 @@ struct Partial {
     truncated: bool,
     /// Its records were Docker json-file records.
     docker: bool,
+    /// A block one of its records came in was another program's ([`Acc::foreign`]).
+    foreign: bool,
 }
 
 impl<'m> Framer<'m> {
@@ -627,6 +631,7 @@ impl<'m> Framer<'m> {
         let content = &record[prefix.content..];
         let max = self.limits.max_line_bytes;
         let spare = &mut self.joined;
+        let foreign = self.foreign;
         let entry = self.cri_partial[stream].get_or_insert_with(|| Partial {
             text: {
                 let mut t = std::mem::take(spare);
@@ -639,7 +644,9 @@ impl<'m> Framer<'m> {
             records: 0,
             truncated: false,
             docker: prefix.docker,
+            foreign: false,
         });
+        entry.foreign |= foreign;
         let room = max.saturating_sub(entry.text.len());
         entry.text.extend_from_slice(&content[..content.len().min(room)]);
         entry.records += 1;
@@ -675,6 +682,9 @@ impl<'m> Framer<'m> {
         let (line, records, offset, truncated) = (&p.text, p.records, p.offset, p.truncated);
         let flags = (true, false);
         self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], flags, truncated, sink);
+        if let Some(acc) = self.acc.as_mut() {
+            acc.foreign |= p.foreign;
+        }
         if p.text.capacity() >= self.joined.capacity() {
             self.joined = p.text;
         }
@@ -730,7 +740,9 @@ impl<'m> Framer<'m> {
         } else {
             self.contents.push((prefix.content, prefix.table_row));
         }
+        let foreign = self.foreign;
         let acc = self.acc.as_mut().expect("an event is open");
+        acc.foreign |= foreign;
         // A RisingWave event or a panic takes every line without a header: no state to keep.
         if !matches!(acc.header, Header::RisingWave | Header::Panic) {
             acc.traceback = acc.traceback.after(content);
@@ -779,7 +791,7 @@ impl<'m> Framer<'m> {
             header: acc.header,
             prefix: &acc.prefix,
             contents: &self.contents,
-            foreign: acc.foreign,
+            foreign: acc.foreign || self.foreign,
         });
         self.spare = acc.own;
     }
