@@ -1640,8 +1640,13 @@ impl Other {
             // A Python traceback or a Java stack trace below (`logger.exception`, log4j's
             // `log.error(msg, e)`) is the message's cause: its exception is the error field (see
             // `error`), not more of the message.
+            // psql's `DETAIL:`, `HINT:` and `LINE 1:` lines below its `ERROR:` line are the
+            // report's, not more of its message.
             Other::Stamped(st) => {
-                st.message..parse::logged_exception(text).map_or(text.len(), |(at, _)| at.max(st.message))
+                let end = parse::logged_exception(text)
+                    .map(|(at, _)| at)
+                    .or_else(|| st.timestamp.is_none().then(|| parse::psql_details_start(text)).flatten());
+                st.message..end.map_or(text.len(), |at| at.max(st.message))
             }
             Other::Klog(k) if text.get(k.message.end) == Some(&b'"') => k.message.clone(),
             Other::Klog(k) => k.message.start..text.len(),

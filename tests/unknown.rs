@@ -2159,3 +2159,35 @@ fn regression_an_event_across_blocks_is_read_as_any_of_its_blocks_read_it() {
     assert_eq!(lines(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), [11]);
     assert_eq!(lines(&piped_in_pieces(&d, &["--unknown", "warn", "--format", "json"], &[a, b, c])), [11], "in pieces");
 }
+
+/// psql prints an error's `LINE 1:` (with a caret under it), `DETAIL:` and `HINT:` lines below
+/// its `ERROR:` line: each was an event of its own, the error without its hint. They are the
+/// error's event now, and its message (clustered) is the `ERROR:` line's.
+#[test]
+fn regression_psqls_detail_and_hint_lines_are_part_of_its_error() {
+    let d = Dir::new();
+    let paste = "dev=> select x from t;\nERROR:  column \"x\" does not exist\nLINE 1: select x from t;\n               ^\nHINT:  Perhaps you meant to reference the column \"t.y\".\ndev=> insert into t values (1);\nERROR:  duplicate key value violates unique constraint \"t_pkey\"\nDETAIL:  Key (id)=(1) already exists.\nWARNING:  there is no transaction in progress\n";
+    let file = d.write("psql.log", paste);
+    let got = |evs: &[Value]| -> Vec<(u64, u64, String)> {
+        evs.iter()
+            .filter_map(|e| {
+                let u = unknown(e)?;
+                Some((e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), u.1.to_owned()))
+            })
+            .collect()
+    };
+    let want = [
+        (2, 4, "column <*> does not exist"),
+        (7, 2, "duplicate key value violates unique constraint <*>"),
+        (9, 1, "there is no transaction in progress"),
+    ]
+    .map(|(l, n, t)| (l, n, t.to_owned()));
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), want);
+    assert_eq!(got(&d.events(&["--unknown", "warn", "--format", "json"], paste)), want, "standard input");
+    let evs = d.events(&["--unknown", "warn", "--format", "json", &file], "");
+    assert!(
+        evs[0]["message"].as_str().unwrap().ends_with("HINT:  Perhaps you meant to reference the column \"t.y\"."),
+        "{:#}",
+        evs[0]
+    );
+}

@@ -106,6 +106,9 @@ struct Acc {
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
     warns: bool,
+    /// The event's first line starts with its level and a colon and blanks, as psql prints an
+    /// error (`ERROR:  …`): its `DETAIL:`, `HINT:` and `LINE 1:` lines below are its own.
+    psql: bool,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
     /// another program's when any of them, or the block that completes the event, was read as
@@ -535,7 +538,10 @@ impl<'m> Framer<'m> {
                 let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
                 let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
                 let structured = matches!(a.header, Header::RisingWave | Header::Panic);
-                room && (structured || continuation_shape(content) || a.traceback.continues(content, a.warns))
+                room && (structured
+                    || continuation_shape(content)
+                    || a.traceback.continues(content, a.warns)
+                    || (a.psql && parse::psql_detail(content)))
             })
     }
 
@@ -733,6 +739,8 @@ impl<'m> Framer<'m> {
                 truncated: false,
                 header,
                 warns: header == Header::Stamped && stamped_warns(content),
+                psql: header == Header::Stamped
+                    && parse::leveled_line(content).is_some_and(|(_, target, _)| target.is_none()),
                 prefix,
                 traceback: Traceback::None,
                 foreign: self.foreign,

@@ -545,6 +545,24 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     (p, h)
 }
 
+/// A line psql prints below its `ERROR:` line (`DETAIL:  Key (id)=(1) already exists.`,
+/// `HINT:  …`, `LINE 1: select x from t;`, and with `\set VERBOSITY verbose` `CONTEXT:`,
+/// `QUERY:`, `LOCATION:`, `STATEMENT:`): the report's own, not a line of its own.
+pub fn psql_detail(line: &[u8]) -> bool {
+    const WORDS: [&[u8]; 6] = [b"DETAIL:", b"HINT:", b"CONTEXT:", b"QUERY:", b"LOCATION:", b"STATEMENT:"];
+    WORDS.iter().any(|w| line.starts_with(w))
+        || line.strip_prefix(b"LINE ").is_some_and(|r| {
+            let digits = r.iter().take_while(|b| b.is_ascii_digit()).count();
+            digits > 0 && r.get(digits) == Some(&b':')
+        })
+}
+
+/// Where the first [`psql_detail`] line of an event's text (its lines joined with `\n`) starts
+/// after its first line, if any.
+pub fn psql_details_start(text: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'\n', text).map(|nl| nl + 1).find(|&s| psql_detail(&text[s..]))
+}
+
 /// Level words a line may start with, then a colon ([`leveled_line`]): Python's level names,
 /// uvicorn's `TRACE`, and PostgreSQL's and psql's `FATAL`, `NOTICE`, `WARN` of shell scripts.
 const LEADING_LEVELS: [&[u8]; 9] =
@@ -1652,6 +1670,20 @@ mod tests {
             assert_eq!(st.level.map(|l| &line[l]), level, "{line:?}");
             assert_eq!(&line[st.message..], message, "{line:?}");
         }
+        // psql's lines below its error.
+        for (line, want) in [
+            ("DETAIL:  Key (id)=(1) already exists.", true),
+            ("HINT:  Perhaps you meant …", true),
+            ("LINE 12: select x from t;", true),
+            ("STATEMENT:  select 1", true),
+            ("LINE: x", false),
+            ("LINE 1 x", false),
+            ("Detail: x", false),
+        ] {
+            assert_eq!(super::psql_detail(line.as_bytes()), want, "{line:?}");
+        }
+        assert_eq!(super::psql_details_start(b"ERROR:  x\nLINE 1: y\n   ^\nHINT:  z"), Some(10));
+        assert_eq!(super::psql_details_start(b"ERROR:  x\nmore"), None);
         // The logger's name, where the layout prints it apart.
         for (line, target) in [
             ("ERROR:udf.server:x", Some("udf.server")),
