@@ -1015,8 +1015,7 @@ fn unexplained(
                     let value = at > region.start
                         && c.is_none()
                         && range == whole
-                        && (value_word(&t[range.clone()])
-                            || (quoted && !t[range.clone()].iter().any(u8::is_ascii_whitespace)))
+                        && value_word(&t[range.clone()], quoted)
                         && !found.iter().any(|f| {
                             f.hay as usize == h
                                 && m.entries[f.entry as usize].tail_is_error
@@ -1085,16 +1084,19 @@ fn report_end(text: &[u8], nl: usize) -> usize {
     text.len()
 }
 
-/// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? Counting stops there: a whole
-/// message was counted for every event.
-/// One word (no blank) in lower case with something other than letters in it, a digit or a
-/// name's `_`, `.`, `-`, `/`, `:`, and no bracket (`t_orders`, `host-0.svc:5690`): a name or an
-/// address. Capitals and brackets are an error's shape (a class, a code, a `Debug` variant).
-fn value_word(t: &[u8]) -> bool {
-    !t.iter().any(|b| b.is_ascii_whitespace() || b.is_ascii_uppercase() || matches!(b, b'(' | b'[' | b'{'))
-        && t.iter().any(|b| !b.is_ascii_alphabetic())
+/// Is `t` a value's word: one word (no blank), `quoted`, or in lower case with something other
+/// than letters in it, a digit or a name's `_`, `.`, `-`, `/`, `:`, and no bracket (`t_orders`,
+/// `host-0.svc:5690`): a name or an address. Capitals and brackets are an error's shape (a
+/// class, a code, a `Debug` variant).
+fn value_word(t: &[u8], quoted: bool) -> bool {
+    !t.iter().any(u8::is_ascii_whitespace)
+        && (quoted
+            || (!t.iter().any(|b| b.is_ascii_uppercase() || matches!(b, b'(' | b'[' | b'{'))
+                && t.iter().any(|b| !b.is_ascii_alphabetic())))
 }
 
+/// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? Counting stops there: a whole
+/// message was counted for every event.
 fn enough_alnum(t: &[u8]) -> bool {
     t.iter().filter(|b| b.is_ascii_alphanumeric()).take(MIN_UNEXPLAINED).count() == MIN_UNEXPLAINED
 }
@@ -1645,7 +1647,7 @@ impl Other {
             Other::Stamped(st) => {
                 let end = parse::logged_exception(text)
                     .map(|(at, _)| at)
-                    .or_else(|| st.timestamp.is_none().then(|| parse::psql_details_start(text)).flatten());
+                    .or_else(|| st.psql_shaped().then(|| parse::psql_details_start(text)).flatten());
                 st.message..end.map_or(text.len(), |at| at.max(st.message))
             }
             Other::Klog(k) if text.get(k.message.end) == Some(&b'"') => k.message.clone(),

@@ -722,6 +722,8 @@ impl<'m> Framer<'m> {
         let content = content_of(if ansi { &clean } else { raw }, &prefix);
         let continues = self.continues(header, raw.len(), content);
         if !continues {
+            // Another program's line is read once for what decides the lines after it.
+            let stamped = if header == Header::Stamped { parse::parse_stamped(content) } else { None };
             // The open event's range (if any) lies in this block.
             self.emit(if range.is_some() { block } else { &[] }, sink);
             let mut own = std::mem::take(&mut self.spare);
@@ -738,12 +740,12 @@ impl<'m> Framer<'m> {
                 rescan: false,
                 truncated: false,
                 header,
-                warns: header == Header::Stamped && stamped_warns(content),
-                psql: header == Header::Stamped
-                    && parse::leveled_line(content).is_some_and(|(_, target, _)| target.is_none()),
+                warns: stamped.as_ref().is_some_and(|st| stamped_warns(content, st)),
+                psql: stamped.as_ref().is_some_and(parse::StampedLine::psql_shaped),
                 prefix,
                 traceback: Traceback::None,
-                foreign: self.foreign,
+                // Set below, as for every line the event takes.
+                foreign: false,
             });
         } else {
             self.contents.push((prefix.content, prefix.table_row));
@@ -976,12 +978,10 @@ fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
     raw.get(prefix.content..).unwrap_or(raw)
 }
 
-/// Is a dated line of another program's ([`Header::Stamped`], its text `content`) at WARN or
+/// Is another program's line ([`Header::Stamped`], its text `content`, read as `st`) at WARN or
 /// above?
-fn stamped_warns(content: &[u8]) -> bool {
-    parse::parse_stamped(content)
-        .and_then(|st| st.level)
-        .is_some_and(|l| crate::unknown::Levels::Warn.wants(Some(&content[l]), false))
+fn stamped_warns(content: &[u8], st: &parse::StampedLine) -> bool {
+    st.level.clone().is_some_and(|l| crate::unknown::Levels::Warn.wants(Some(&content[l]), false))
 }
 
 /// Lines that continue the event above even when it is plain text.

@@ -592,17 +592,14 @@ pub fn leveled_line(c: &[u8]) -> Option<(Range<usize>, Option<Range<usize>>, usi
         return None;
     }
     let rest = &c[colon + 1..];
+    if matches!(rest.first()?, b' ' | b'\t') {
+        return Some((0..colon, None, colon + 1 + rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?));
+    }
     let name = rest
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
         .unwrap_or(rest.len());
-    match rest.first()? {
-        b' ' | b'\t' => Some((0..colon, None, colon + 1 + rest.iter().position(|b| !matches!(b, b' ' | b'\t'))?)),
-        _ if name > 0 && rest.get(name) == Some(&b':') => {
-            Some((0..colon, Some(colon + 1..colon + 1 + name), colon + name + 2))
-        }
-        _ => None,
-    }
+    (name > 0 && rest.get(name) == Some(&b':')).then(|| (0..colon, Some(colon + 1..colon + 1 + name), colon + name + 2))
 }
 
 /// Does `line` look like a record of Docker's json-file log driver
@@ -820,8 +817,8 @@ pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&line[i..]);
 }
 
-/// A line of another program's log that starts with its date and time ([`Header::Stamped`]):
-/// ranges into the line's content.
+/// A line of another program's log that starts with its date and time, or with its level and a
+/// colon ([`Header::Stamped`]): ranges into the line's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StampedLine {
     /// The date and time, without a comma that ends it (`2016-09-28 04:30:30,`); none on a line
@@ -837,6 +834,15 @@ pub struct StampedLine {
     /// Where what the line says starts: after the level and a separator that follows it (`-`,
     /// `|`, `:`), else after the time.
     pub message: usize,
+}
+
+impl StampedLine {
+    /// A line that starts with its level and blanks, as psql prints an error (`ERROR:  …`, and
+    /// uvicorn its lines): no time, no logger's name. Its `DETAIL:`, `HINT:` and `LINE 1:`
+    /// lines below ([`psql_detail`]) are its own.
+    pub fn psql_shaped(&self) -> bool {
+        self.timestamp.is_none() && self.target.is_none()
+    }
 }
 
 /// Words after the time that a level is looked for in, separators (`-`, `|`, `:`) not counted:
