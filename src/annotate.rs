@@ -500,6 +500,11 @@ impl<W: Writer> Annotator<'_, W> {
                 // Its time and level word.
                 Other::Stamped(st) => {
                     timestamp = st.timestamp.as_ref().map(|t| crate::event::text(&text[t.clone()]));
+                    // A zone written apart (`… 10:00:00.123 UTC`) that says its offset joins
+                    // the time.
+                    if let (Some(t), Some(z)) = (&timestamp, st.zone.as_ref().and_then(|z| parse::zone_offset(&text[z.clone()]))) {
+                        timestamp = Some(Cow::Owned(parse::rfc3339_form(t).unwrap_or_else(|| t.to_string()) + &z));
+                    }
                     log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
                     log.target = st.target.as_ref().map(|t| crate::event::text(&text[t.clone()]));
                 }
@@ -1643,11 +1648,12 @@ impl Other {
             // `log.error(msg, e)`) is the message's cause: its exception is the error field (see
             // `error`), not more of the message.
             // psql's `DETAIL:`, `HINT:` and `LINE 1:` lines below its `ERROR:` line are the
-            // report's, not more of its message.
+            // report's, not more of its message; so are a PostgreSQL server's dated ones.
             Other::Stamped(st) => {
                 let end = parse::logged_exception(text)
                     .map(|(at, _)| at)
-                    .or_else(|| st.psql_shaped().then(|| parse::psql_details_start(text)).flatten());
+                    .or_else(|| st.psql_shaped().then(|| parse::psql_details_start(text)).flatten())
+                    .or_else(|| st.postgres.then(|| parse::dated_line_start(text)).flatten());
                 st.message..end.map_or(text.len(), |at| at.max(st.message))
             }
             Other::Klog(k) if text.get(k.message.end) == Some(&b'"') => k.message.clone(),

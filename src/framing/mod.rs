@@ -109,6 +109,10 @@ struct Acc {
     /// The event's first line starts with its level and a colon and blanks, as psql prints an
     /// error (`ERROR:  …`): its `DETAIL:`, `HINT:` and `LINE 1:` lines below are its own.
     psql: bool,
+    /// The event's first line is a PostgreSQL server log's report (`… [57] ERROR:  …`), from
+    /// that process (`None` in a log whose prefix prints no id): the dated `DETAIL:`, `HINT:`,
+    /// `STATEMENT:` … lines the server writes below it for the same process are its own.
+    postgres: Option<Option<u64>>,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
     /// another program's when any of them, or the block that completes the event, was read as
@@ -533,16 +537,23 @@ impl<'m> Framer<'m> {
 
     /// Does a line (`len` bytes, `content` its text after its prefixes) continue the open event?
     fn continues(&self, header: Header, len: usize, content: &[u8]) -> bool {
-        header == Header::None
-            && self.acc.as_ref().is_some_and(|a| {
-                let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
-                let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
-                let structured = matches!(a.header, Header::RisingWave | Header::Panic);
-                room && (structured
-                    || continuation_shape(content)
-                    || a.traceback.continues(content, a.warns)
-                    || (a.psql && parse::psql_detail(content)))
-            })
+        self.acc.as_ref().is_some_and(|a| {
+            let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
+            let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
+            let structured = matches!(a.header, Header::RisingWave | Header::Panic);
+            room && match header {
+                Header::None => {
+                    structured
+                        || continuation_shape(content)
+                        || a.traceback.continues(content, a.warns)
+                        || (a.psql && parse::psql_detail(content))
+                }
+                // A dated line continues only a PostgreSQL report, as its detail from the same
+                // process.
+                Header::Stamped => a.postgres.is_some_and(|pid| parse::pg_detail(content) == Some(pid)),
+                _ => false,
+            }
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -742,6 +753,7 @@ impl<'m> Framer<'m> {
                 header,
                 warns: stamped.as_ref().is_some_and(|st| stamped_warns(content, st)),
                 psql: stamped.as_ref().is_some_and(parse::StampedLine::psql_shaped),
+                postgres: stamped.as_ref().filter(|st| st.postgres).map(|st| st.pid_in(content)),
                 prefix,
                 traceback: Traceback::None,
                 // Set below, as for every line the event takes.

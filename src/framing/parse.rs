@@ -832,8 +832,21 @@ pub struct StampedLine {
     /// [`LEVEL_WINDOW`](crate::unknown::LEVEL_WINDOW) bytes.
     pub level: Option<Range<usize>>,
     /// Where what the line says starts: after the level and a separator that follows it (`-`,
-    /// `|`, `:`), else after the time.
+    /// `|`, `:`), else after the time, its zone and a process id.
     pub message: usize,
+    /// A zone written apart after a zone-less time ([`zone_word`]: PostgreSQL's `%m` and `%t`,
+    /// `2026-12-05 10:00:00.123 UTC`).
+    pub zone: Option<Range<usize>>,
+    /// A process id in brackets after the time and zone (PostgreSQL's `[%p]`: `[57]`, `[57]:`),
+    /// its digits.
+    pub pid: Option<Range<usize>>,
+    /// The level word is PostgreSQL's: one of its severities or report labels, a colon and two
+    /// blanks (`LOG:  `, `ERROR:  `, `STATEMENT:  `: [`PG_WORDS`]).
+    pub postgres: bool,
+    /// The line is a PostgreSQL report's detail (`DETAIL:`, `HINT:`, `CONTEXT:`, `QUERY:`,
+    /// `LOCATION:`, `STATEMENT:`): it has no level, and belongs to the report above it from
+    /// the same process ([`pg_detail`]).
+    pub detail: bool,
 }
 
 impl StampedLine {
@@ -843,6 +856,89 @@ impl StampedLine {
     pub fn psql_shaped(&self) -> bool {
         self.timestamp.is_none() && self.target.is_none()
     }
+
+    /// The process id of a PostgreSQL server log's line, as a number (`None` without one).
+    pub fn pid_in(&self, c: &[u8]) -> Option<u64> {
+        self.pid.as_ref().and_then(|p| std::str::from_utf8(&c[p.clone()]).ok()?.parse().ok())
+    }
+}
+
+/// PostgreSQL's words for what a server log's line is, written `WORD:` and two blanks after the
+/// line's prefix (`elog.c`): its severities (those that are not level words elsewhere: `LOG`,
+/// `PANIC`, `DEBUG1`…`DEBUG5`; the others are), then the labels of a report's further lines
+/// ([`PG_DETAILS`] of them).
+const PG_WORDS: [&[u8]; 19] = [
+    b"LOG", b"PANIC", b"DEBUG1", b"DEBUG2", b"DEBUG3", b"DEBUG4", b"DEBUG5", b"DEBUG", b"INFO", b"NOTICE", b"WARNING",
+    b"ERROR", b"FATAL", b"DETAIL", b"HINT", b"CONTEXT", b"QUERY", b"LOCATION", b"STATEMENT",
+];
+
+/// How many of [`PG_WORDS`], at its end, label a report's further lines.
+const PG_DETAILS: usize = 6;
+
+/// Is `w` (a word and what follows it) one of [`PG_WORDS`] written as PostgreSQL writes it, a
+/// colon and two blanks after (`LOG:  `)? `Some(true)` for a report's detail label.
+fn pg_word(w: &[u8], after: &[u8]) -> Option<bool> {
+    let word = w.strip_suffix(b":")?;
+    if !after.starts_with(b"  ") {
+        return None;
+    }
+    PG_WORDS.iter().position(|p| *p == word).map(|i| i >= PG_WORDS.len() - PG_DETAILS)
+}
+
+/// A zone written as a word of its own after a zone-less time: `UTC`, `GMT`, a numeric offset
+/// (`+01`, `+0100`, `+01:00`), or a common abbreviation (`CET`, `PDT`…, [`ZONE_NAMES`]).
+pub fn zone_word(w: &[u8]) -> bool {
+    offset_form(w).is_some() || ZONE_NAMES.contains(&w)
+}
+
+/// Abbreviations of zones that PostgreSQL's `log_timezone` and `strftime`'s `%Z` print, of the
+/// places most clusters run in. Only `UTC` and `GMT` (and `UT`) say the offset; the others name
+/// it ambiguously (`IST`, `CST`) and are read as a zone with no offset known.
+const ZONE_NAMES: [&[u8]; 36] = [
+    b"UTC", b"GMT", b"UT", b"CET", b"CEST", b"EET", b"EEST", b"WET", b"WEST", b"BST", b"IST", b"MSK", b"PST", b"PDT",
+    b"MST", b"MDT", b"CST", b"CDT", b"EST", b"EDT", b"AKST", b"AKDT", b"HST", b"JST", b"KST", b"HKT", b"SGT", b"AEST",
+    b"AEDT", b"ACST", b"ACDT", b"AWST", b"NZST", b"NZDT", b"WIB", b"BRT",
+];
+
+/// A zone word's offset as RFC 3339 writes it: `Z` for `UTC`, `GMT` and `UT`, `+01:00` for
+/// `+01`, `+0100` and `+01:00`; `None` for an abbreviation whose offset is not known here.
+pub fn zone_offset(w: &[u8]) -> Option<String> {
+    if matches!(w, b"UTC" | b"GMT" | b"UT") {
+        return Some("Z".into());
+    }
+    offset_form(w)
+}
+
+/// `+HH`, `+HHMM` or `+HH:MM` (or `-`), hours below 24 and minutes below 60, as `+HH:MM`.
+fn offset_form(w: &[u8]) -> Option<String> {
+    let (sign, d) = (*w.first()?, &w[1..]);
+    if !matches!(sign, b'+' | b'-') {
+        return None;
+    }
+    let (h, m): (&[u8], &[u8]) = match d.len() {
+        2 => (d, b"00"),
+        4 => (&d[..2], &d[2..]),
+        5 if d[2] == b':' => (&d[..2], &d[3..]),
+        _ => return None,
+    };
+    let num = |x: &[u8]| x.iter().all(u8::is_ascii_digit).then(|| (x[0] - b'0') * 10 + (x[1] - b'0'));
+    let (hh, mm) = (num(h)?, num(m)?);
+    (hh < 24 && mm < 60).then(|| format!("{}{hh:02}:{mm:02}", sign as char))
+}
+
+/// A PostgreSQL report's detail line (`… [57] STATEMENT:  select 1`, [`StampedLine::detail`]):
+/// its process id, `None` in a log whose prefix prints none.
+pub fn pg_detail(c: &[u8]) -> Option<Option<u64>> {
+    let st = parse_stamped(c)?;
+    st.detail.then(|| st.pid_in(c))
+}
+
+/// Where the first line of an event's text (its lines joined with `\n`) that starts with a date
+/// and time is, after its first: a PostgreSQL report's detail line.
+pub fn dated_line_start(text: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'\n', text)
+        .map(|nl| nl + 1)
+        .find(|&s| text[s..].first().is_some_and(u8::is_ascii_digit) && stamped_time(&text[s..]).is_some())
 }
 
 /// Words after the time that a level is looked for in, separators (`-`, `|`, `:`) not counted:
@@ -983,7 +1079,16 @@ impl Traceback {
 pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     let Some((time, t)) = stamped_time(c) else {
         let (level, target, message) = leveled_line(c)?;
-        return Some(StampedLine { timestamp: None, target, level: Some(level), message });
+        return Some(StampedLine {
+            timestamp: None,
+            target,
+            level: Some(level),
+            message,
+            zone: None,
+            pid: None,
+            postgres: false,
+            detail: false,
+        });
     };
     // env_logger's bracket closes after the level and the target: `[<time> ERROR sink::kafka] …`.
     let unclosed = time.start == 1 && c[t - 1] != b']';
@@ -991,7 +1096,28 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     let skip = |i: usize| c[i..].iter().position(|b| !blank(b)).map_or(c.len(), |n| i + n);
     let word_end = |i: usize| c[i..].iter().position(blank).map_or(c.len(), |n| i + n);
     let timestamp = Some(time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end });
-    let first = skip(t);
+    let mut first = skip(t);
+    // A zone after a zone-less time, then a process id in brackets: PostgreSQL's default prefix
+    // (`%m [%p] `). Neither is one of the words a level is looked for in.
+    let mut zone = None;
+    if c[time.end - 1].is_ascii_digit() && time.start == 0 {
+        let end = word_end(first);
+        if zone_word(&c[first..end]) {
+            zone = Some(first..end);
+            first = skip(end);
+        }
+    }
+    let mut pid = None;
+    {
+        let end = word_end(first);
+        let w = &c[first..end];
+        let w = w.strip_suffix(b":").unwrap_or(w);
+        if w.len() >= 3 && w.len() <= 12 && w[0] == b'[' && w[w.len() - 1] == b']' && w[1..w.len() - 1].iter().all(u8::is_ascii_digit)
+        {
+            pid = Some(first + 1..first + w.len() - 1);
+            first = skip(end);
+        }
+    }
     let mut i = first;
     let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
     let mut words = 0;
@@ -1002,6 +1128,12 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             continue;
         }
         words += 1;
+        // PostgreSQL's words: a severity is the level (`LOG`, `PANIC` too), a detail's label is
+        // none, and stays in what the line says.
+        if let Some(detail) = pg_word(&c[i..end], &c[end..]).filter(|_| end < crate::unknown::LEVEL_WINDOW) {
+            let (level, message) = if detail { (None, i) } else { (Some(i..end - 1), skip(end)) };
+            return Some(StampedLine { timestamp, target: None, level, message, zone, pid, postgres: true, detail });
+        }
         // Within the bytes `--unknown warn` looks at for a level: a level word it cannot see
         // would be `log.level` of an event it does not take.
         let tabbed = i == first && c[i - 1] == b'\t' && tabbed_level(&c[i..]);
@@ -1023,11 +1155,11 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             if sep > message && separator(&c[message..sep]) {
                 message = skip(sep);
             }
-            return Some(StampedLine { timestamp, target, level: Some(w), message });
+            return Some(StampedLine { timestamp, target, level: Some(w), message, zone, pid, postgres: false, detail: false });
         }
         i = skip(end);
     }
-    Some(StampedLine { timestamp, target: None, level: None, message: first })
+    Some(StampedLine { timestamp, target: None, level: None, message: first, zone, pid, postgres: false, detail: false })
 }
 
 /// Does `s` start with a level word in any case and then a tab? A column between tabs right
