@@ -2191,3 +2191,65 @@ fn regression_psqls_detail_and_hint_lines_are_part_of_its_error() {
         evs[0]
     );
 }
+
+/// PostgreSQL's server log (the CDC source's database: `%m [%p] `, its default prefix) was read
+/// as a dated line with nothing after the time understood: its zone word was left out of
+/// `@timestamp` (a UTC time written without a zone), `UTC [<*>] LOG:` led every `any` template,
+/// `LOG` and `PANIC` were no levels (a log that starts with `LOG:` lines was not read as
+/// another program's, so its `FATAL` lines went unclustered), and the dated `STATEMENT:` and
+/// `DETAIL:` lines below an error were events of their own.
+#[test]
+fn regression_a_postgres_server_logs_zone_pid_levels_and_details_are_read() {
+    let d = Dir::new();
+    let log = "2026-12-05 10:00:00.123 UTC [1] LOG:  starting PostgreSQL 16.2 on x86_64-pc-linux-gnu\n\
+        2026-12-05 10:00:00.130 UTC [1] LOG:  listening on IPv4 address \"0.0.0.0\", port 5432\n\
+        2026-12-05 10:00:01.001 UTC [57] ERROR:  relation \"orders\" does not exist at character 15\n\
+        2026-12-05 10:00:01.001 UTC [57] STATEMENT:  SELECT *\n\
+        \t  FROM orders\n\
+        2026-12-05 10:00:02.500 UTC [58] FATAL:  replication slot \"rw_slot\" is active for PID 77\n\
+        2026-12-05 10:00:02.500 UTC [58] DETAIL:  Slot was last used by PID 77.\n\
+        2026-12-05 10:00:02.500 UTC [58] HINT:  Terminate it first.\n\
+        2026-12-05 10:00:03.000 +0100 [59] WARNING:  logical decoding slot \"rw_slot\" is inactive\n\
+        2026-12-05 10:00:03.000 UTC [60] ERROR:  canceling statement due to user request\n\
+        2026-12-05 10:00:03.000 UTC [61] STATEMENT:  SELECT 1\n\
+        2026-12-05 10:00:04.000 CET [1] LOG:  checkpoint complete: wrote 3 buffers\n";
+    let file = d.write("postgres.log", log);
+    type Row = (u64, u64, String, String, Option<String>);
+    let got = |evs: &[Value]| -> Vec<Row> {
+        evs.iter()
+            .map(|e| {
+                let s = |v: &Value| v.as_str().unwrap_or("-").to_owned();
+                (
+                    e["source"]["line"].as_u64().unwrap(),
+                    e["source"]["lines"].as_u64().unwrap(),
+                    s(&e["@timestamp"]),
+                    s(&e["log"]["level"]),
+                    unknown(e).map(|u| u.1.to_owned()),
+                )
+            })
+            .collect()
+    };
+    let row = |l, n, ts: &str, level: &str, t: Option<&str>| (l, n, ts.to_owned(), level.to_owned(), t.map(str::to_owned));
+    let warn = vec![
+        row(3, 3, "2026-12-05T10:00:01.001Z", "ERROR", Some("relation <*> does not exist at character <*>")),
+        row(6, 3, "2026-12-05T10:00:02.500Z", "FATAL", Some("replication slot <*> is active for PID <*>")),
+        row(9, 1, "2026-12-05T10:00:03.000+01:00", "WARNING", Some("logical decoding slot <*> is inactive")),
+        // A detail from another process is not this report's.
+        row(10, 1, "2026-12-05T10:00:03.000Z", "ERROR", Some("canceling statement due to user request")),
+    ];
+    let args = ["--unknown", "warn", "--format", "json"];
+    assert_eq!(got(&d.events(&[&args[..], &[&file]].concat(), "")), warn);
+    assert_eq!(got(&d.events(&[&args[..], &["--threads", "2", &file]].concat(), "")), warn, "--threads 2");
+    let pieces: Vec<String> = log.split_inclusive('\n').map(str::to_owned).collect();
+    assert_eq!(got(&piped_in_pieces(&d, &args, &pieces)), warn, "standard input, a line a read");
+    // Every line: `LOG` is the level, the zone and process id stay out of the template, a
+    // zone whose offset is not known (`CET`) leaves the time without one.
+    let any = got(&d.events(&["--unknown", "any", "--format", "json", &file], ""));
+    assert_eq!(any[0], row(1, 1, "2026-12-05T10:00:00.123Z", "LOG", Some("starting PostgreSQL <*> on <*>")));
+    assert_eq!(any[6], row(11, 1, "2026-12-05T10:00:03.000Z", "-", Some("STATEMENT: SELECT <*>")));
+    assert_eq!(any[7], row(12, 1, "2026-12-05T10:00:04.000", "LOG", Some("checkpoint complete: wrote <*> buffers")));
+    assert_eq!(any.len(), 8, "{any:#?}");
+    // The report's lines are the event's message, as the server wrote them.
+    let evs = d.events(&[&args[..], &[&file]].concat(), "");
+    assert!(evs[0]["message"].as_str().unwrap().ends_with("STATEMENT:  SELECT *\n\t  FROM orders"), "{:#}", evs[0]);
+}

@@ -1641,6 +1641,28 @@ mod tests {
     }
 
     #[test]
+    fn zone_words_and_their_offsets() {
+        for (w, zone, offset) in [
+            ("UTC", true, Some("Z")),
+            ("GMT", true, Some("Z")),
+            ("+01", true, Some("+01:00")),
+            ("-0530", true, Some("-05:30")),
+            ("+05:45", true, Some("+05:45")),
+            ("CEST", true, None),
+            ("IST", true, None),
+            ("+24", false, None),
+            ("+0160", false, None),
+            ("+1", false, None),
+            ("utc", false, None),
+            ("GET", false, None),
+            ("ERROR", false, None),
+        ] {
+            assert_eq!(super::zone_word(w.as_bytes()), zone, "{w}");
+            assert_eq!(super::zone_offset(w.as_bytes()).as_deref(), offset, "{w}");
+        }
+    }
+
+    #[test]
     fn date_time_len_cases() {
         for (s, want) in [
             ("2026-03-02T08:00:29", Some(19)),
@@ -1785,6 +1807,30 @@ mod tests {
             ),
             ("ERROR:  relation \"t\" does not exist", "", Some("ERROR"), "relation \"t\" does not exist"),
             ("FATAL:\tpassword authentication failed", "", Some("FATAL"), "password authentication failed"),
+            // PostgreSQL's server log (`%m [%p] `, `%t [%p]: [%l-1] user=%u,db=%d `): its zone
+            // and process id are not what the line says; `LOG` and `PANIC` are its levels
+            // (written `WORD:` and two blanks); a detail's label stays in the message.
+            (
+                "2026-12-05 10:00:01.001 UTC [57] ERROR:  relation \"t\" does not exist",
+                "2026-12-05 10:00:01.001",
+                Some("ERROR"),
+                "relation \"t\" does not exist",
+            ),
+            ("2026-12-05 10:00:05 UTC [1] LOG:  checkpoint starting: time", "2026-12-05 10:00:05", Some("LOG"), "checkpoint starting: time"),
+            ("2026-12-05 10:00:05 CET [1] PANIC:  could not write", "2026-12-05 10:00:05", Some("PANIC"), "could not write"),
+            ("2026-12-05 10:00:01.001 CEST [57] STATEMENT:  select 1", "2026-12-05 10:00:01.001", None, "STATEMENT:  select 1"),
+            (
+                "2026-12-05 10:00:01 +01 [57]: [1-1] user=rw,db=dev LOG:  connection authorized",
+                "2026-12-05 10:00:01",
+                Some("LOG"),
+                "connection authorized",
+            ),
+            ("2026-12-05 10:00:01 UTC [57] message", "2026-12-05 10:00:01", None, "message"),
+            // Not PostgreSQL's: one blank after the colon; a word that is no zone; a zone after
+            // a time that has one.
+            ("2024-01-01 12:00:00 LOG: x", "2024-01-01 12:00:00", None, "LOG: x"),
+            ("2024-01-01 12:00:00 GET /x", "2024-01-01 12:00:00", None, "GET /x"),
+            ("2024-01-01T12:00:00Z UTC x", "2024-01-01T12:00:00Z", None, "UTC x"),
         ];
         // Not a line that starts with its level: a capitalised or unknown word, no logger name
         // or blank after the colon, nothing after it.
@@ -1822,6 +1868,19 @@ mod tests {
         }
         assert_eq!(super::psql_details_start(b"ERROR:  x\nLINE 1: y\n   ^\nHINT:  z"), Some(10));
         assert_eq!(super::psql_details_start(b"ERROR:  x\nmore"), None);
+        // A PostgreSQL server's report's detail lines, by process id.
+        for (line, want) in [
+            ("2026-12-05 10:00:01.001 UTC [57] STATEMENT:  select 1", Some(Some(57))),
+            ("2026-12-05 10:00:01.001 UTC [57]: [2-1] user=rw,db=dev DETAIL:  Key (id)=(1) already exists.", Some(Some(57))),
+            ("2026-12-05 10:00:01.001 UTC HINT:  x", Some(None)),
+            ("2026-12-05 10:00:01.001 UTC [57] ERROR:  x", None),
+            ("2026-12-05 10:00:01.001 UTC [57] DETAIL: x", None),
+            ("DETAIL:  x", None),
+        ] {
+            assert_eq!(super::pg_detail(line.as_bytes()), want, "{line:?}");
+        }
+        let text = b"2026-12-05 10:00:01 UTC [5] ERROR:  x\n\tmore of it\n2026-12-05 10:00:01 UTC [5] STATEMENT:  y";
+        assert_eq!(super::dated_line_start(text), Some(50));
         // The logger's name, where the layout prints it apart.
         for (line, target) in [
             ("ERROR:udf.server:x", Some("udf.server")),
