@@ -502,7 +502,9 @@ impl<W: Writer> Annotator<'_, W> {
                     timestamp = st.timestamp.as_ref().map(|t| crate::event::text(&text[t.clone()]));
                     // A zone written apart (`… 10:00:00.123 UTC`) that says its offset joins
                     // the time.
-                    if let (Some(t), Some(z)) = (&timestamp, st.zone.as_ref().and_then(|z| parse::zone_offset(&text[z.clone()]))) {
+                    if let (Some(t), Some(z)) =
+                        (&timestamp, st.zone.as_ref().and_then(|z| parse::zone_offset(&text[z.clone()])))
+                    {
                         timestamp = Some(Cow::Owned(parse::rfc3339_form(t).unwrap_or_else(|| t.to_string()) + &z));
                     }
                     log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));

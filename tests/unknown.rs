@@ -2229,7 +2229,8 @@ fn regression_a_postgres_server_logs_zone_pid_levels_and_details_are_read() {
             })
             .collect()
     };
-    let row = |l, n, ts: &str, level: &str, t: Option<&str>| (l, n, ts.to_owned(), level.to_owned(), t.map(str::to_owned));
+    let row =
+        |l, n, ts: &str, level: &str, t: Option<&str>| (l, n, ts.to_owned(), level.to_owned(), t.map(str::to_owned));
     let warn = vec![
         row(3, 3, "2026-12-05T10:00:01.001Z", "ERROR", Some("relation <*> does not exist at character <*>")),
         row(6, 3, "2026-12-05T10:00:02.500Z", "FATAL", Some("replication slot <*> is active for PID <*>")),
@@ -2252,4 +2253,27 @@ fn regression_a_postgres_server_logs_zone_pid_levels_and_details_are_read() {
     // The report's lines are the event's message, as the server wrote them.
     let evs = d.events(&[&args[..], &[&file]].concat(), "");
     assert!(evs[0]["message"].as_str().unwrap().ends_with("STATEMENT:  SELECT *\n\t  FROM orders"), "{:#}", evs[0]);
+    // A `FATAL` (no `R`: the skim's marks do not find it) between `LOG` lines alone, which now
+    // make the log another program's: it was not clustered.
+    let checkpoints = |s: u32| {
+        (s..s + 9)
+            .map(|i| format!("2026-12-05 10:00:{i:02}.000 UTC [1] LOG:  checkpoint starting: time\n"))
+            .collect::<String>()
+    };
+    let fatal = format!(
+        "{}2026-12-05 10:00:30.000 UTC [58] FATAL:  terminating connection due to administrator command\n{}",
+        checkpoints(0),
+        checkpoints(40)
+    );
+    let evs = d.events(&[&args[..], &[&d.write("fatal.log", &fatal)]].concat(), "");
+    assert_eq!(
+        got(&evs),
+        vec![row(
+            10,
+            1,
+            "2026-12-05T10:00:30.000Z",
+            "FATAL",
+            Some("terminating connection due to administrator command")
+        )]
+    );
 }

@@ -868,8 +868,25 @@ impl StampedLine {
 /// `PANIC`, `DEBUG1`…`DEBUG5`; the others are), then the labels of a report's further lines
 /// ([`PG_DETAILS`] of them).
 const PG_WORDS: [&[u8]; 19] = [
-    b"LOG", b"PANIC", b"DEBUG1", b"DEBUG2", b"DEBUG3", b"DEBUG4", b"DEBUG5", b"DEBUG", b"INFO", b"NOTICE", b"WARNING",
-    b"ERROR", b"FATAL", b"DETAIL", b"HINT", b"CONTEXT", b"QUERY", b"LOCATION", b"STATEMENT",
+    b"LOG",
+    b"PANIC",
+    b"DEBUG1",
+    b"DEBUG2",
+    b"DEBUG3",
+    b"DEBUG4",
+    b"DEBUG5",
+    b"DEBUG",
+    b"INFO",
+    b"NOTICE",
+    b"WARNING",
+    b"ERROR",
+    b"FATAL",
+    b"DETAIL",
+    b"HINT",
+    b"CONTEXT",
+    b"QUERY",
+    b"LOCATION",
+    b"STATEMENT",
 ];
 
 /// How many of [`PG_WORDS`], at its end, label a report's further lines.
@@ -1112,7 +1129,11 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         let end = word_end(first);
         let w = &c[first..end];
         let w = w.strip_suffix(b":").unwrap_or(w);
-        if w.len() >= 3 && w.len() <= 12 && w[0] == b'[' && w[w.len() - 1] == b']' && w[1..w.len() - 1].iter().all(u8::is_ascii_digit)
+        if w.len() >= 3
+            && w.len() <= 12
+            && w[0] == b'['
+            && w[w.len() - 1] == b']'
+            && w[1..w.len() - 1].iter().all(u8::is_ascii_digit)
         {
             pid = Some(first + 1..first + w.len() - 1);
             first = skip(end);
@@ -1155,11 +1176,29 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             if sep > message && separator(&c[message..sep]) {
                 message = skip(sep);
             }
-            return Some(StampedLine { timestamp, target, level: Some(w), message, zone, pid, postgres: false, detail: false });
+            return Some(StampedLine {
+                timestamp,
+                target,
+                level: Some(w),
+                message,
+                zone,
+                pid,
+                postgres: false,
+                detail: false,
+            });
         }
         i = skip(end);
     }
-    Some(StampedLine { timestamp, target: None, level: None, message: first, zone, pid, postgres: false, detail: false })
+    Some(StampedLine {
+        timestamp,
+        target: None,
+        level: None,
+        message: first,
+        zone,
+        pid,
+        postgres: false,
+        detail: false,
+    })
 }
 
 /// Does `s` start with a level word in any case and then a tab? A column between tabs right
@@ -1816,9 +1855,24 @@ mod tests {
                 Some("ERROR"),
                 "relation \"t\" does not exist",
             ),
-            ("2026-12-05 10:00:05 UTC [1] LOG:  checkpoint starting: time", "2026-12-05 10:00:05", Some("LOG"), "checkpoint starting: time"),
-            ("2026-12-05 10:00:05 CET [1] PANIC:  could not write", "2026-12-05 10:00:05", Some("PANIC"), "could not write"),
-            ("2026-12-05 10:00:01.001 CEST [57] STATEMENT:  select 1", "2026-12-05 10:00:01.001", None, "STATEMENT:  select 1"),
+            (
+                "2026-12-05 10:00:05 UTC [1] LOG:  checkpoint starting: time",
+                "2026-12-05 10:00:05",
+                Some("LOG"),
+                "checkpoint starting: time",
+            ),
+            (
+                "2026-12-05 10:00:05 CET [1] PANIC:  could not write",
+                "2026-12-05 10:00:05",
+                Some("PANIC"),
+                "could not write",
+            ),
+            (
+                "2026-12-05 10:00:01.001 CEST [57] STATEMENT:  select 1",
+                "2026-12-05 10:00:01.001",
+                None,
+                "STATEMENT:  select 1",
+            ),
             (
                 "2026-12-05 10:00:01 +01 [57]: [1-1] user=rw,db=dev LOG:  connection authorized",
                 "2026-12-05 10:00:01",
@@ -1871,7 +1925,10 @@ mod tests {
         // A PostgreSQL server's report's detail lines, by process id.
         for (line, want) in [
             ("2026-12-05 10:00:01.001 UTC [57] STATEMENT:  select 1", Some(Some(57))),
-            ("2026-12-05 10:00:01.001 UTC [57]: [2-1] user=rw,db=dev DETAIL:  Key (id)=(1) already exists.", Some(Some(57))),
+            (
+                "2026-12-05 10:00:01.001 UTC [57]: [2-1] user=rw,db=dev DETAIL:  Key (id)=(1) already exists.",
+                Some(Some(57)),
+            ),
             ("2026-12-05 10:00:01.001 UTC HINT:  x", Some(None)),
             ("2026-12-05 10:00:01.001 UTC [57] ERROR:  x", None),
             ("2026-12-05 10:00:01.001 UTC [57] DETAIL: x", None),
