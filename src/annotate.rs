@@ -509,6 +509,10 @@ impl<W: Writer> Annotator<'_, W> {
                     }
                     log.level = st.level.as_ref().map(|l| crate::event::text(&text[l.clone()]));
                     log.target = st.target.as_ref().map(|t| crate::event::text(&text[t.clone()]));
+                    log.thread = st.thread.as_ref().map(|t| crate::event::text(&text[t.clone()]));
+                    if let Some(code) = &st.code {
+                        log.fields.push((Cow::Borrowed("code"), crate::event::text(&text[code.clone()])));
+                    }
                 }
                 // Its time, its severity, its thread, and its caller and a structured line's
                 // pairs as fields.

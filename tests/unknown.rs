@@ -2277,3 +2277,49 @@ fn regression_a_postgres_server_logs_zone_pid_levels_and_details_are_read() {
         )]
     );
 }
+
+/// MySQL's error log (the other CDC source's database: `<time> <thread> [<label>] [MY-<code>]
+/// [<subsystem>] <message>`) had no level on its `System` and `Note` lines, so a log of them
+/// was not read as another program's and a `Warning` among them went unclustered; every
+/// template began `[<*>] [Server]`, and the thread, code and subsystem were not read.
+#[test]
+fn regression_a_mysql_error_logs_thread_label_code_and_subsystem_are_read() {
+    let d = Dir::new();
+    let ready = |s: u32| {
+        (s..s + 9)
+            .map(|i| {
+                format!("2026-12-05T10:00:{i:02}.000000Z 0 [System] [MY-010931] [Server] /usr/sbin/mysqld: ready for connections. Version: '8.0.36'\n")
+            })
+            .collect::<String>()
+    };
+    let log = format!(
+        "{}2026-12-05T10:00:30.000000Z 9 [Warning] [MY-010055] [Server] IP address '10.0.0.7' could not be resolved: Name or service not known\n\
+         2026-12-05T10:00:31.000000Z 12 [ERROR] [MY-013183] [InnoDB] Assertion failure: btr0cur.cc:336 thread 140\n\
+         2026-12-05T10:00:32.000000Z 15 [Note] [MY-010914] [Server] Aborted connection 15 to db: 'shop' user: 'rw' host: '10.0.0.8'\n{}",
+        ready(0),
+        ready(40)
+    );
+    let file = d.write("mysql.log", &log);
+    let row = |e: &Value| {
+        let s = |v: &Value| v.as_str().unwrap_or("-").to_owned();
+        let l = &e["log"];
+        (
+            e["source"]["line"].as_u64().unwrap(),
+            [s(&l["level"]), s(&l["target"]), s(&l["thread"]), s(&l["fields"]["code"])],
+            unknown(e).map(|u| u.1.to_owned()),
+        )
+    };
+    let want = |line, fields: [&str; 4], t: &str| (line, fields.map(str::to_owned), Some(t.to_owned()));
+    let warn = vec![
+        want(10, ["Warning", "Server", "9", "MY-010055"], "IP address <*> could not be resolved: Name or service not known"),
+        want(11, ["ERROR", "InnoDB", "12", "MY-013183"], "Assertion failure: <*>:<*> thread <*>"),
+    ];
+    for extra in [&[][..], &["--threads", "2"][..]] {
+        let evs = d.events(&[&["--unknown", "warn", "--format", "json"][..], extra, &[&file]].concat(), "");
+        assert_eq!(evs.iter().map(row).collect::<Vec<_>>(), warn, "{extra:?}");
+    }
+    let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
+    assert_eq!(any.len(), 21);
+    assert_eq!(row(&any[0]), want(1, ["System", "Server", "0", "MY-010931"], "<*>: ready for connections. Version: <*>"));
+    assert_eq!(row(&any[11]), want(12, ["Note", "Server", "15", "MY-010914"], "Aborted connection <*> to db: <*> user: <*> host: <*>"));
+}

@@ -847,6 +847,11 @@ pub struct StampedLine {
     /// `LOCATION:`, `STATEMENT:`): it has no level, and belongs to the report above it from
     /// the same process ([`pg_detail`]).
     pub detail: bool,
+    /// The id of the thread that wrote the line, where the layout prints one apart (MySQL's
+    /// error log: `<time> <thread> [<label>] …`).
+    pub thread: Option<Range<usize>>,
+    /// MySQL's error code (`MY-010068`), without its brackets.
+    pub code: Option<Range<usize>>,
 }
 
 impl StampedLine {
@@ -1105,6 +1110,8 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             pid: None,
             postgres: false,
             detail: false,
+            thread: None,
+            code: None,
         });
     };
     // env_logger's bracket closes after the level and the target: `[<time> ERROR sink::kafka] …`.
@@ -1139,6 +1146,22 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             first = skip(end);
         }
     }
+    if let Some((thread, label, code, sub, message)) = mysql_line(c, first)
+        .filter(|(_, label, ..)| zone.is_none() && pid.is_none() && label.end < crate::unknown::LEVEL_WINDOW)
+    {
+        return Some(StampedLine {
+            timestamp,
+            target: sub,
+            level: Some(label),
+            message,
+            zone,
+            pid,
+            postgres: false,
+            detail: false,
+            thread: Some(thread),
+            code,
+        });
+    }
     let mut i = first;
     let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
     let mut words = 0;
@@ -1153,7 +1176,18 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         // none, and stays in what the line says.
         if let Some(detail) = pg_word(&c[i..end], &c[end..]).filter(|_| end < crate::unknown::LEVEL_WINDOW) {
             let (level, message) = if detail { (None, i) } else { (Some(i..end - 1), skip(end)) };
-            return Some(StampedLine { timestamp, target: None, level, message, zone, pid, postgres: true, detail });
+            return Some(StampedLine {
+                timestamp,
+                target: None,
+                level,
+                message,
+                zone,
+                pid,
+                postgres: true,
+                detail,
+                thread: None,
+                code: None,
+            });
         }
         // Within the bytes `--unknown warn` looks at for a level: a level word it cannot see
         // would be `log.level` of an event it does not take.
@@ -1185,6 +1219,8 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
                 pid,
                 postgres: false,
                 detail: false,
+                thread: None,
+                code: None,
             });
         }
         i = skip(end);
@@ -1198,7 +1234,43 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         pid,
         postgres: false,
         detail: false,
+        thread: None,
+        code: None,
     })
+}
+
+/// MySQL's error log after its time: `<thread> [<label>] [MY-<code>] [<subsystem>] <message>`
+/// (8.0; 5.7 prints neither code nor subsystem), its label `System`, `ERROR`, `Warning` or
+/// `Note`. The thread's, the label's, the code's and the subsystem's ranges (in `c`), and
+/// where the message starts.
+#[allow(clippy::type_complexity)]
+fn mysql_line(
+    c: &[u8],
+    at: usize,
+) -> Option<(Range<usize>, Range<usize>, Option<Range<usize>>, Option<Range<usize>>, usize)> {
+    let word = |i: usize| i + c[i..].iter().position(|&b| b == b' ').unwrap_or(c.len() - i);
+    let bracketed = |i: usize| {
+        let e = word(i);
+        (e - i >= 3 && c[i] == b'[' && c[e - 1] == b']').then_some((i + 1..e - 1, (e + 1).min(c.len())))
+    };
+    let thread = at..word(at);
+    if thread.is_empty() || thread.len() > 20 || !c[thread.clone()].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let (label, next) = bracketed((thread.end + 1).min(c.len()))?;
+    if !matches!(&c[label.clone()], b"System" | b"ERROR" | b"Warning" | b"Note") {
+        return None;
+    }
+    let code = bracketed(next).filter(|(r, _)| {
+        let w = &c[r.clone()];
+        w.len() > 3 && w.starts_with(b"MY-") && w[3..].iter().all(u8::is_ascii_digit)
+    });
+    let Some((code, next)) = code else { return Some((thread, label, None, None, next)) };
+    let sub = bracketed(next).filter(|(r, _)| c[r.clone()].iter().all(u8::is_ascii_alphanumeric));
+    match sub {
+        Some((sub, message)) => Some((thread, label, Some(code), Some(sub), message)),
+        None => Some((thread, label, Some(code), None, next)),
+    }
 }
 
 /// Does `s` start with a level word in any case and then a tab? A column between tabs right
@@ -1885,6 +1957,28 @@ mod tests {
             ("2024-01-01 12:00:00 LOG: x", "2024-01-01 12:00:00", None, "LOG: x"),
             ("2024-01-01 12:00:00 GET /x", "2024-01-01 12:00:00", None, "GET /x"),
             ("2024-01-01T12:00:00Z UTC x", "2024-01-01T12:00:00Z", None, "UTC x"),
+            // MySQL's error log (8.0, then 5.7): thread, label, code, subsystem.
+            (
+                "2026-12-05T10:00:01.123456Z 0 [Warning] [MY-010068] [Server] CA certificate ca.pem is self signed.",
+                "2026-12-05T10:00:01.123456Z",
+                Some("Warning"),
+                "CA certificate ca.pem is self signed.",
+            ),
+            (
+                "2026-12-05T10:00:01.123456Z 15 [Note] [MY-010914] [Server] Aborted connection 15",
+                "2026-12-05T10:00:01.123456Z",
+                Some("Note"),
+                "Aborted connection 15",
+            ),
+            (
+                "2026-12-05T10:00:01.123456Z 3 [Note] Access denied",
+                "2026-12-05T10:00:01.123456Z",
+                Some("Note"),
+                "Access denied",
+            ),
+            // Not MySQL's: no thread, or no label it prints.
+            ("2026-12-05T10:00:01.123456Z [Note] x", "2026-12-05T10:00:01.123456Z", None, "[Note] x"),
+            ("2026-12-05T10:00:01.123456Z 3 [Info] x", "2026-12-05T10:00:01.123456Z", Some("Info"), "x"),
         ];
         // Not a line that starts with its level: a capitalised or unknown word, no logger name
         // or blank after the colon, nothing after it.
@@ -1922,6 +2016,14 @@ mod tests {
         }
         assert_eq!(super::psql_details_start(b"ERROR:  x\nLINE 1: y\n   ^\nHINT:  z"), Some(10));
         assert_eq!(super::psql_details_start(b"ERROR:  x\nmore"), None);
+        // MySQL's thread, code and subsystem.
+        let my = "2026-12-05T10:00:03.123456Z 12 [ERROR] [MY-013183] [InnoDB] Assertion failure: btr0cur.cc:336";
+        let my_line = super::parse_stamped(my.as_bytes()).unwrap();
+        let part = |r: Option<Range<usize>>| r.map(|r| &my[r]);
+        assert_eq!(
+            (part(my_line.thread), part(my_line.code), part(my_line.target)),
+            (Some("12"), Some("MY-013183"), Some("InnoDB"))
+        );
         // A PostgreSQL server's report's detail lines, by process id.
         for (line, want) in [
             ("2026-12-05 10:00:01.001 UTC [57] STATEMENT:  select 1", Some(Some(57))),
