@@ -514,3 +514,35 @@ fn a_checkpoint_is_written_an_interval_after_an_acknowledgement() {
     assert!(wait_until(|| offset() == Some(size)), "written once the interval is over: {:?}", offset());
     assert_eq!(d.stop(), Outcome::Stopped);
 }
+
+/// A review found that a followed PostgreSQL log's report came out without its detail line when
+/// the line had been written in two pieces: a held partial line that showed a date and time
+/// was taken to start an event, so the report was completed on idle and the detail, once
+/// whole, was an event of its own. A partial dated line below such a report is now waited for
+/// until it shows a level of its own, as a partial indented line is.
+#[test]
+fn regression_a_postgres_detail_line_written_in_pieces_joins_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    let (log, out) = (dir.path().join("logs/pg.log"), dir.path().join("out.json"));
+    let mut s = clocked(dir.path(), &out);
+    // Idle well within the time a partial line is held.
+    (s.idle, s.line_timeout) = (Duration::from_millis(200), Duration::from_secs(2));
+    let clock = TestClock::new();
+    append(&log, "");
+    let d = Daemon::start_with(s, matcher(TEST_CATALOG), None, Some(&clock));
+    assert!(clock.settle(SETTLE));
+    append(&log, "2026-12-05 10:00:02.001 UTC [57] ERROR:  duplicate key value\n2026-12-05 10:00:02.001 UTC [57] DETA");
+    step(&clock, Duration::from_millis(50));
+    step(&clock, Duration::from_millis(500));
+    assert_eq!(d.events(), 0, "the report waits for the rest of its detail line");
+    append(&log, "IL:  Key (id)=(1) already exists.\n2026-12-05 10:00:03.001 UTC [58] ERROR:  another");
+    step(&clock, Duration::from_millis(50));
+    step(&clock, Duration::from_millis(500));
+    // A held line that shows a level of its own starts an event: the report is complete.
+    assert_eq!(d.events(), 1, "the report, once its detail is whole");
+    let evs = wait_events(&out, 1);
+    assert_eq!(d.stop(), Outcome::Stopped);
+    assert_eq!(evs[0]["source"]["lines"], 2, "{evs:?}");
+    assert!(evs[0]["message"].as_str().unwrap().ends_with("DETAIL:  Key (id)=(1) already exists."), "{evs:?}");
+}

@@ -2311,7 +2311,11 @@ fn regression_a_mysql_error_logs_thread_label_code_and_subsystem_are_read() {
     };
     let want = |line, fields: [&str; 4], t: &str| (line, fields.map(str::to_owned), Some(t.to_owned()));
     let warn = vec![
-        want(10, ["Warning", "Server", "9", "MY-010055"], "IP address <*> could not be resolved: Name or service not known"),
+        want(
+            10,
+            ["Warning", "Server", "9", "MY-010055"],
+            "IP address <*> could not be resolved: Name or service not known",
+        ),
         want(11, ["ERROR", "InnoDB", "12", "MY-013183"], "Assertion failure: <*>:<*> thread <*>"),
     ];
     for extra in [&[][..], &["--threads", "2"][..]] {
@@ -2320,6 +2324,57 @@ fn regression_a_mysql_error_logs_thread_label_code_and_subsystem_are_read() {
     }
     let any = d.events(&["--unknown", "any", "--format", "json", &file], "");
     assert_eq!(any.len(), 21);
-    assert_eq!(row(&any[0]), want(1, ["System", "Server", "0", "MY-010931"], "<*>: ready for connections. Version: <*>"));
-    assert_eq!(row(&any[11]), want(12, ["Note", "Server", "15", "MY-010914"], "Aborted connection <*> to db: <*> user: <*> host: <*>"));
+    assert_eq!(
+        row(&any[0]),
+        want(1, ["System", "Server", "0", "MY-010931"], "<*>: ready for connections. Version: <*>")
+    );
+    assert_eq!(
+        row(&any[11]),
+        want(12, ["Note", "Server", "15", "MY-010914"], "Aborted connection <*> to db: <*> user: <*> host: <*>")
+    );
+}
+
+/// The same review found three places that still took every dated line to start an event,
+/// where a PostgreSQL report's detail line does not: a file read on several threads was cut at
+/// a detail line (the report lost its details with `--threads 2`, the default on a multi-core
+/// node); framing only around a hit walked back no further than a detail line (a record
+/// matching the detail gave a one-line event without the report's level, where `--all` gave
+/// the whole report); and `--follow` completed a report while its detail line was half
+/// written (tests/follow_inprocess.rs).
+#[test]
+fn regression_a_postgres_report_is_one_event_whatever_the_threads_and_the_framing() {
+    let d = Dir::new();
+    let report = |pid: u32| {
+        format!(
+            "2026-12-05 10:00:01.001 UTC [{pid}] ERROR:  could not send data to the client\n\
+             2026-12-05 10:00:01.001 UTC [{pid}] DETAIL:  barrier collection failed for actor {pid}\n\
+             2026-12-05 10:00:01.001 UTC [{pid}] STATEMENT:  SELECT * FROM orders WHERE id = {pid}\n"
+        )
+    };
+    let rows = |evs: &[Value]| -> Vec<(u64, u64, String)> {
+        evs.iter()
+            .map(|e| {
+                let level = e["log"]["level"].as_str().unwrap_or("-").to_owned();
+                (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), level)
+            })
+            .collect()
+    };
+    // A hit in the detail line: the report is the event, with its level, in every mode.
+    let small = d.write("two.log", &(1..=2).map(report).collect::<String>());
+    let want = vec![(1, 3, "ERROR".to_owned()), (4, 3, "ERROR".to_owned())];
+    for args in [&["--format", "json"][..], &["--all", "--format", "json"], &["--unknown", "warn", "--format", "json"]]
+    {
+        assert_eq!(rows(&d.events(&[args, &[&small]].concat(), "")), want, "{args:?}");
+    }
+    // About 5 MiB of reports, so that a file read on several threads is cut in several places.
+    let text: String = (1..=20_000).map(report).collect();
+    let big = d.write("reports.log", &text);
+    let one = rows(&d.events(&["--unknown", "warn", "--format", "json", "--threads", "1", &big], ""));
+    assert_eq!(one.len(), 20_000);
+    assert!(one.iter().all(|r| r.1 == 3), "{:?}", one.iter().find(|r| r.1 != 3));
+    for threads in ["2", "4"] {
+        let got = rows(&d.events(&["--unknown", "warn", "--format", "json", "--threads", threads, &big], ""));
+        assert!(got == one, "--threads {threads}: {:?}", got.iter().zip(&one).find(|(a, b)| a != b));
+    }
+    assert!(rows(&d.events(&["--unknown", "warn", "--format", "json"], &text)) == one, "standard input");
 }

@@ -315,7 +315,20 @@ impl<'m> Framer<'m> {
     /// No partial line is held, or the one held already shows a header (so it starts a new
     /// event and cannot continue the open one): the open event may be completed on idle.
     pub fn partial_starts_event(&self) -> bool {
-        !self.has_partial_line() || parse::classify(&self.carry, &mut self.state.clone()).1 != Header::None
+        if !self.has_partial_line() {
+            return true;
+        }
+        let (prefix, header) = parse::classify(&self.carry, &mut self.state.clone());
+        match header {
+            Header::None => false,
+            // A dated line below a PostgreSQL report may be its detail: it starts an event only
+            // once it shows a level of its own (`… [58] ERROR:`), not while its label is cut
+            // (`… [57] DETA`).
+            Header::Stamped if self.acc.as_ref().is_some_and(|a| a.postgres.is_some()) => {
+                parse::parse_stamped(content_of(&self.carry, &prefix)).is_some_and(|st| st.level.is_some())
+            }
+            _ => true,
+        }
     }
 
     /// The held partial line waited long enough: it is a line of its own (bytes that follow
@@ -476,8 +489,8 @@ impl<'m> Framer<'m> {
         let mut cur = line;
         for _ in 0..self.limits.max_event_lines {
             let end = memchr::memchr(b'\n', &block[cur..]).map_or(block.len(), |i| cur + i);
-            let (_, header) = parse::classify(&block[cur..end], &mut self.state.clone());
-            if header != Header::None || cur <= floor {
+            let (prefix, header) = parse::classify(&block[cur..end], &mut self.state.clone());
+            if opens_event(header, content_of(&block[cur..end], &prefix)) || cur <= floor {
                 return cur.max(floor);
             }
             cur = line_start(block, cur - 1);
@@ -844,8 +857,8 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
         if parse::docker_record(line, &mut record) {
             line = parse::without_ansi(&record, &mut clean);
         }
-        let (_, header) = parse::classify(line, &mut StreamState::default());
-        if header != Header::None {
+        let (prefix, header) = parse::classify(line, &mut StreamState::default());
+        if opens_event(header, content_of(line, &prefix)) {
             return Some(start);
         }
         end = start - 1;
@@ -986,6 +999,12 @@ fn line_start(block: &[u8], p: usize) -> usize {
 /// A line's text after its prefixes (a CRI record's, `kubectl --prefix`, stern's, a journal's):
 /// where its shape is read. (`prefix` was read on the line without ANSI codes; a prefix is not
 /// coloured, so the offset holds on the raw line too.)
+/// Does a line with this header start an event whatever event is open? Every header does, but
+/// for a PostgreSQL report's detail line (dated as the report's line is), which continues it.
+fn opens_event(header: Header, content: &[u8]) -> bool {
+    header != Header::None && !(header == Header::Stamped && parse::pg_detail(content).is_some())
+}
+
 fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
     raw.get(prefix.content..).unwrap_or(raw)
 }

@@ -1121,31 +1121,41 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     let word_end = |i: usize| c[i..].iter().position(blank).map_or(c.len(), |n| i + n);
     let timestamp = Some(time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end });
     let mut first = skip(t);
-    // A zone after a zone-less time, then a process id in brackets: PostgreSQL's default prefix
-    // (`%m [%p] `). Neither is one of the words a level is looked for in.
-    let mut zone = None;
-    if c[time.end - 1].is_ascii_digit() && time.start == 0 {
-        let end = word_end(first);
-        if zone_word(&c[first..end]) {
-            zone = Some(first..end);
-            first = skip(end);
+    // A zone after a zone-less time, then a process id in brackets: PostgreSQL's prefix (`%m
+    // [%p] `, `%t [%p]: `, Debian's `[%p-%l]`). Neither is one of the words a level is looked
+    // for in when both are there (the level may come after more of the prefix: `%q%u@%d `,
+    // pgbadger's `[%l-1] user=%u,db=%d `); one alone only when a level word follows it at once,
+    // so that a message's first word (`EST`, `-10 degrees`, `[3]`) stays the message's.
+    let (mut zone, mut pid) = (None, None);
+    let mut at = first;
+    if time.start == 0 && !zoned(&c[time.clone()]) {
+        let end = word_end(at);
+        if zone_word(&c[at..end]) {
+            zone = Some(at..end);
+            at = skip(end);
         }
     }
-    let mut pid = None;
     {
-        let end = word_end(first);
-        let w = &c[first..end];
+        let end = word_end(at);
+        let w = &c[at..end];
         let w = w.strip_suffix(b":").unwrap_or(w);
-        if w.len() >= 3
-            && w.len() <= 12
-            && w[0] == b'['
-            && w[w.len() - 1] == b']'
-            && w[1..w.len() - 1].iter().all(u8::is_ascii_digit)
-        {
-            pid = Some(first + 1..first + w.len() - 1);
-            first = skip(end);
+        let digits = w.iter().skip(1).take_while(|b| b.is_ascii_digit()).count();
+        let tail = &w[(1 + digits).min(w.len())..];
+        let line_no = |t: &[u8]| {
+            t.len() >= 3 && t[0] == b'-' && t[t.len() - 1] == b']' && t[1..t.len() - 1].iter().all(u8::is_ascii_digit)
+        };
+        if w.first() == Some(&b'[') && (1..=10).contains(&digits) && (tail == b"]" || line_no(tail)) {
+            pid = Some(at + 1..at + 1 + digits);
+            at = skip(end);
         }
     }
+    if zone.is_some() != pid.is_some() {
+        let end = word_end(at);
+        if level_in(&c[at..end]).is_none() && pg_word(&c[at..end], &c[end..]).is_none() {
+            (zone, pid, at) = (None, None, first);
+        }
+    }
+    first = at;
     if let Some((thread, label, code, sub, message)) = mysql_line(c, first)
         .filter(|(_, label, ..)| zone.is_none() && pid.is_none() && label.end < crate::unknown::LEVEL_WINDOW)
     {
@@ -1172,9 +1182,11 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             continue;
         }
         words += 1;
-        // PostgreSQL's words: a severity is the level (`LOG`, `PANIC` too), a detail's label is
-        // none, and stays in what the line says.
-        if let Some(detail) = pg_word(&c[i..end], &c[end..]).filter(|_| end < crate::unknown::LEVEL_WINDOW) {
+        // PostgreSQL's words, behind its zone or process id: a severity is the level (`LOG`,
+        // `PANIC` too), a detail's label is none, and stays in what the line says.
+        if let Some(detail) = pg_word(&c[i..end], &c[end..])
+            .filter(|_| end < crate::unknown::LEVEL_WINDOW && (zone.is_some() || pid.is_some()))
+        {
             let (level, message) = if detail { (None, i) } else { (Some(i..end - 1), skip(end)) };
             return Some(StampedLine {
                 timestamp,
@@ -1271,6 +1283,13 @@ fn mysql_line(
         Some((sub, message)) => Some((thread, label, Some(code), Some(sub), message)),
         None => Some((thread, label, Some(code), None, next)),
     }
+}
+
+/// Does the time `t` (a [`stamped_time`]'s) end with its zone (`Z`, `+01:00`)?
+fn zoned(t: &[u8]) -> bool {
+    let n = t.len();
+    matches!(t.last(), Some(b'Z' | b'z'))
+        || (n >= 6 && matches!(t[n - 6], b'+' | b'-') && t[n - 3] == b':' && t[n - 2..].iter().all(u8::is_ascii_digit))
 }
 
 /// Does `s` start with a level word in any case and then a tab? A column between tabs right
@@ -1957,6 +1976,21 @@ mod tests {
             ("2024-01-01 12:00:00 LOG: x", "2024-01-01 12:00:00", None, "LOG: x"),
             ("2024-01-01 12:00:00 GET /x", "2024-01-01 12:00:00", None, "GET /x"),
             ("2024-01-01T12:00:00Z UTC x", "2024-01-01T12:00:00Z", None, "UTC x"),
+            // A review's cases: a zone word after a time that has an offset is the message's (it
+            // made `@timestamp` `…+01:00Z`); a zone or a bracketed number alone is skipped only
+            // right before a level, so a message's first word stays its own and the three words
+            // a level is looked for in do not move.
+            ("2024-01-01T12:00:00+01:00 UTC [5] ERROR:  x", "2024-01-01T12:00:00+01:00", Some("ERROR"), "x"),
+            ("2024-01-01 12:00:00 -10 degrees ERROR cold", "2024-01-01 12:00:00", Some("ERROR"), "cold"),
+            (
+                "2024-01-01 12:00:00 EST Server started ERROR here",
+                "2024-01-01 12:00:00",
+                None,
+                "EST Server started ERROR here",
+            ),
+            ("2024-01-01 12:00:00 [3] a b ERROR x", "2024-01-01 12:00:00", None, "[3] a b ERROR x"),
+            ("2024-01-01 12:00:00 [3] ERROR x", "2024-01-01 12:00:00", Some("ERROR"), "x"),
+            ("2024-01-01 12:00:00 UTC LOG:  x", "2024-01-01 12:00:00", Some("LOG"), "x"),
             // MySQL's error log (8.0, then 5.7): thread, label, code, subsystem.
             (
                 "2026-12-05T10:00:01.123456Z 0 [Warning] [MY-010068] [Server] CA certificate ca.pem is self signed.",
@@ -2032,6 +2066,10 @@ mod tests {
                 Some(Some(57)),
             ),
             ("2026-12-05 10:00:01.001 UTC HINT:  x", Some(None)),
+            // Debian's `%t [%p-%l] `.
+            ("2026-12-05 10:00:01 UTC [61-2] rw@dev STATEMENT:  select 1", Some(Some(61))),
+            // Neither zone nor process id: not PostgreSQL's.
+            ("2024-01-01 12:00:00 QUERY:  select n", None),
             ("2026-12-05 10:00:01.001 UTC [57] ERROR:  x", None),
             ("2026-12-05 10:00:01.001 UTC [57] DETAIL: x", None),
             ("DETAIL:  x", None),
