@@ -513,6 +513,9 @@ impl<W: Writer> Annotator<'_, W> {
                     if let Some(code) = &st.code {
                         log.fields.push((Cow::Borrowed("code"), crate::event::text(&text[code.clone()])));
                     }
+                    if let Some(object) = &st.object {
+                        log.fields.push((Cow::Borrowed("object"), crate::event::text(&text[object.clone()])));
+                    }
                 }
                 // Its time, its severity, its thread, and its caller and a structured line's
                 // pairs as fields.

@@ -2378,3 +2378,114 @@ fn regression_a_postgres_report_is_one_event_whatever_the_threads_and_the_framin
     }
     assert!(rows(&d.events(&["--unknown", "warn", "--format", "json"], &text)) == one, "standard input");
 }
+
+/// `kubectl get events` and the `Events:` of `kubectl describe pod`, the first things an
+/// operator pastes in an incident (a compute node OOM-killed, a meta pod that cannot be
+/// scheduled), were plain lines: no level, so `--unknown warn` took none of their `Warning`
+/// rows, and every template began with the row's age and object.
+#[test]
+fn regression_kubernetes_event_listings_have_their_type_as_level() {
+    let d = Dir::new();
+    let get = "LAST SEEN   TYPE      REASON             OBJECT                        MESSAGE\n\
+        12m         Normal    Scheduled          pod/risingwave-compute-0      Successfully assigned risingwave/risingwave-compute-0 to node-3\n\
+        11m         Warning   BackOff            pod/risingwave-compute-0      Back-off restarting failed container compute in pod risingwave-compute-0_risingwave(5b0c)\n\
+        9m          Warning   OOMKilling         node/node-3                   Memory cgroup out of memory: Killed process 4121 (risingwave)\n\
+        8m          Normal    Pulled             pod/risingwave-compute-0      Container image \"risingwavelabs/risingwave:v2.1.0\" already present on machine\n";
+    let all = "NAMESPACE    LAST SEEN   TYPE      REASON             OBJECT                  MESSAGE\n\
+        risingwave   10m         Warning   FailedScheduling   pod/risingwave-meta-1   0/3 nodes are available: 3 Insufficient memory.\n";
+    let describe = "Name:             risingwave-compute-0\n\
+        Namespace:        risingwave\n\
+        Events:\n\
+        \x20 Type     Reason     Age                   From               Message\n\
+        \x20 ----     ------     ----                  ----               -------\n\
+        \x20 Normal   Scheduled  12m                   default-scheduler  Successfully assigned risingwave/risingwave-compute-0 to node-3\n\
+        \x20 Warning  BackOff    3m12s (x25 over 10m)  kubelet            Back-off restarting failed container compute in pod risingwave-compute-0_risingwave(5b0c)\n";
+    type Row = (u64, String, String, String, String);
+    let rows = |evs: &[Value]| -> Vec<Row> {
+        evs.iter()
+            .map(|e| {
+                let s = |v: &Value| v.as_str().unwrap_or("-").to_owned();
+                let l = &e["log"];
+                let t = unknown(e).map_or("-".to_owned(), |u| u.1.to_owned());
+                (e["source"]["line"].as_u64().unwrap(), s(&l["level"]), s(&l["target"]), s(&l["fields"]["object"]), t)
+            })
+            .collect()
+    };
+    let row = |line, level: &str, reason: &str, object: &str, t: &str| {
+        (line, level.into(), reason.into(), object.into(), t.into())
+    };
+    let back_off = "Back-off restarting failed container compute in pod <*>(<*>)";
+    for (name, text, want) in [
+        (
+            "get.log",
+            get,
+            vec![
+                row(3, "Warning", "BackOff", "pod/risingwave-compute-0", back_off),
+                row(
+                    4,
+                    "Warning",
+                    "OOMKilling",
+                    "node/node-3",
+                    "Memory cgroup out of memory: Killed process <*> (risingwave)",
+                ),
+            ],
+        ),
+        (
+            "all.log",
+            all,
+            vec![row(
+                2,
+                "Warning",
+                "FailedScheduling",
+                "pod/risingwave-meta-1",
+                "<*> nodes are available: <*> Insufficient memory.",
+            )],
+        ),
+        ("describe.log", describe, vec![row(7, "Warning", "BackOff", "kubelet", back_off)]),
+    ] {
+        let file = d.write(name, text);
+        assert_eq!(rows(&d.events(&["--unknown", "warn", "--format", "json", &file], "")), want, "{name}");
+        assert_eq!(rows(&d.events(&["--unknown", "warn", "--format", "json"], text)), want, "{name} on standard input");
+    }
+    // Every row: a `Normal` one has its level too, and its message is what is clustered.
+    let any = rows(&d.events(&["--unknown", "any", "--format", "json", &d.write("get.log", get)], ""));
+    assert_eq!(any[1], row(2, "Normal", "Scheduled", "pod/risingwave-compute-0", "Successfully assigned <*> to <*>"));
+}
+
+/// A second review of the PostgreSQL reading: a detail from a server in another pod joined a
+/// report whose process had the same id (`kubectl logs --prefix` of two replicas); a zone
+/// abbreviation outside annotail's list (`SAST`) left the line unread; and `UTC` followed by
+/// more of the prefix than a process id (`%m %u@%d `) lost the zone from `@timestamp` and the
+/// report its statement.
+#[test]
+fn regression_a_postgres_detail_joins_only_its_own_pods_report() {
+    let d = Dir::new();
+    let log = "[pod/pg-0/postgres] 2026-12-05 10:00:01.001 UTC [57] ERROR:  duplicate key value violates unique constraint\n\
+        [pod/pg-1/postgres] 2026-12-05 10:00:01.001 UTC [57] DETAIL:  Key (id)=(1) already exists.\n\
+        [pod/pg-1/postgres] 2026-12-05 10:00:02.001 SAST [58] ERROR:  relation \"t\" does not exist\n\
+        [pod/pg-1/postgres] 2026-12-05 10:00:02.001 SAST [58] STATEMENT:  select * from t\n\
+        [pod/pg-1/postgres] 2026-12-05 10:00:03.001 UTC rw@dev ERROR:  relation \"u\" does not exist\n\
+        [pod/pg-1/postgres] 2026-12-05 10:00:03.001 UTC rw@dev STATEMENT:  select * from u\n";
+    let file = d.write("pods.log", log);
+    let got: Vec<(u64, u64, String, String)> = d
+        .events(&["--all", "--format", "json", &file], "")
+        .iter()
+        .map(|e| {
+            let s = |v: &Value| v.as_str().unwrap_or("-").to_owned();
+            (
+                e["source"]["line"].as_u64().unwrap(),
+                e["source"]["lines"].as_u64().unwrap(),
+                s(&e["@timestamp"]),
+                s(&e["log"]["level"]),
+            )
+        })
+        .collect();
+    let want = [
+        (1, 1, "2026-12-05T10:00:01.001Z", "ERROR"),
+        (2, 1, "2026-12-05T10:00:01.001Z", "-"),
+        (3, 2, "2026-12-05T10:00:02.001", "ERROR"),
+        (5, 2, "2026-12-05T10:00:03.001Z", "ERROR"),
+    ]
+    .map(|(l, n, t, v)| (l, n, t.to_owned(), v.to_owned()));
+    assert_eq!(got, want);
+}

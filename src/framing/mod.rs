@@ -110,9 +110,10 @@ struct Acc {
     /// error (`ERROR:  …`): its `DETAIL:`, `HINT:` and `LINE 1:` lines below are its own.
     psql: bool,
     /// The event's first line is a PostgreSQL server log's report (`… [57] ERROR:  …`), from
-    /// that process (`None` in a log whose prefix prints no id): the dated `DETAIL:`, `HINT:`,
-    /// `STATEMENT:` … lines the server writes below it for the same process are its own.
-    postgres: Option<Option<u64>>,
+    /// that process (`None` in a log whose prefix prints no id) in that pod ([`pod_key`]): the
+    /// dated `DETAIL:`, `HINT:`, `STATEMENT:` … lines the server writes below it for the same
+    /// process are its own.
+    postgres: Option<(Option<u64>, u64)>,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
     /// another program's when any of them, or the block that completes the event, was read as
@@ -545,11 +546,12 @@ impl<'m> Framer<'m> {
     /// Would this line start a new event (rather than continue the open one)?
     fn starts_event(&mut self, raw: &[u8]) -> bool {
         let (prefix, header) = parse::classify(raw, &mut self.state.clone());
-        !self.continues(header, raw.len(), content_of(raw, &prefix))
+        !self.continues(header, raw.len(), content_of(raw, &prefix), pod_key(raw, &prefix))
     }
 
-    /// Does a line (`len` bytes, `content` its text after its prefixes) continue the open event?
-    fn continues(&self, header: Header, len: usize, content: &[u8]) -> bool {
+    /// Does a line (`len` bytes, `content` its text after its prefixes, `pod` its
+    /// [`pod_key`]) continue the open event?
+    fn continues(&self, header: Header, len: usize, content: &[u8], pod: u64) -> bool {
         self.acc.as_ref().is_some_and(|a| {
             let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
             let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
@@ -563,7 +565,9 @@ impl<'m> Framer<'m> {
                 }
                 // A dated line continues only a PostgreSQL report, as its detail from the same
                 // process.
-                Header::Stamped => a.postgres.is_some_and(|pid| parse::pg_detail(content) == Some(pid)),
+                Header::Stamped => {
+                    a.postgres.is_some_and(|(pid, from)| from == pod && parse::pg_detail(content) == Some(pid))
+                }
                 _ => false,
             }
         })
@@ -744,7 +748,8 @@ impl<'m> Framer<'m> {
         // read there too (a coloured `Traceback …` or `ValueError: …`, an indent after a code).
         let clean = if ansi { std::mem::take(&mut self.clean) } else { Vec::new() };
         let content = content_of(if ansi { &clean } else { raw }, &prefix);
-        let continues = self.continues(header, raw.len(), content);
+        let pod = pod_key(if ansi { &clean } else { raw }, &prefix);
+        let continues = self.continues(header, raw.len(), content, pod);
         if !continues {
             // Another program's line is read once for what decides the lines after it.
             let stamped = if header == Header::Stamped { parse::parse_stamped(content) } else { None };
@@ -766,7 +771,7 @@ impl<'m> Framer<'m> {
                 header,
                 warns: stamped.as_ref().is_some_and(|st| stamped_warns(content, st)),
                 psql: stamped.as_ref().is_some_and(parse::StampedLine::psql_shaped),
-                postgres: stamped.as_ref().filter(|st| st.postgres).map(|st| st.pid_in(content)),
+                postgres: stamped.as_ref().filter(|st| st.postgres).map(|st| (st.pid_in(content), pod)),
                 prefix,
                 traceback: Traceback::None,
                 // Set below, as for every line the event takes.
@@ -996,15 +1001,26 @@ fn line_start(block: &[u8], p: usize) -> usize {
     memchr::memrchr(b'\n', &block[..p.min(block.len())]).map_or(0, |i| i + 1)
 }
 
-/// A line's text after its prefixes (a CRI record's, `kubectl --prefix`, stern's, a journal's):
-/// where its shape is read. (`prefix` was read on the line without ANSI codes; a prefix is not
-/// coloured, so the offset holds on the raw line too.)
 /// Does a line with this header start an event whatever event is open? Every header does, but
 /// for a PostgreSQL report's detail line (dated as the report's line is), which continues it.
 fn opens_event(header: Header, content: &[u8]) -> bool {
     header != Header::None && !(header == Header::Stamped && parse::pg_detail(content).is_some())
 }
 
+/// The pod and container a line's `kubectl --prefix` (or stern's) names, as a hash (0 without
+/// one): a PostgreSQL detail continues only the report of the same server, and servers in two
+/// pods often run processes with the same small ids.
+fn pod_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let Some((pod, container)) = &prefix.kubectl else { return 0 };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (line.get(pod.clone()), line.get(container.clone())).hash(&mut h);
+    h.finish() | 1
+}
+
+/// A line's text after its prefixes (a CRI record's, `kubectl --prefix`, stern's, a journal's):
+/// where its shape is read. (`prefix` was read on the line without ANSI codes; a prefix is not
+/// coloured, so the offset holds on the raw line too.)
 fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
     raw.get(prefix.content..).unwrap_or(raw)
 }

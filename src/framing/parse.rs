@@ -539,10 +539,100 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         h
     } else if c.first().is_some_and(u8::is_ascii_uppercase) && leveled_line(c).is_some() {
         Header::Stamped
+    } else if matches!(c.first(), Some(b'0'..=b'9' | b'<' | b'a'..=b'z' | b' ')) && kube_event(c).is_some() {
+        Header::Stamped
     } else {
         Header::None
     };
     (p, h)
+}
+
+/// A row of a Kubernetes event listing, its columns' ranges: `kubectl get events` (`[NAMESPACE]
+/// LAST SEEN TYPE REASON OBJECT MESSAGE`) or the `Events:` of `kubectl describe` (`  TYPE
+/// REASON AGE FROM MESSAGE`, the age perhaps `3m (x25 over 10m)`). The type is `Normal` or
+/// `Warning`. kubectl pads its columns with three blanks (`get`) or two (`describe`); two are
+/// asked of both, for a listing pasted with its blanks squeezed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeEvent {
+    pub kind: Range<usize>,
+    pub reason: Range<usize>,
+    /// `kubectl get events`' `OBJECT` (`pod/compute-0`); `kubectl describe`'s `FROM` (`kubelet`).
+    pub object: Range<usize>,
+    pub message: usize,
+}
+
+/// Read a [`KubeEvent`] row; `None` for any other line.
+pub fn kube_event(c: &[u8]) -> Option<KubeEvent> {
+    // Where the next column starts after `at`, a run of at least `gap` blanks away.
+    let next = |at: usize, gap: usize| -> Option<usize> {
+        let mut i = at;
+        loop {
+            let sp = i + memchr::memchr(b' ', c.get(i..)?)?;
+            let n = c[sp..].iter().take_while(|&&b| b == b' ').count();
+            if n >= gap {
+                return (sp + n < c.len()).then_some(sp + n);
+            }
+            i = sp + n;
+        }
+    };
+    let word = |at: usize| at..at + c[at..].iter().position(|&b| b == b' ').unwrap_or(c.len() - at);
+    let kind_at = |r: &Range<usize>| matches!(&c[r.clone()], b"Normal" | b"Warning");
+    let reason_at = |r: &Range<usize>| {
+        let w = &c[r.clone()];
+        w.first().is_some_and(u8::is_ascii_uppercase) && w.iter().all(u8::is_ascii_alphanumeric)
+    };
+    if let Some(row) = c.strip_prefix(b"  ") {
+        // `kubectl describe`: type, reason, age, from, message.
+        let kind = word(2);
+        if row.first() == Some(&b' ') || !kind_at(&kind) {
+            return None;
+        }
+        let reason = word(next(kind.end, 2)?);
+        let age = next(reason.end, 2)?;
+        let from = word(next(age, 2)?);
+        let message = next(from.end, 2)?;
+        return (reason_at(&reason) && age_word(&c[word(age)])).then_some(KubeEvent {
+            kind,
+            reason,
+            object: from,
+            message,
+        });
+    }
+    // `kubectl get events`, perhaps with `-A`'s namespace first.
+    let mut age = word(0);
+    if !age_word(&c[age.clone()]) {
+        if !c[age.clone()].iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            return None;
+        }
+        age = word(next(age.end, 2)?);
+        if !age_word(&c[age.clone()]) {
+            return None;
+        }
+    }
+    let kind = word(next(age.end, 2)?);
+    if !kind_at(&kind) {
+        return None;
+    }
+    let reason = word(next(kind.end, 2)?);
+    let object = word(next(reason.end, 2)?);
+    let message = next(object.end, 2)?;
+    (reason_at(&reason) && c[object.clone()].contains(&b'/')).then_some(KubeEvent { kind, reason, object, message })
+}
+
+/// An age as kubectl prints it (`45s`, `12m`, `2d3h`, `3y45d`, `<unknown>`, `<invalid>`).
+fn age_word(w: &[u8]) -> bool {
+    if matches!(w, b"<unknown>" | b"<invalid>") {
+        return true;
+    }
+    let mut digits = 0;
+    for &b in w {
+        match b {
+            b'0'..=b'9' => digits += 1,
+            b's' | b'm' | b'h' | b'd' | b'y' if digits > 0 => digits = 0,
+            _ => return false,
+        }
+    }
+    !w.is_empty() && digits == 0
 }
 
 /// A line psql prints below its `ERROR:` line (`DETAIL:  Key (id)=(1) already exists.`,
@@ -852,6 +942,9 @@ pub struct StampedLine {
     pub thread: Option<Range<usize>>,
     /// MySQL's error code (`MY-010068`), without its brackets.
     pub code: Option<Range<usize>>,
+    /// A Kubernetes event's object (`pod/compute-0`) or, in `kubectl describe`, its source
+    /// (`kubelet`) ([`kube_event`]).
+    pub object: Option<Range<usize>>,
 }
 
 impl StampedLine {
@@ -1100,6 +1193,22 @@ impl Traceback {
 /// `None` when `c` does not start with a date and time and a blank.
 pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     let Some((time, t)) = stamped_time(c) else {
+        if let Some(k) = kube_event(c) {
+            // The event's type is its level, its reason the target.
+            return Some(StampedLine {
+                timestamp: None,
+                target: Some(k.reason),
+                level: Some(k.kind),
+                message: k.message,
+                zone: None,
+                pid: None,
+                postgres: false,
+                detail: false,
+                thread: None,
+                code: None,
+                object: Some(k.object),
+            });
+        }
         let (level, target, message) = leveled_line(c)?;
         return Some(StampedLine {
             timestamp: None,
@@ -1112,6 +1221,7 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             detail: false,
             thread: None,
             code: None,
+            object: None,
         });
     };
     // env_logger's bracket closes after the level and the target: `[<time> ERROR sink::kafka] …`.
@@ -1124,18 +1234,12 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     // A zone after a zone-less time, then a process id in brackets: PostgreSQL's prefix (`%m
     // [%p] `, `%t [%p]: `, Debian's `[%p-%l]`). Neither is one of the words a level is looked
     // for in when both are there (the level may come after more of the prefix: `%q%u@%d `,
-    // pgbadger's `[%l-1] user=%u,db=%d `); one alone only when a level word follows it at once,
-    // so that a message's first word (`EST`, `-10 degrees`, `[3]`) stays the message's.
+    // pgbadger's `[%l-1] user=%u,db=%d `), nor `UTC` alone; one alone otherwise only when a
+    // level word follows it at once, so that a message's first word (`EST`, `-10 degrees`,
+    // `[3]`) stays the message's.
     let (mut zone, mut pid) = (None, None);
     let mut at = first;
-    if time.start == 0 && !zoned(&c[time.clone()]) {
-        let end = word_end(at);
-        if zone_word(&c[at..end]) {
-            zone = Some(at..end);
-            at = skip(end);
-        }
-    }
-    {
+    let pid_at = |at: usize| {
         let end = word_end(at);
         let w = &c[at..end];
         let w = w.strip_suffix(b":").unwrap_or(w);
@@ -1144,12 +1248,27 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         let line_no = |t: &[u8]| {
             t.len() >= 3 && t[0] == b'-' && t[t.len() - 1] == b']' && t[1..t.len() - 1].iter().all(u8::is_ascii_digit)
         };
-        if w.first() == Some(&b'[') && (1..=10).contains(&digits) && (tail == b"]" || line_no(tail)) {
-            pid = Some(at + 1..at + 1 + digits);
+        (w.first() == Some(&b'[') && (1..=10).contains(&digits) && (tail == b"]" || line_no(tail)))
+            .then(|| (at + 1..at + 1 + digits, skip(end)))
+    };
+    if time.start == 0 && !zoned(&c[time.clone()]) {
+        let end = word_end(at);
+        let w = &c[at..end];
+        // Before a process id, any abbreviation is a zone (`SAST [57]`): the list names only
+        // the commonest.
+        let abbreviation = (2..=5).contains(&w.len()) && w.iter().all(u8::is_ascii_uppercase) && !level_word(w, false);
+        if zone_word(w) || (abbreviation && pid_at(skip(end)).is_some()) {
+            zone = Some(at..end);
             at = skip(end);
         }
     }
-    if zone.is_some() != pid.is_some() {
+    if let Some((p, next)) = pid_at(at) {
+        pid = Some(p);
+        at = next;
+    }
+    // `UTC`, `GMT` and `UT` are the zone whatever follows (PostgreSQL's `%m %u@%d `).
+    let universal = zone.as_ref().is_some_and(|z| matches!(&c[z.clone()], b"UTC" | b"GMT" | b"UT"));
+    if zone.is_some() != pid.is_some() && !universal {
         let end = word_end(at);
         if level_in(&c[at..end]).is_none() && pg_word(&c[at..end], &c[end..]).is_none() {
             (zone, pid, at) = (None, None, first);
@@ -1170,6 +1289,7 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             detail: false,
             thread: Some(thread),
             code,
+            object: None,
         });
     }
     let mut i = first;
@@ -1199,6 +1319,7 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
                 detail,
                 thread: None,
                 code: None,
+                object: None,
             });
         }
         // Within the bytes `--unknown warn` looks at for a level: a level word it cannot see
@@ -1233,6 +1354,7 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
                 detail: false,
                 thread: None,
                 code: None,
+                object: None,
             });
         }
         i = skip(end);
@@ -1248,6 +1370,7 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         detail: false,
         thread: None,
         code: None,
+        object: None,
     })
 }
 
@@ -1771,6 +1894,55 @@ mod tests {
     }
 
     #[test]
+    fn kubernetes_event_rows() {
+        // (row, type, reason, object or source, message)
+        let rows: &[(&str, Option<(&str, &str, &str, &str)>)] = &[
+            (
+                "11m         Warning   BackOff            pod/compute-0      Back-off restarting failed container",
+                Some(("Warning", "BackOff", "pod/compute-0", "Back-off restarting failed container")),
+            ),
+            (
+                "risingwave   9m          Warning   OOMKilling   node/node-3   Memory cgroup out of memory",
+                Some(("Warning", "OOMKilling", "node/node-3", "Memory cgroup out of memory")),
+            ),
+            (
+                "2d3h   Normal   Pulled   pod/x   Container image already present",
+                Some(("Normal", "Pulled", "pod/x", "Container image already present")),
+            ),
+            (
+                "<unknown>   Warning   FailedMount   pod/x   MountVolume.SetUp failed",
+                Some(("Warning", "FailedMount", "pod/x", "MountVolume.SetUp failed")),
+            ),
+            (
+                "  Warning  BackOff    3m12s (x25 over 10m)  kubelet            Back-off restarting failed container",
+                Some(("Warning", "BackOff", "kubelet", "Back-off restarting failed container")),
+            ),
+            (
+                "  Normal   Scheduled  12m   default-scheduler  Successfully assigned",
+                Some(("Normal", "Scheduled", "default-scheduler", "Successfully assigned")),
+            ),
+            // The header rows; a type that is not Kubernetes'; an object without a kind; a
+            // message's own words; a continuation line.
+            ("LAST SEEN   TYPE      REASON   OBJECT   MESSAGE", None),
+            ("  Type     Reason     Age   From   Message", None),
+            ("11m   Error   BackOff   pod/x   y", None),
+            ("11m   Warning   BackOff   compute-0   y", None),
+            ("11m Warning BackOff pod/x y", None),
+            ("warning   Warning   x", None),
+            ("    at risingwave_meta::barrier::worker", None),
+            ("  Warning  BackOff  soon  kubelet  y", None),
+        ];
+        for &(row, want) in rows {
+            let got = super::kube_event(row.as_bytes())
+                .map(|k| (&row[k.kind], &row[k.reason], &row[k.object], &row[k.message..]));
+            assert_eq!(got, want, "{row:?}");
+            if want.is_some() {
+                assert_eq!(st(row).1, Header::Stamped, "{row:?}");
+            }
+        }
+    }
+
+    #[test]
     fn zone_words_and_their_offsets() {
         for (w, zone, offset) in [
             ("UTC", true, Some("Z")),
@@ -1991,6 +2163,12 @@ mod tests {
             ("2024-01-01 12:00:00 [3] a b ERROR x", "2024-01-01 12:00:00", None, "[3] a b ERROR x"),
             ("2024-01-01 12:00:00 [3] ERROR x", "2024-01-01 12:00:00", Some("ERROR"), "x"),
             ("2024-01-01 12:00:00 UTC LOG:  x", "2024-01-01 12:00:00", Some("LOG"), "x"),
+            // A second review's: an abbreviation outside the list before a process id; `UTC`
+            // alone before more of the prefix (`%m %u@%d `); a level word before a number is
+            // no zone.
+            ("2026-12-05 10:00:01.001 SAST [57] ERROR:  x", "2026-12-05 10:00:01.001", Some("ERROR"), "x"),
+            ("2026-12-05 10:00:01.001 UTC rw@dev STATEMENT:  x", "2026-12-05 10:00:01.001", None, "STATEMENT:  x"),
+            ("2024-01-01 12:00:00 WARN [123] x", "2024-01-01 12:00:00", Some("WARN"), "[123] x"),
             // MySQL's error log (8.0, then 5.7): thread, label, code, subsystem.
             (
                 "2026-12-05T10:00:01.123456Z 0 [Warning] [MY-010068] [Server] CA certificate ca.pem is self signed.",
