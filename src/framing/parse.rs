@@ -563,17 +563,13 @@ pub struct KubeEvent {
 
 /// Read a [`KubeEvent`] row; `None` for any other line.
 pub fn kube_event(c: &[u8]) -> Option<KubeEvent> {
-    // Where the next column starts after `at`, a run of at least `gap` blanks away.
-    let next = |at: usize, gap: usize| -> Option<usize> {
-        let mut i = at;
-        loop {
-            let sp = i + memchr::memchr(b' ', c.get(i..)?)?;
-            let n = c[sp..].iter().take_while(|&&b| b == b' ').count();
-            if n >= gap {
-                return (sp + n < c.len()).then_some(sp + n);
-            }
-            i = sp + n;
-        }
+    // The column after a word that ends at `end`: two blanks or more right after it. Every
+    // column but the message (and `describe`'s age) is one word, so a line whose first word is
+    // not followed so is given up at once: this runs on plain lines that start with a lower-case
+    // word or a digit.
+    let next = |end: usize| -> Option<usize> {
+        let n = c.get(end..)?.iter().take_while(|&&b| b == b' ').count();
+        (n >= 2 && end + n < c.len()).then_some(end + n)
     };
     let word = |at: usize| at..at + c[at..].iter().position(|&b| b == b' ').unwrap_or(c.len() - at);
     let kind_at = |r: &Range<usize>| matches!(&c[r.clone()], b"Normal" | b"Warning");
@@ -582,40 +578,45 @@ pub fn kube_event(c: &[u8]) -> Option<KubeEvent> {
         w.first().is_some_and(u8::is_ascii_uppercase) && w.iter().all(u8::is_ascii_alphanumeric)
     };
     if let Some(row) = c.strip_prefix(b"  ") {
-        // `kubectl describe`: type, reason, age, from, message.
+        // `kubectl describe`: type, reason, age (`3m12s (x25 over 10m)`), from, message.
         let kind = word(2);
         if row.first() == Some(&b' ') || !kind_at(&kind) {
             return None;
         }
-        let reason = word(next(kind.end, 2)?);
-        let age = next(reason.end, 2)?;
-        let from = word(next(age, 2)?);
-        let message = next(from.end, 2)?;
-        return (reason_at(&reason) && age_word(&c[word(age)])).then_some(KubeEvent {
-            kind,
-            reason,
-            object: from,
-            message,
-        });
+        let reason = word(next(kind.end)?);
+        let age = word(next(reason.end)?);
+        let mut age_end = age.end;
+        if c[age_end..].starts_with(b" (x") {
+            age_end += memchr::memchr(b')', &c[age_end..])? + 1;
+        }
+        let from = word(next(age_end)?);
+        let message = next(from.end)?;
+        return (reason_at(&reason) && age_word(&c[age])).then_some(KubeEvent { kind, reason, object: from, message });
     }
-    // `kubectl get events`, perhaps with `-A`'s namespace first.
-    let mut age = word(0);
+    // `kubectl get events`, perhaps with `-A`'s namespace first: a first word (63 bytes at most,
+    // a namespace's longest) and two blanks, looked for before anything is read of the word.
+    // (A byte loop: the word is short, and a call of `memchr` cost more than the loop.)
+    let sp = c[..c.len().min(64)].iter().position(|&b| b == b' ')?;
+    if c.get(sp + 1) != Some(&b' ') {
+        return None;
+    }
+    let mut age = 0..sp;
     if !age_word(&c[age.clone()]) {
         if !c[age.clone()].iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
             return None;
         }
-        age = word(next(age.end, 2)?);
+        age = word(next(age.end)?);
         if !age_word(&c[age.clone()]) {
             return None;
         }
     }
-    let kind = word(next(age.end, 2)?);
+    let kind = word(next(age.end)?);
     if !kind_at(&kind) {
         return None;
     }
-    let reason = word(next(kind.end, 2)?);
-    let object = word(next(reason.end, 2)?);
-    let message = next(object.end, 2)?;
+    let reason = word(next(kind.end)?);
+    let object = word(next(reason.end)?);
+    let message = next(object.end)?;
     (reason_at(&reason) && c[object.clone()].contains(&b'/')).then_some(KubeEvent { kind, reason, object, message })
 }
 
@@ -1442,8 +1443,12 @@ fn level_in(w: &[u8]) -> Option<Range<usize>> {
 }
 
 /// A level word as other programs print them: upper case, capitalised (Windows' `Info`), or in
-/// any case when `bracketed` (`[warn]`).
+/// any case when `bracketed` (`[warn]`); in brackets, MySQL's `[Note]` too (its Docker image's
+/// entrypoint: `… [Note] [Entrypoint]: …`; a capitalised `Note` alone starts a sentence).
 fn level_word(w: &[u8], bracketed: bool) -> bool {
+    if bracketed && w.eq_ignore_ascii_case(b"NOTE") {
+        return true;
+    }
     const WORDS: [&[u8]; 11] =
         [b"TRACE", b"DEBUG", b"INFO", b"NOTICE", b"WARN", b"WARNING", b"ERROR", b"ERR", b"FATAL", b"CRIT", b"CRITICAL"];
     WORDS.iter().any(|l| {
@@ -2188,8 +2193,17 @@ mod tests {
                 Some("Note"),
                 "Access denied",
             ),
-            // Not MySQL's: no thread, or no label it prints.
-            ("2026-12-05T10:00:01.123456Z [Note] x", "2026-12-05T10:00:01.123456Z", None, "[Note] x"),
+            // Its Docker image's entrypoint; a capitalised `Note` alone is a sentence's word.
+            (
+                "2026-12-05 10:00:00+00:00 [Note] [Entrypoint]: Entrypoint script for MySQL Server started.",
+                "2026-12-05 10:00:00+00:00",
+                Some("Note"),
+                "[Entrypoint]: Entrypoint script for MySQL Server started.",
+            ),
+            ("2024-01-01 12:00:00 Note that x", "2024-01-01 12:00:00", None, "Note that x"),
+            // Not MySQL's error log: no thread (a bracketed level word all the same), or no label
+            // it prints (read as any program's level word).
+            ("2026-12-05T10:00:01.123456Z [Note] x", "2026-12-05T10:00:01.123456Z", Some("Note"), "x"),
             ("2026-12-05T10:00:01.123456Z 3 [Info] x", "2026-12-05T10:00:01.123456Z", Some("Info"), "x"),
         ];
         // Not a line that starts with its level: a capitalised or unknown word, no logger name
