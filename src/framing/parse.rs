@@ -1276,9 +1276,16 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         }
     }
     first = at;
-    if let Some((thread, label, code, sub, message)) = mysql_line(c, first)
+    let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
+    if let Some((thread, label, code, sub, mut message)) = mysql_line(c, first)
         .filter(|(_, label, ..)| zone.is_none() && pid.is_none() && label.end < crate::unknown::LEVEL_WINDOW)
     {
+        // Another program's `<time> <thread> [ERROR] - …` reads so too: its separator is not
+        // the message's.
+        let sep = word_end(message);
+        if sep > message && separator(&c[message..sep]) {
+            message = skip(sep);
+        }
         return Some(StampedLine {
             timestamp,
             target: sub,
@@ -1294,7 +1301,6 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         });
     }
     let mut i = first;
-    let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
     let mut words = 0;
     while words < STAMPED_LEVEL_WORDS && i < c.len() {
         let end = word_end(i);
@@ -2205,6 +2211,7 @@ mod tests {
             // it prints (read as any program's level word).
             ("2026-12-05T10:00:01.123456Z [Note] x", "2026-12-05T10:00:01.123456Z", Some("Note"), "x"),
             ("2026-12-05T10:00:01.123456Z 3 [Info] x", "2026-12-05T10:00:01.123456Z", Some("Info"), "x"),
+            ("2024-01-01 12:00:00 1234 [ERROR] - boom", "2024-01-01 12:00:00", Some("ERROR"), "boom"),
         ];
         // Not a line that starts with its level: a capitalised or unknown word, no logger name
         // or blank after the colon, nothing after it.
