@@ -87,6 +87,16 @@ fn unknown(ev: &Value) -> Option<(&str, &str, u64)> {
     Some((u["cluster"].as_str().unwrap(), u["template"].as_str().unwrap(), u["count"].as_u64().unwrap()))
 }
 
+/// The clustered events' first line, line count and template.
+fn clustered(evs: &[Value]) -> Vec<(u64, u64, String)> {
+    evs.iter()
+        .filter_map(|e| {
+            let u = unknown(e)?;
+            Some((e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), u.1.to_owned()))
+        })
+        .collect()
+}
+
 fn at(evs: &[Value], line: u64) -> &Value {
     evs.iter().find(|e| e["source"]["line"] == line).unwrap_or_else(|| panic!("no event at line {line}: {evs:?}"))
 }
@@ -1879,14 +1889,7 @@ fn regression_a_go_programs_crash_is_one_event_at_error() {
         "\t/workspace/cmd/main.go:50 +0x25",
     ];
     let input: String = crash.iter().map(|l| format!("{l}\n")).collect();
-    let got = |evs: &[Value]| -> Vec<(u64, u64, String)> {
-        evs.iter()
-            .filter_map(|e| {
-                let u = unknown(e)?;
-                Some((e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), u.1.to_owned()))
-            })
-            .collect()
-    };
+    let got = clustered;
     let want = [
         (2, 8, "panic: runtime error: invalid memory address or nil pointer dereference".to_owned()),
         (10, 1, "restarted after a crash".to_owned()),
@@ -2168,14 +2171,7 @@ fn regression_psqls_detail_and_hint_lines_are_part_of_its_error() {
     let d = Dir::new();
     let paste = "dev=> select x from t;\nERROR:  column \"x\" does not exist\nLINE 1: select x from t;\n               ^\nHINT:  Perhaps you meant to reference the column \"t.y\".\ndev=> insert into t values (1);\nERROR:  duplicate key value violates unique constraint \"t_pkey\"\nDETAIL:  Key (id)=(1) already exists.\nWARNING:  there is no transaction in progress\n";
     let file = d.write("psql.log", paste);
-    let got = |evs: &[Value]| -> Vec<(u64, u64, String)> {
-        evs.iter()
-            .filter_map(|e| {
-                let u = unknown(e)?;
-                Some((e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), u.1.to_owned()))
-            })
-            .collect()
-    };
+    let got = clustered;
     let want = [
         (2, 4, "column <*> does not exist"),
         (7, 2, "duplicate key value violates unique constraint <*>"),

@@ -546,12 +546,13 @@ impl<'m> Framer<'m> {
     /// Would this line start a new event (rather than continue the open one)?
     fn starts_event(&mut self, raw: &[u8]) -> bool {
         let (prefix, header) = parse::classify(raw, &mut self.state.clone());
-        !self.continues(header, raw.len(), content_of(raw, &prefix), pod_key(raw, &prefix))
+        !self.continues(header, raw.len(), raw, &prefix)
     }
 
-    /// Does a line (`len` bytes, `content` its text after its prefixes, `pod` its
-    /// [`pod_key`]) continue the open event?
-    fn continues(&self, header: Header, len: usize, content: &[u8], pod: u64) -> bool {
+    /// Does a line (`len` bytes; `line` as its `prefix` was read, without ANSI codes) continue
+    /// the open event?
+    fn continues(&self, header: Header, len: usize, line: &[u8], prefix: &parse::Prefix) -> bool {
+        let content = content_of(line, prefix);
         self.acc.as_ref().is_some_and(|a| {
             let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
             let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
@@ -565,9 +566,9 @@ impl<'m> Framer<'m> {
                 }
                 // A dated line continues only a PostgreSQL report, as its detail from the same
                 // process.
-                Header::Stamped => {
-                    a.postgres.is_some_and(|(pid, from)| from == pod && parse::pg_detail(content) == Some(pid))
-                }
+                Header::Stamped => a
+                    .postgres
+                    .is_some_and(|(pid, pod)| parse::pg_detail(content) == Some(pid) && pod_key(line, prefix) == pod),
                 _ => false,
             }
         })
@@ -748,8 +749,7 @@ impl<'m> Framer<'m> {
         // read there too (a coloured `Traceback …` or `ValueError: …`, an indent after a code).
         let clean = if ansi { std::mem::take(&mut self.clean) } else { Vec::new() };
         let content = content_of(if ansi { &clean } else { raw }, &prefix);
-        let pod = pod_key(if ansi { &clean } else { raw }, &prefix);
-        let continues = self.continues(header, raw.len(), content, pod);
+        let continues = self.continues(header, raw.len(), if ansi { &clean } else { raw }, &prefix);
         if !continues {
             // Another program's line is read once for what decides the lines after it.
             let stamped = if header == Header::Stamped { parse::parse_stamped(content) } else { None };
@@ -771,7 +771,10 @@ impl<'m> Framer<'m> {
                 header,
                 warns: stamped.as_ref().is_some_and(|st| stamped_warns(content, st)),
                 psql: stamped.as_ref().is_some_and(parse::StampedLine::psql_shaped),
-                postgres: stamped.as_ref().filter(|st| st.postgres).map(|st| (st.pid_in(content), pod)),
+                postgres: stamped
+                    .as_ref()
+                    .filter(|st| st.postgres)
+                    .map(|st| (st.pid_in(content), pod_key(if ansi { &clean } else { raw }, &prefix))),
                 prefix,
                 traceback: Traceback::None,
                 // Set below, as for every line the event takes.

@@ -910,7 +910,7 @@ pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
 
 /// A line of another program's log that starts with its date and time, or with its level and a
 /// colon ([`Header::Stamped`]): ranges into the line's content.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StampedLine {
     /// The date and time, without a comma that ends it (`2016-09-28 04:30:30,`); none on a line
     /// that starts with its level ([`leveled_line`]).
@@ -1197,33 +1197,15 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
         if let Some(k) = kube_event(c) {
             // The event's type is its level, its reason the target.
             return Some(StampedLine {
-                timestamp: None,
                 target: Some(k.reason),
                 level: Some(k.kind),
                 message: k.message,
-                zone: None,
-                pid: None,
-                postgres: false,
-                detail: false,
-                thread: None,
-                code: None,
                 object: Some(k.object),
+                ..StampedLine::default()
             });
         }
         let (level, target, message) = leveled_line(c)?;
-        return Some(StampedLine {
-            timestamp: None,
-            target,
-            level: Some(level),
-            message,
-            zone: None,
-            pid: None,
-            postgres: false,
-            detail: false,
-            thread: None,
-            code: None,
-            object: None,
-        });
+        return Some(StampedLine { target, level: Some(level), message, ..StampedLine::default() });
     };
     // env_logger's bracket closes after the level and the target: `[<time> ERROR sink::kafka] …`.
     let unclosed = time.start == 1 && c[t - 1] != b']';
@@ -1277,28 +1259,18 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     }
     first = at;
     let separator = |w: &[u8]| w.iter().all(|b| matches!(b, b'-' | b'|' | b':'));
-    if let Some((thread, label, code, sub, mut message)) = mysql_line(c, first)
-        .filter(|(_, label, ..)| zone.is_none() && pid.is_none() && label.end < crate::unknown::LEVEL_WINDOW)
+    if zone.is_none()
+        && pid.is_none()
+        && let Some(mut my) = mysql_line(c, first)
+        && my.level.as_ref().is_some_and(|l| l.end < crate::unknown::LEVEL_WINDOW)
     {
         // Another program's `<time> <thread> [ERROR] - …` reads so too: its separator is not
         // the message's.
-        let sep = word_end(message);
-        if sep > message && separator(&c[message..sep]) {
-            message = skip(sep);
+        let sep = word_end(my.message);
+        if sep > my.message && separator(&c[my.message..sep]) {
+            my.message = skip(sep);
         }
-        return Some(StampedLine {
-            timestamp,
-            target: sub,
-            level: Some(label),
-            message,
-            zone,
-            pid,
-            postgres: false,
-            detail: false,
-            thread: Some(thread),
-            code,
-            object: None,
-        });
+        return Some(StampedLine { timestamp, ..my });
     }
     let mut i = first;
     let mut words = 0;
@@ -1317,16 +1289,13 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             let (level, message) = if detail { (None, i) } else { (Some(i..end - 1), skip(end)) };
             return Some(StampedLine {
                 timestamp,
-                target: None,
                 level,
                 message,
                 zone,
                 pid,
                 postgres: true,
                 detail,
-                thread: None,
-                code: None,
-                object: None,
+                ..StampedLine::default()
             });
         }
         // Within the bytes `--unknown warn` looks at for a level: a level word it cannot see
@@ -1357,39 +1326,18 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
                 message,
                 zone,
                 pid,
-                postgres: false,
-                detail: false,
-                thread: None,
-                code: None,
-                object: None,
+                ..StampedLine::default()
             });
         }
         i = skip(end);
     }
-    Some(StampedLine {
-        timestamp,
-        target: None,
-        level: None,
-        message: first,
-        zone,
-        pid,
-        postgres: false,
-        detail: false,
-        thread: None,
-        code: None,
-        object: None,
-    })
+    Some(StampedLine { timestamp, message: first, zone, pid, ..StampedLine::default() })
 }
 
 /// MySQL's error log after its time: `<thread> [<label>] [MY-<code>] [<subsystem>] <message>`
 /// (8.0; 5.7 prints neither code nor subsystem), its label `System`, `ERROR`, `Warning` or
-/// `Note`. The thread's, the label's, the code's and the subsystem's ranges (in `c`), and
-/// where the message starts.
-#[allow(clippy::type_complexity)]
-fn mysql_line(
-    c: &[u8],
-    at: usize,
-) -> Option<(Range<usize>, Range<usize>, Option<Range<usize>>, Option<Range<usize>>, usize)> {
+/// `Note`, read from `at`: the line without its time, which the caller adds.
+fn mysql_line(c: &[u8], at: usize) -> Option<StampedLine> {
     let word = |i: usize| i + c[i..].iter().position(|&b| b == b' ').unwrap_or(c.len() - i);
     let bracketed = |i: usize| {
         let e = word(i);
@@ -1407,12 +1355,15 @@ fn mysql_line(
         let w = &c[r.clone()];
         w.len() > 3 && w.starts_with(b"MY-") && w[3..].iter().all(u8::is_ascii_digit)
     });
-    let Some((code, next)) = code else { return Some((thread, label, None, None, next)) };
+    let line = StampedLine { thread: Some(thread), level: Some(label), message: next, ..StampedLine::default() };
+    let Some((code, next)) = code else { return Some(line) };
     let sub = bracketed(next).filter(|(r, _)| c[r.clone()].iter().all(u8::is_ascii_alphanumeric));
-    match sub {
-        Some((sub, message)) => Some((thread, label, Some(code), Some(sub), message)),
-        None => Some((thread, label, Some(code), None, next)),
-    }
+    Some(StampedLine {
+        code: Some(code),
+        message: sub.as_ref().map_or(next, |s| s.1),
+        target: sub.map(|s| s.0),
+        ..line
+    })
 }
 
 /// Does the time `t` (a [`stamped_time`]'s) end with its zone (`Z`, `+01:00`)?
