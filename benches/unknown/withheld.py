@@ -54,6 +54,9 @@ def main():
                         "--format", a.format, "--catalog", a.catalog, "-o", corpus + ".tmp", "--truth", truth_path], check=True)
         os.rename(corpus + ".tmp", corpus)
     truth = [json.loads(l) for l in open(truth_path, encoding="utf-8")]
+    # The corpus's lines as bytes decoded one for one (the spans count bytes of UTF-8 text).
+    with open(corpus, "rb") as f:
+        corpus_lines = f.read().split(b"\n")
     records = [json.loads(l) for l in open(a.catalog, encoding="utf-8") if l.strip()]
     rec = lambda o: o.get("record", o)
     pattern = {rec(o)["id"]: rec(o).get("messagePattern") for o in records}
@@ -74,7 +77,9 @@ def main():
     cluster_at = {e["source"]["line"]: e["unknown"]["cluster"] for e in evs if e.get("unknown")}
     # Where a record left in the catalog still matches the withheld record's text (a generic
     # pattern, a similar message from another file), nothing is unknown there: such events are
-    # counted apart. The spans index the event's text, which is the line for single-line text.
+    # counted apart. The spans index the event's text, which is the line for single-line text;
+    # in a multi-line text event, a withheld text on a later line (a `Caused by` list's entry) is
+    # found at its offset in the lines joined (before, such events were never counted apart).
     # The text's `error=` field counts too (its spans index the line as well; the truth calls
     # the field `error`, an event `fields.error`; in the JSON layout both call them `fields.message`
     # and `fields.error`).
@@ -86,13 +91,21 @@ def main():
         p = next((m for m in t["matches"] if m["id"] == t["id"] and m["role"] == "primary"), None)
         fields = {"message": "message", "error": "fields.error", "fields.message": "fields.message", "fields.error": "fields.error"}
         field = fields.get(p.get("field", "message")) if p else None
-        if field is None or t["lines"] != 1:
+        if field is None:
             return False
+        col = p["col"]
+        if p.get("line", t["line"]) != t["line"]:
+            # On a later line of a multi-line event (a `Caused by` list's entry): the spans
+            # index the event's whole text, its lines joined by line breaks, under `message`.
+            if a.format != "text":
+                return False
+            col += sum(len(corpus_lines[l - 1]) + 1 for l in range(t["line"], p["line"]))
+            field = "message"
         # A record that matches from the withheld text on explains it (a generic pattern starts
         # at it; one quote before it is a `{:?}` string's). One that starts further out and
         # covers it is a host, wrapper or context whose trailing capture holds the withheld
         # text: that does not explain it.
-        return any(f == field and p["col"] - 1 <= s <= p["col"] < e for f, (s, e) in spans_at.get(t["line"], []))
+        return any(f == field and col - 1 <= s <= col < e for f, (s, e) in spans_at.get(t["line"], []))
     members = collections.Counter(cluster_at.values())
     explained = {t["line"] for t in events if t["id"] in hidden and still_explained(t)}
 
