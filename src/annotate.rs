@@ -541,6 +541,14 @@ impl<W: Writer> Annotator<'_, W> {
         if let Some(t) = timestamp.as_deref().and_then(parse::rfc3339_form) {
             timestamp = Some(Cow::Owned(t));
         }
+        // A time with a field out of range would have the receiver reject the whole event: it
+        // stays in the message, and `@timestamp` is the runtime's time, else the observed one.
+        if timestamp.as_deref().is_some_and(|t| !parse::time_in_range(t)) {
+            log.parse_error = Some(TIME_OUT_OF_RANGE);
+            timestamp = pick(&pre.runtime_ts)
+                .map(|t| parse::rfc3339_form(&t).map_or(t, Cow::Owned))
+                .filter(|t| parse::time_in_range(t));
+        }
         log.pod = pick(&pre.pod).or_else(|| self.meta.pod.as_deref().map(Cow::Borrowed));
         log.container = pick(&pre.container).or_else(|| self.meta.container.as_deref().map(Cow::Borrowed));
         log.namespace = self.meta.namespace.as_deref().map(Cow::Borrowed);
@@ -1462,6 +1470,10 @@ const JSON_MESSAGE_KEYS: [&str; 2] = ["message", "msg"];
 /// {"level": …}}` too). Framing's level look ([`crate::unknown::level_marker`]) finds a JSON
 /// line's level under the same keys.
 pub(crate) const JSON_LEVEL_KEYS: [&str; 5] = ["level", "lvl", "severity", "levelname", "log.level"];
+
+/// `log.parse_error` of an event whose line's time has a field out of range
+/// ([`parse::time_in_range`]).
+pub const TIME_OUT_OF_RANGE: &str = "the line's time is out of range: @timestamp is the runtime's or the observed time";
 
 /// Where JSON loggers put the time, in the order they are read: `timestamp` (RisingWave,
 /// Google Cloud), `@timestamp` (ECS, Logstash), `time` (logrus, slog, bunyan; pino as epoch

@@ -610,7 +610,10 @@ fn needs_escape(v: &[u8], non_ascii: bool) -> bool {
     let high = if non_ascii { HI } else { 0 };
     let flags = |x: u64| {
         let zero = |y: u64| y.wrapping_sub(LO) & !y & HI;
-        (x.wrapping_sub(LO * 0x20) & !x & HI) | zero(x ^ (LO * u64::from(b'"'))) | zero(x ^ (LO * u64::from(b'\\'))) | (x & high)
+        (x.wrapping_sub(LO * 0x20) & !x & HI)
+            | zero(x ^ (LO * u64::from(b'"')))
+            | zero(x ^ (LO * u64::from(b'\\')))
+            | (x & high)
     };
     let mut words = v.chunks_exact(8);
     let mut any = 0;

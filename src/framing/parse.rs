@@ -203,6 +203,46 @@ pub fn rfc3339_form(ts: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// Is `ts`, a time as `@timestamp` is written ([`rfc3339_form`]), one whose fields are in range?
+/// A line's `2024-13-45T25:61:00` is no time a receiver takes: Elasticsearch's date mapping
+/// rejects the whole event, as RFC 3339 parsers (Vector's, Fluent Bit's) fail on it. The
+/// date and clock are checked by humantime (the month's days, leap years, a leap second), an
+/// offset `±hh:mm` after them here (humantime reads UTC alone). Times of other shapes, and years
+/// before 1970 (which humantime does not take, but receivers do), are not judged.
+pub fn time_in_range(ts: &str) -> bool {
+    let b = ts.as_bytes();
+    if b.len() < 19 || (b[4], b[7], b[10], b[13], b[16]) != (b'-', b'-', b'T', b':', b':') {
+        return true;
+    }
+    let d = |i: usize| b[i].wrapping_sub(b'0');
+    if ![0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].iter().all(|&i| d(i) < 10) {
+        return true;
+    }
+    let n = |i: usize| d(i) * 10 + d(i + 1);
+    if u16::from(n(0)) * 100 + u16::from(n(2)) < 1970 {
+        return true;
+    }
+    let (clock, offset) = match b.len().checked_sub(6).map(|i| (i, &b[i..])) {
+        Some((i, [sign, h1, h2, b':', m1, m2])) if i >= 19 && matches!(sign, b'+' | b'-') => {
+            if ![h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()) {
+                return true;
+            }
+            (&ts[..i], n(i + 1) <= 23 && n(i + 4) <= 59)
+        }
+        _ => (ts, true),
+    };
+    if !offset {
+        return false;
+    }
+    // Most times are plainly in range: a month's first 28 days, seconds below 60. Those are
+    // passed on a look at their digits; humantime's parse, which also computes the time, cost
+    // about 400 instructions an event at `--unknown any` (3.6% of its scan, callgrind).
+    if (1..=12).contains(&n(5)) && (1..=28).contains(&n(8)) && n(11) <= 23 && n(14) <= 59 && n(17) <= 59 {
+        return true;
+    }
+    !matches!(humantime::parse_rfc3339_weak(clock), Err(humantime::TimestampError::OutOfRange))
+}
+
 /// A time in a field of another program's line (a logfmt `time`, `ts` or `t`, a JSON line's
 /// time key) as `@timestamp` takes it: a whole [`loose_timestamp_len`] timestamp as it is, or one
 /// whose zone is ISO 8601's basic `+hhmm` (log15's `t=2026-03-02T08:00:00+0000`) with the colon
@@ -1738,6 +1778,35 @@ mod tests {
         ];
         for (s, want) in cases {
             assert_eq!(parse_timestamp(s), *want, "{s}");
+        }
+    }
+
+    #[test]
+    fn times_in_range_and_out_of_it() {
+        let cases: &[(&str, bool)] = &[
+            ("2026-03-02T08:00:00.776978869Z", true),
+            ("2026-03-02T08:00:00", true),
+            ("2024-02-29T23:59:60Z", true),
+            ("2026-12-31T23:59:59.999+14:00", true),
+            ("2026-12-05T10:00:00.5-03:30", true),
+            ("1969-12-31T23:59:59Z", true),
+            ("0001-01-01T00:00:00Z", true),
+            // Another shape: not judged.
+            ("2026-13-45 08:00:00", true),
+            ("yesterday", true),
+            ("2026-13-02T08:00:00Z", false),
+            ("2026-00-02T08:00:00Z", false),
+            ("2026-02-29T08:00:00Z", false),
+            ("2026-04-31T08:00:00Z", false),
+            ("2026-03-00T08:00:00.1", false),
+            ("2026-03-02T24:00:00Z", false),
+            ("2026-03-02T08:60:00Z", false),
+            ("2026-03-02T08:00:61Z", false),
+            ("2026-03-02T08:00:00+24:00", false),
+            ("2026-03-02T08:00:00.123-05:60", false),
+        ];
+        for (ts, want) in cases {
+            assert_eq!(time_in_range(ts), *want, "{ts}");
         }
     }
 
