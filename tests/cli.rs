@@ -222,6 +222,51 @@ fn stdin_pending_multiline_event_is_completed_by_the_idle_timeout() {
     assert!(rest.is_empty(), "{rest:?}");
 }
 
+/// Regression: on standard input, the idle timeout completed a pending event while the line
+/// below it was half written, so the rest of the line (here the inner error a record matches)
+/// came after its event was out: the event lost its last line and its match. Now a held partial
+/// line that could continue the event (no header) is waited for, up to `--line-timeout`, after
+/// which it is taken as a line and the event completed.
+#[test]
+fn regression_stdin_idle_waits_for_a_half_written_continuation_line() {
+    let fx = fixture();
+    let cat = path_str(&fx.catalog);
+    let mut s = spawn_streaming(&["-c", &cat, "--idle-timeout", "50", "--line-timeout", "2s"]);
+    let head = lines(&[
+        &rw_line(
+            1,
+            "WARN",
+            "risingwave_meta::stream::stream_manager",
+            "failed to notify cancellation result: s3 delete error",
+        ),
+        "",
+        "Caused by:",
+    ]);
+    s.send(&format!("{head}    error returned from database: duplicate key va"));
+    // Six idle timeouts with the line half written.
+    thread::sleep(std::time::Duration::from_millis(300));
+    s.send("lue violates unique constraint \"object_pkey\"\n database_id=7\n");
+    let e = s.next_event("the report with its whole last lines");
+    assert_eq!((src_line(&e), src_lines(&e)), (1, 5), "{e}");
+    assert_eq!(match_id(&e), Some("t-inner"), "{e}");
+    assert_eq!(e["match"]["captures"]["constraint"], "\"object_pkey\"");
+    let (code, stderr, rest) = s.finish();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert!(rest.is_empty(), "one event, not the report and its cut line apart: {rest:?}");
+
+    // A continuation line that stays half written is taken as a line after `--line-timeout`.
+    let mut s = spawn_streaming(&["-c", &cat, "--idle-timeout", "50", "--line-timeout", "300ms"]);
+    s.send(&format!(
+        "{head}    error returned from database: duplicate key value violates unique constraint \"object_pkey\""
+    ));
+    let e = s.next_event("the report, once the held line has waited");
+    assert_eq!((src_line(&e), src_lines(&e)), (1, 4), "{e}");
+    assert_eq!(match_id(&e), Some("t-inner"), "{e}");
+    let (code, stderr, rest) = s.finish();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 7. Exit statuses.
 

@@ -331,6 +331,11 @@ impl Config {
                 paths: cli.paths.clone(),
                 stage: c.stage,
                 idle: c.idle,
+                line_timeout: cli
+                    .follow_opts
+                    .line_timeout
+                    .or(self.input.line_timeout.map(|d| d.0))
+                    .unwrap_or(DEFAULT_LINE_TIMEOUT),
                 shape: c.shape,
             },
             format: c.format,

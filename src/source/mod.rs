@@ -38,6 +38,9 @@ pub struct RunConfig {
     pub stage: Setup,
     /// Complete a pending event after this long without input (standard input only).
     pub idle: Duration,
+    /// A held partial line that may continue the pending event is waited for this long before
+    /// it is taken as a line and the event completed (standard input only; `--line-timeout`).
+    pub line_timeout: Duration,
     /// Threads for file input (standard input is always read by one); more than one only when
     /// the writer [takes rendered output](crate::event::Writer::takes_rendered).
     pub threads: usize,
@@ -60,6 +63,7 @@ impl RunConfig {
             color: false,
             width: 80,
             idle: Duration::from_millis(100),
+            line_timeout: Duration::from_secs(1),
             shape: Arc::new(crate::event::Shape::all()),
         }
     }

@@ -3,7 +3,7 @@
 
 use std::io::{self, Read};
 use std::sync::mpsc;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use super::{Outcome, ReadFailure, Report, RunConfig, check_output, finish_source};
 use crate::annotate::SourceMeta;
@@ -51,9 +51,17 @@ pub(super) fn run(
         .expect("spawn the stdin reader");
     let mut stage = Stage::new(matcher, &cfg.stage, writer, SourceMeta::stdin());
     let mut report = Report::new(cfg, "stdin");
+    // When the input last brought bytes.
+    let mut last_data = Instant::now();
     let result = loop {
-        // With no idle timeout, an event is complete as soon as the input pauses.
-        let got = if cfg.idle.is_zero() {
+        // A partial line held below a pending event may be its next line (a `Caused by:` entry,
+        // a PostgreSQL detail cut after `DETA`): the event is not complete while it is, until
+        // the line has waited `line_timeout` and is taken as a line (as a followed file's is).
+        let waiting = stage.framer().has_open_event() && !stage.framer().partial_starts_event();
+        let got = if waiting {
+            rx.recv_timeout(cfg.line_timeout.saturating_sub(last_data.elapsed()))
+        } else if cfg.idle.is_zero() {
+            // With no idle timeout, an event is complete as soon as the input pauses.
             rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected)
         } else {
             rx.recv_timeout(cfg.idle)
@@ -61,12 +69,19 @@ pub(super) fn run(
         match got {
             Ok(Ok(chunk)) => {
                 stage.feed(&chunk, SystemTime::now());
+                last_data = Instant::now();
                 let _ = back_tx.send(chunk);
-                if cfg.idle.is_zero() {
+                if cfg.idle.is_zero() && stage.framer().partial_starts_event() {
                     stage.idle();
                 }
             }
             Ok(Err(e)) => break Err(ReadFailure::Input(e)),
+            Err(mpsc::RecvTimeoutError::Timeout) if waiting => {
+                if last_data.elapsed() >= cfg.line_timeout {
+                    stage.end_partial_line();
+                    stage.idle();
+                }
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => stage.idle(),
             Err(mpsc::RecvTimeoutError::Disconnected) => break Ok(Outcome::Done),
         }
