@@ -254,6 +254,20 @@ fn regression_stdin_idle_waits_for_a_half_written_continuation_line() {
     assert_eq!(code, Some(0), "stderr: {stderr}");
     assert!(rest.is_empty(), "one event, not the report and its cut line apart: {rest:?}");
 
+    // A PostgreSQL report's detail line, cut after `DETA`.
+    let mut s = spawn_streaming(&["-c", &cat, "--idle-timeout", "50", "--line-timeout", "2s"]);
+    s.send(concat!(
+        "2026-12-05 10:00:01.001 UTC [57] ERROR:  duplicate key value violates unique constraint \"object_pkey\"\n",
+        "2026-12-05 10:00:01.002 UTC [57] DETA"
+    ));
+    thread::sleep(std::time::Duration::from_millis(300));
+    s.send("IL:  Key (oid)=(1) already exists.\n");
+    let e = s.next_event("the PostgreSQL report with its detail");
+    assert_eq!((src_line(&e), src_lines(&e)), (1, 2), "{e}");
+    let (code, stderr, rest) = s.finish();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+
     // A continuation line that stays half written is taken as a line after `--line-timeout`.
     let mut s = spawn_streaming(&["-c", &cat, "--idle-timeout", "50", "--line-timeout", "300ms"]);
     s.send(&format!(
