@@ -544,7 +544,8 @@ impl<W: Writer> Annotator<'_, W> {
         // A time with a field out of range would have the receiver reject the whole event: it
         // stays in the message, and `@timestamp` is the runtime's time, else the observed one.
         if timestamp.as_deref().is_some_and(|t| !parse::time_in_range(t)) {
-            log.parse_error = Some(TIME_OUT_OF_RANGE);
+            // A line that is broken JSON keeps that error: it says more.
+            log.parse_error = log.parse_error.or(Some(TIME_OUT_OF_RANGE));
             timestamp = pick(&pre.runtime_ts)
                 .map(|t| parse::rfc3339_form(&t).map_or(t, Cow::Owned))
                 .filter(|t| parse::time_in_range(t));
@@ -1471,9 +1472,9 @@ const JSON_MESSAGE_KEYS: [&str; 2] = ["message", "msg"];
 /// line's level under the same keys.
 pub(crate) const JSON_LEVEL_KEYS: [&str; 5] = ["level", "lvl", "severity", "levelname", "log.level"];
 
-/// `log.parse_error` of an event whose line's time has a field out of range
-/// ([`parse::time_in_range`]).
-pub const TIME_OUT_OF_RANGE: &str = "the line's time is out of range: @timestamp is the runtime's or the observed time";
+/// `log.parse_error` of an event whose time (the line's, or the runtime's for a line without
+/// one) has a field out of range ([`parse::time_in_range`]).
+pub const TIME_OUT_OF_RANGE: &str = "time out of range, not taken as @timestamp";
 
 /// Where JSON loggers put the time, in the order they are read: `timestamp` (RisingWave,
 /// Google Cloud), `@timestamp` (ECS, Logstash), `time` (logrus, slog, bunyan; pino as epoch

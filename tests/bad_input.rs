@@ -249,11 +249,11 @@ fn empty_input_and_only_line_breaks() {
 }
 
 /// Regression: a line's time with a field out of range (`2026-13-45`, 29 February of a common
-/// year, hour 25, offset `+24:00`) was written as `@timestamp`, and a receiver (Elasticsearch's
-/// date mapping, an RFC 3339 parser) rejects the whole event for it. It stays in the message;
-/// `@timestamp` is the runtime's time of a CRI record, else the observed time, and
-/// `log.parse_error` says why. Times in range, a leap second and a year before 1970 included,
-/// are written as before.
+/// year, hour 25, offset `+24:00`, MySQL's zero date) was written as `@timestamp`, and a receiver
+/// (Elasticsearch's date mapping, an RFC 3339 parser) rejects the whole event for it. It stays in
+/// the message; `@timestamp` is the runtime's time of a CRI record, else the observed time, and
+/// `log.parse_error` says why (a broken JSON line keeps its own error). Times in range, a leap
+/// day and a year before 1970 included, are written as before.
 #[test]
 fn regression_a_time_out_of_range_is_not_the_events_timestamp() {
     let fx = fixture();
@@ -262,44 +262,48 @@ fn regression_a_time_out_of_range_is_not_the_events_timestamp() {
         "2026-02-29T08:00:00Z  WARN risingwave_meta::x: not a leap year",
         "2026-12-05 25:00:00.001 UTC [42] ERROR:  hour twenty-five",
         "2026-12-05T10:00:00+24:00 ERROR offset out of range",
-        "2024-02-29T23:59:60Z ERROR risingwave_meta::x: a leap day's leap second",
+        "0000-00-00T00:00:00Z ERROR a zero date",
+        "2024-02-29T23:59:59Z ERROR risingwave_meta::x: a leap day",
         "2026-12-05T10:00:00.5-03:30 ERROR an offset in range",
         "0001-01-01T00:00:00Z ERROR a zero time from Go",
         "2026-12-05T10:00:00.123456789Z stderr F 2026-13-45T08:00:00.1Z ERROR risingwave_meta::x: inside a CRI record",
     ]
     .join("\n")
         + "\n";
+    const OUT_OF_RANGE: &str = "time out of range, not taken as @timestamp";
     for format in ["json", "ecs"] {
         let evs = ok_events(&fx.run(&["--unknown", "warn", "--format", format], input.as_bytes()));
-        assert_eq!(evs.len(), 8, "{format}: {evs:#?}");
+        assert_eq!(evs.len(), 9, "{format}: {evs:#?}");
         let observed = |e: &Value| if format == "json" { e["observed"].clone() } else { e["event"]["created"].clone() };
         for (i, e) in evs.iter().enumerate() {
             let ts = e["@timestamp"].as_str().unwrap();
             let error = if format == "json" { e["log"]["parse_error"].as_str() } else { None };
             match i {
-                0..=3 => {
+                0..=4 => {
                     assert_eq!(e["@timestamp"], observed(e), "{format} {i}: {e}");
                     assert!(e["message"].as_str().unwrap().starts_with(&input.lines().nth(i).unwrap()[..19]), "{e}");
                     if format == "json" {
-                        assert_eq!(
-                            error,
-                            Some("the line's time is out of range: @timestamp is the runtime's or the observed time"),
-                            "{e}"
-                        );
+                        assert_eq!(error, Some(OUT_OF_RANGE), "{e}");
                         assert!(e["unknown"]["cluster"].is_string(), "still clustered: {e}");
                     }
                 }
-                4 => assert_eq!(ts, "2024-02-29T23:59:60Z", "{e}"),
-                5 => assert_eq!(ts, "2026-12-05T10:00:00.5-03:30", "{e}"),
-                6 => assert_eq!(ts, "0001-01-01T00:00:00Z", "{e}"),
+                5 => assert_eq!(ts, "2024-02-29T23:59:59Z", "{e}"),
+                6 => assert_eq!(ts, "2026-12-05T10:00:00.5-03:30", "{e}"),
+                7 => assert_eq!(ts, "0001-01-01T00:00:00Z", "{e}"),
                 _ => {
                     assert_eq!(ts, "2026-12-05T10:00:00.123456789Z", "the runtime's time: {e}");
-                    assert!(format == "ecs" || error.is_some(), "{e}");
+                    assert!(format == "ecs" || error == Some(OUT_OF_RANGE), "{e}");
                 }
             }
-            if (4..=6).contains(&i) {
+            if (5..=7).contains(&i) {
                 assert_eq!(error, None, "{e}");
             }
         }
     }
+    // A broken JSON line whose runtime time is out of range keeps the JSON error.
+    let broken = "2026-13-05T10:00:00.123456789Z stderr F {\"level\":\"ERROR\",\"msg\":\"broken\n";
+    let evs = ok_events(&fx.run(&["--all"], broken.as_bytes()));
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!(evs[0]["@timestamp"], evs[0]["observed"], "{}", evs[0]);
+    assert_eq!(evs[0]["log"]["parse_error"], "line starts with '{' but is not a JSON object", "{}", evs[0]);
 }

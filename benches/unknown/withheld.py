@@ -96,16 +96,21 @@ def main():
         col = p["col"]
         if p.get("line", t["line"]) != t["line"]:
             # On a later line of a multi-line event (a `Caused by` list's entry): the spans
-            # index the event's whole text, its lines joined by line breaks, under `message`.
+            # index the event's whole text, its lines joined by line breaks, under `message`
+            # (a list below the line) or the field's own name (an error field that goes on).
             if a.format != "text":
                 return False
-            col += sum(len(corpus_lines[l - 1]) + 1 for l in range(t["line"], p["line"]))
-            field = "message"
+            # `col` counts characters (gen_corpus.py), the spans bytes.
+            here = corpus_lines[p["line"] - 1].decode("utf-8", "replace")
+            col = sum(len(corpus_lines[l - 1]) + 1 for l in range(t["line"], p["line"])) + len(here[: col - 1].encode()) + 1
+            fields_of = (field, "message")
+        else:
+            fields_of = (field,)
         # A record that matches from the withheld text on explains it (a generic pattern starts
         # at it; one quote before it is a `{:?}` string's). One that starts further out and
         # covers it is a host, wrapper or context whose trailing capture holds the withheld
         # text: that does not explain it.
-        return any(f == field and col - 1 <= s <= col < e for f, (s, e) in spans_at.get(t["line"], []))
+        return any(f in fields_of and col - 1 <= s <= col < e for f, (s, e) in spans_at.get(t["line"], []))
     members = collections.Counter(cluster_at.values())
     explained = {t["line"] for t in events if t["id"] in hidden and still_explained(t)}
 
