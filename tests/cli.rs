@@ -226,7 +226,7 @@ fn stdin_pending_multiline_event_is_completed_by_the_idle_timeout() {
 /// below it was half written, so the rest of the line (here the inner error a record matches)
 /// came after its event was out: the event lost its last line and its match. Now a held partial
 /// line that could continue the event (no header) is waited for, up to `--line-timeout`, after
-/// which it is taken as a line and the event completed.
+/// which the event is completed without it (the line is held on, never cut).
 #[test]
 fn regression_stdin_idle_waits_for_a_half_written_continuation_line() {
     let fx = fixture();
@@ -268,14 +268,30 @@ fn regression_stdin_idle_waits_for_a_half_written_continuation_line() {
     assert_eq!(code, Some(0), "stderr: {stderr}");
     assert!(rest.is_empty(), "{rest:?}");
 
-    // A continuation line that stays half written is taken as a line after `--line-timeout`.
-    let mut s = spawn_streaming(&["-c", &cat, "--idle-timeout", "50", "--line-timeout", "300ms"]);
-    s.send(&format!(
-        "{head}    error returned from database: duplicate key value violates unique constraint \"object_pkey\""
-    ));
+    // A continuation line that stays half written: after `--line-timeout` the event is
+    // completed without it, and the line, still held, is not cut: at the end of the input it
+    // is a line, whole.
+    let mut s = spawn_streaming(&["-c", &cat, "--all", "--idle-timeout", "50", "--line-timeout", "300ms"]);
+    s.send(&format!("{head}    error returned from database: duplicate key value violates unique constraint"));
     let e = s.next_event("the report, once the held line has waited");
-    assert_eq!((src_line(&e), src_lines(&e)), (1, 4), "{e}");
-    assert_eq!(match_id(&e), Some("t-inner"), "{e}");
+    assert_eq!((src_line(&e), src_lines(&e)), (1, 3), "{e}");
+    s.send(" \"object_pkey\"");
+    let (code, stderr, rest) = s.finish();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    let e: Value = serde_json::from_str(&rest[0]).unwrap();
+    assert_eq!((src_line(&e), src_lines(&e)), (4, 1), "{e}");
+    assert_eq!(e["match"]["captures"]["constraint"], "\"object_pkey\"", "the line whole: {e}");
+
+    // A half-received line in colour that starts the next event does not hold the pending one
+    // (with `--line-timeout 1h`, it would until the rest came).
+    let mut s = spawn_streaming(&["-c", &cat, "--all", "--idle-timeout", "50", "--line-timeout", "1h"]);
+    s.send(&format!("{head}\x1b[2m2026-03-02T08:00:01.123456789Z\x1b[0m \x1b[33m WARN\x1b[0m risingwave_meta::x: obj"));
+    let e = s.next_event("the report, while the next line in colour is half received");
+    assert_eq!((src_line(&e), src_lines(&e)), (1, 3), "{e}");
+    s.send("ect store quota exceeded\n");
+    let e = s.next_event("the coloured line, whole");
+    assert_eq!((src_line(&e), e["log"]["level"].as_str()), (4, Some("WARN")), "{e}");
     let (code, stderr, rest) = s.finish();
     assert_eq!(code, Some(0), "stderr: {stderr}");
     assert!(rest.is_empty(), "{rest:?}");

@@ -319,14 +319,18 @@ impl<'m> Framer<'m> {
         if !self.has_partial_line() {
             return true;
         }
-        let (prefix, header) = parse::classify(&self.carry, &mut self.state.clone());
+        // Read as framing reads the whole line: without its colours (a line copied from a
+        // terminal, `\x1b[2m2026-…\x1b[0m \x1b[33m WARN…`), whose header is not seen with them.
+        let mut buf = Vec::new();
+        let carry = parse::without_ansi(&self.carry, &mut buf);
+        let (prefix, header) = parse::classify(carry, &mut self.state.clone());
         match header {
             Header::None => false,
             // A dated line below a PostgreSQL report may be its detail: it starts an event only
             // once it shows a level of its own (`… [58] ERROR:`), not while its label is cut
             // (`… [57] DETA`).
             Header::Stamped if self.acc.as_ref().is_some_and(|a| a.postgres.is_some()) => {
-                parse::parse_stamped(content_of(&self.carry, &prefix)).is_some_and(|st| st.level.is_some())
+                parse::parse_stamped(content_of(carry, &prefix)).is_some_and(|st| st.level.is_some())
             }
             _ => true,
         }

@@ -39,7 +39,7 @@ pub struct RunConfig {
     /// Complete a pending event after this long without input (standard input only).
     pub idle: Duration,
     /// A held partial line that may continue the pending event is waited for this long before
-    /// it is taken as a line and the event completed (standard input only; `--line-timeout`).
+    /// the event is completed without it (standard input only; `--line-timeout`).
     pub line_timeout: Duration,
     /// Threads for file input (standard input is always read by one); more than one only when
     /// the writer [takes rendered output](crate::event::Writer::takes_rendered).

@@ -55,8 +55,11 @@ pub(super) fn run(
     let mut last_data = Instant::now();
     let result = loop {
         // A partial line held below a pending event may be its next line (a `Caused by:` entry,
-        // a PostgreSQL detail cut after `DETA`): the event is not complete while it is, until
-        // the line has waited `line_timeout` and is taken as a line (as a followed file's is).
+        // a PostgreSQL detail cut after `DETA`): the event is not complete while it is, for up
+        // to `line_timeout` of quiet. Then the event is completed and the line still held: a
+        // writer that buffers its output (`grep` without `--line-buffered`, Python into a pipe)
+        // may pause anywhere in a line, even in the next event's timestamp, and a cut would
+        // break a line that was whole.
         let waiting = stage.framer().has_open_event() && !stage.framer().partial_starts_event();
         let got = if waiting {
             rx.recv_timeout(cfg.line_timeout.saturating_sub(last_data.elapsed()))
@@ -78,7 +81,6 @@ pub(super) fn run(
             Ok(Err(e)) => break Err(ReadFailure::Input(e)),
             Err(mpsc::RecvTimeoutError::Timeout) if waiting => {
                 if last_data.elapsed() >= cfg.line_timeout {
-                    stage.end_partial_line();
                     stage.idle();
                 }
             }
