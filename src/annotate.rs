@@ -535,20 +535,18 @@ impl<W: Writer> Annotator<'_, W> {
         }
         let lb = &self.line_buf;
         let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));
-        if timestamp.is_none() {
-            timestamp = pick(&pre.runtime_ts);
+        // `@timestamp`: the line's time, else the runtime's, in RFC 3339's form.
+        fn form(t: Cow<'_, str>) -> Cow<'_, str> {
+            parse::rfc3339_form(&t).map_or(t, Cow::Owned)
         }
-        if let Some(t) = timestamp.as_deref().and_then(parse::rfc3339_form) {
-            timestamp = Some(Cow::Owned(t));
-        }
+        let runtime = || pick(&pre.runtime_ts).map(form);
+        timestamp = timestamp.map(form).or_else(runtime);
         // A time with a field out of range would have the receiver reject the whole event: it
         // stays in the message, and `@timestamp` is the runtime's time, else the observed one.
         if timestamp.as_deref().is_some_and(|t| !parse::time_in_range(t)) {
             // A line that is broken JSON keeps that error: it says more.
             log.parse_error = log.parse_error.or(Some(TIME_OUT_OF_RANGE));
-            timestamp = pick(&pre.runtime_ts)
-                .map(|t| parse::rfc3339_form(&t).map_or(t, Cow::Owned))
-                .filter(|t| parse::time_in_range(t));
+            timestamp = runtime().filter(|t| parse::time_in_range(t));
         }
         log.pod = pick(&pre.pod).or_else(|| self.meta.pod.as_deref().map(Cow::Borrowed));
         log.container = pick(&pre.container).or_else(|| self.meta.container.as_deref().map(Cow::Borrowed));
