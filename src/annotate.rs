@@ -424,7 +424,7 @@ impl<W: Writer> Annotator<'_, W> {
             (_, Some(t)) => Some(&text[t.level.clone()]),
             _ => None,
         };
-        if level.is_some_and(below_warn) && !self.scratch.found.is_empty() {
+        if !self.scratch.found.is_empty() && level.is_some_and(below_warn) {
             let names: Vec<&str> = hay_texts.iter().map(|(_, n)| n.as_str()).collect();
             let ctx = &mut self.context;
             self.scratch.found.retain(|f| {
