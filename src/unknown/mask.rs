@@ -32,6 +32,13 @@ pub const MAX_TOKENS: usize = 64;
 /// at the next blank instead (an unbalanced brace must not swallow the whole line).
 const MAX_GROUP: usize = 4096;
 
+/// A masked token longer than this is a variable: no kind is told by a word of hundreds of
+/// bytes (a blob, a dump without blanks), and a template keeps its tokens, so this and
+/// [`MAX_TOKENS`] bound a template's size (a second reader's 150 lines of a 1 MB word each took
+/// 441 MB at `--unknown warn`, the word kept in every template and written in every event).
+/// A Java class with its package, a long Rust path, runs to 100-150 bytes.
+pub const MAX_TOKEN_BYTES: usize = 256;
+
 /// Masked tokens of one line: token `i` is `buf[spans[i].0..spans[i].1]`, and `buf` is the
 /// tokens joined by single spaces (the rendered template, so a line's hash and its template
 /// text are one slice each, not a walk over its tokens).
@@ -157,8 +164,13 @@ const fn delimiter(b: u8) -> bool {
 }
 
 /// Where the token starting at `s` ends: the next blank, past quoted strings and brace groups.
+///
+/// A brace whose group does not close within [`MAX_GROUP`] bytes has had those bytes read: the
+/// braces after it in them are not looked at again (a line of unbalanced braces cost a search
+/// of up to `MAX_GROUP` bytes for each of them, about 7 s a MiB).
 fn token_end(line: &[u8], s: usize) -> usize {
     let mut i = s;
+    let mut no_group_before = 0;
     while i < line.len() {
         let b = line[i];
         let class = CLASS[b as usize];
@@ -173,11 +185,14 @@ fn token_end(line: &[u8], s: usize) -> usize {
                 i += close + 2;
                 continue;
             }
-            if b == b'{'
-                && let Some(close) = group_end(line, i)
-            {
-                i = close + 1;
-                continue;
+            if b == b'{' && i >= no_group_before {
+                match group_end(line, i) {
+                    Some(close) => {
+                        i = close + 1;
+                        continue;
+                    }
+                    None => no_group_before = i + MAX_GROUP,
+                }
             }
         }
         i += 1;
@@ -268,7 +283,13 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
     // its brace is not stripped as a lead (then its fields were masked one by one, blanks and all).
     let group_ends_token =
         |s: usize| tok[s] == b'{' && group_end(tok, s).is_some_and(|g| tok[g + 1..].iter().all(|&b| trail(b)));
-    while s < tok.len() && lead(tok[s]) && !group_ends_token(s) {
+    // Past the first brace that opens no group ending the token, the braces after it are not
+    // searched for theirs (a token of unbalanced braces was read again for each of them: about
+    // 7 s a MiB). A group that opens behind an unbalanced brace (`{{a: 1}`) then has its lead
+    // stripped and its fields masked one by one: such a token is no `Debug` print anyway.
+    let mut groups_looked = false;
+    while s < tok.len() && lead(tok[s]) && (groups_looked || !group_ends_token(s)) {
+        groups_looked |= tok[s] == b'{';
         s += 1;
     }
     let mut e = tok.len();
@@ -429,6 +450,13 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
             mask_token(&line[s..i], &mut out.buf);
             &out.buf[start..] == VAR
         };
+        let is_var = if out.buf.len() - start > MAX_TOKEN_BYTES {
+            out.buf.truncate(start);
+            out.buf.extend_from_slice(VAR);
+            true
+        } else {
+            is_var
+        };
         if is_var && last_var {
             out.buf.truncate(sep);
             continue;
@@ -560,5 +588,46 @@ mod tests {
     #[test]
     fn unbalanced_brace_ends_at_the_blank() {
         assert_eq!(masked("open { never closed here"), "open { never closed here");
+    }
+
+    /// Regression (found by a second reader): a word of a megabyte was kept whole in the
+    /// template (and every template and event of its kind), so 150 such lines took 441 MB.
+    #[test]
+    fn regression_a_token_longer_than_the_cap_is_a_variable() {
+        let at_cap = "z".repeat(super::MAX_TOKEN_BYTES);
+        let cases = [
+            (format!("failed {at_cap} now"), format!("failed {at_cap} now")),
+            (format!("failed {at_cap}z now"), "failed <*> now".to_owned()),
+            (format!("failed {} now", "z".repeat(1 << 20)), "failed <*> now".to_owned()),
+            // A long word next to a variable is one variable with it.
+            (format!("failed 7 {} now", "z".repeat(1000)), "failed <*> now".to_owned()),
+            // A key keeps its short masked value; a value masked to a long constant does not.
+            (format!("plan={{{}}} done", "a: 1, ".repeat(200)), "plan=<*> done".to_owned()),
+            (format!("name={} done", "y".repeat(300)), "<*> done".to_owned()),
+        ];
+        for (line, want) in &cases {
+            assert_eq!(&masked(line), want, "{:?}", &line[..line.len().min(80)]);
+        }
+    }
+
+    /// Regression (found by a second reader): every brace of a run that never closes was searched
+    /// for its group, up to 4 KiB each (7 s for a line of a MiB of `{`). The result is what a
+    /// short run gives, and the search now reads each stretch once (timed by hand: 1 MiB of `{`,
+    /// `{"` or `x{` tokenizes in milliseconds).
+    #[test]
+    fn regression_a_run_of_unbalanced_braces_is_one_variable_token() {
+        let cases = [
+            ("{", "bad struct <*> tail"),
+            // The quote after the first brace opens a string that runs to the run's end.
+            ("{\"", "bad struct {<*> tail"),
+            ("x{", "bad struct <*> tail"),
+        ];
+        for (unit, want) in cases {
+            for n in [3000, 5000, 1 << 18] {
+                let line = format!("bad struct {} tail", unit.repeat(n));
+                assert_eq!(masked(&line), want, "{unit:?} x {n}");
+            }
+        }
+        assert_eq!(masked("bad struct {{{ tail"), "bad struct {{{ tail");
     }
 }

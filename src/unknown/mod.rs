@@ -369,6 +369,10 @@ pub struct Clusterer {
     /// Template (its tokens' hash) → cluster: a line equal to a template, most lines once a
     /// kind's template has settled, skips the comparison with every template of its group.
     exact: FxHashMap<u64, u32>,
+    /// Id → live cluster. A line that would start a cluster whose id one alive already has (its
+    /// tokens are that cluster's first line's, whose template has since grown `<*>`s the line
+    /// does not match closely enough) joins that cluster: an id names one kind.
+    by_id: FxHashMap<u64, u32>,
     tick: u64,
     alive: usize,
     pub evicted: u64,
@@ -533,6 +537,7 @@ impl Clusterer {
             groups: FxHashMap::default(),
             tails: FxHashMap::default(),
             exact: FxHashMap::default(),
+            by_id: FxHashMap::default(),
             tick: 0,
             alive: 0,
             evicted: 0,
@@ -578,7 +583,7 @@ impl Clusterer {
         let mut taken = 0;
         for s in &saved[skip..] {
             let (Some(id), Some(key)) = (hex(&s.id), hex(&s.group)) else { continue };
-            if s.tokens.is_empty() || s.count == 0 || self.clusters().any(|c| c.id == id) {
+            if s.tokens.is_empty() || s.count == 0 || self.by_id.contains_key(&id) {
                 continue;
             }
             let mut tokens = Tokens::default();
@@ -688,12 +693,21 @@ impl Clusterer {
             }
             return Some((m, false));
         }
-        if self.alive >= self.cap {
-            self.evict();
-        }
         let mut template = String::new();
         line.render(&mut template);
         let id = xxhash_rust::xxh3::xxh3_64(template.as_bytes());
+        if let Some(&m) = self.by_id.get(&id) {
+            // The line is the first line of cluster `m` again: it matches every constant left in
+            // its template, which is not changed.
+            let tick = self.tick;
+            let c = self.clusters[m as usize].as_mut().expect("alive");
+            c.count += 1;
+            c.last_seen = tick;
+            return Some((m, false));
+        }
+        if self.alive >= self.cap {
+            self.evict();
+        }
         let tail = kept_tail(line);
         let idx = self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key, tail }, whole);
         Some((idx, true))
@@ -758,7 +772,7 @@ impl Clusterer {
     /// Keep `c` (a free slot first), findable by its group key and by `whole`, the hash of its
     /// tokens; its index.
     fn insert(&mut self, c: Cluster, whole: u64) -> u32 {
-        let (key, tail) = (c.key, c.tail);
+        let (key, tail, id) = (c.key, c.tail, c.id);
         let idx = match self.free.pop() {
             Some(i) => {
                 self.clusters[i as usize] = Some(c);
@@ -774,6 +788,7 @@ impl Clusterer {
             self.tails.entry(tail).or_default().push(idx);
         }
         self.exact.insert(whole, idx);
+        self.by_id.insert(id, idx);
         self.alive += 1;
         idx
     }
@@ -795,6 +810,9 @@ impl Clusterer {
                 let whole = tokens_hash(&c.tokens);
                 if self.exact.get(&whole) == Some(&(i as u32)) {
                     self.exact.remove(&whole);
+                }
+                if self.by_id.get(&c.id) == Some(&(i as u32)) {
+                    self.by_id.remove(&c.id);
                 }
                 self.clusters[i] = None;
                 self.free.push(i as u32);
@@ -942,6 +960,34 @@ mod tests {
         let first = c.observe(b"session of alice closed").unwrap().id;
         let s = c.observe(b"session of bob closed").unwrap();
         assert_eq!((s.id, s.count, s.template, s.new), (first, 2, "session of <*> closed", false));
+    }
+
+    /// Regression (found by a second reader): a kind whose values are sometimes words and
+    /// sometimes numbers grew `<*>`s its first line no longer joined closely enough (3 of 5
+    /// positions), so that line started a second live cluster with the first one's id, its count
+    /// back at 1, and `discover` reported the two under one id and the first template.
+    #[test]
+    fn regression_a_kinds_first_line_again_joins_its_cluster_not_a_second_one_with_its_id() {
+        let lines = [
+            "disconnect user root from alpha",
+            "disconnect user 1000 from alpha",
+            "disconnect user 1000 from 10.0.0.1",
+            "disconnect user root from alpha",
+            "disconnect user 1001 from 10.0.0.2",
+        ];
+        let mut c = Clusterer::new(10);
+        let seen: Vec<(u64, u64, String)> = lines
+            .iter()
+            .map(|l| {
+                let s = c.observe(l.as_bytes()).unwrap();
+                (s.id, s.count, s.template.to_owned())
+            })
+            .collect();
+        let id = xxhash_rust::xxh3::xxh3_64(b"disconnect user root from alpha");
+        assert!(seen.iter().all(|s| s.0 == id), "{seen:?}");
+        assert_eq!(seen.iter().map(|s| s.1).collect::<Vec<_>>(), [1, 2, 3, 4, 5], "{seen:?}");
+        assert_eq!(seen[4].2, "disconnect user <*> from <*>");
+        assert_eq!(c.clusters().count(), 1);
     }
 
     /// The tokenizer gives what tokenizing gives, whatever its cache held before: texts that take
