@@ -307,3 +307,44 @@ fn regression_a_time_out_of_range_is_not_the_events_timestamp() {
     assert_eq!(evs[0]["@timestamp"], evs[0]["observed"], "{}", evs[0]);
     assert_eq!(evs[0]["log"]["parse_error"], "line starts with '{' but is not a JSON object", "{}", evs[0]);
 }
+
+/// Regression (found by a second reader): an event of several lines read from a CRLF file kept
+/// the `\r` of the line breaks inside it (a line's last `\r` was always taken off): its message
+/// had them, a record whose text runs over the line break (`… group split, task:\n {:?}`) did not
+/// match, and another link of it was clustered as the unknown error; read from a pipe, where
+/// lines that a read splits are joined out of the block, some events had them and some not.
+/// LF or CRLF, file or pipe: the same events.
+#[test]
+fn regression_a_crlf_event_of_several_lines_is_read_as_its_lf_twin() {
+    let lf = std::fs::read_to_string(example_log()).expect("read the example");
+    let crlf = lf.replace('\n', "\r\n");
+    let d = tempfile::tempdir().expect("tempdir");
+    let (lf_path, crlf_path) = (d.path().join("lf.log"), d.path().join("crlf.log"));
+    std::fs::write(&lf_path, &lf).expect("write");
+    std::fs::write(&crlf_path, &crlf).expect("write");
+    // What depends on where the lines came from (the source, the byte offsets, the run's time)
+    // is left out.
+    let read = |file: Option<&std::path::Path>, input: &[u8]| -> Vec<Value> {
+        let mut args = vec!["--unknown".to_owned(), "warn".into(), "--format".into(), "json".into()];
+        args.extend(file.map(|f| f.display().to_string()));
+        ok_events(&run(&args, input))
+            .into_iter()
+            .map(|mut e| {
+                let o = e.as_object_mut().expect("an object");
+                o.remove("observed");
+                o.remove("@timestamp");
+                o["source"] = serde_json::json!({"line": o["source"]["line"], "lines": o["source"]["lines"]});
+                e
+            })
+            .collect()
+    };
+    let from_lf = read(Some(&lf_path), b"");
+    assert!(from_lf.len() > 50, "{}", from_lf.len());
+    assert_eq!(read(Some(&crlf_path), b""), from_lf, "a CRLF file");
+    assert_eq!(read(None, crlf.as_bytes()), from_lf, "CRLF through a pipe");
+    // The event the second reader met: its record matches over the line break.
+    let e = at_line(&from_lf, 123);
+    assert_eq!(e["source"]["lines"], 2, "{e}");
+    assert_eq!(e["match"]["slug"], "the-task-may-be-expired-because-of-group-split-ta", "{e}");
+    assert!(!e["message"].as_str().unwrap().contains('\r'), "{e}");
+}

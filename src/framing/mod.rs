@@ -121,6 +121,9 @@ struct Acc {
     /// block may read otherwise; a Go program's event may start at the end of a RisingWave
     /// block and go on into its own).
     foreign: bool,
+    /// Two of its lines were joined in the block across a CRLF line break: the `\r` before the
+    /// `\n` is taken out when the event is emitted ([`Framer::emit`]).
+    crlf: bool,
 }
 
 pub struct Framer<'m> {
@@ -784,6 +787,7 @@ impl<'m> Framer<'m> {
                 traceback: Traceback::None,
                 // Set below, as for every line the event takes.
                 foreign: false,
+                crlf: false,
             });
         } else {
             self.contents.push((prefix.content, prefix.table_row));
@@ -799,7 +803,10 @@ impl<'m> Framer<'m> {
             self.clean = clean;
         }
         match (range, acc.in_block) {
-            (Some((_, e)), Some((a, _))) if !acc.truncated => acc.in_block = Some((a, e)),
+            (Some((_, e)), Some((a, end))) if !acc.truncated => {
+                acc.in_block = Some((a, e));
+                acc.crlf |= block.get(end) == Some(&b'\r');
+            }
             (Some((s, e)), None) if acc.lines == 0 => acc.in_block = Some((s, e)),
             _ => {
                 if let Some((a, b)) = acc.in_block.take() {
@@ -823,7 +830,26 @@ impl<'m> Framer<'m> {
     }
 
     fn emit(&mut self, block: &[u8], sink: &mut dyn EventSink) {
-        let Some(acc) = self.acc.take() else { return };
+        let Some(mut acc) = self.acc.take() else { return };
+        if acc.crlf {
+            // A CRLF line break is a line break, as it is at a line's end: the event's lines are
+            // joined by `\n` alone, wherever they were read (lines joined out of the block, from
+            // a pipe's reads or across blocks, never kept the `\r`; the message and the matched
+            // text kept it, and a record's `\n` did not match).
+            if let Some((a, b)) = acc.in_block.take() {
+                acc.own.clear();
+                acc.own.extend_from_slice(&block[a..b]);
+            }
+            let mut w = 0;
+            for r in 0..acc.own.len() {
+                if acc.own[r] == b'\r' && acc.own.get(r + 1) == Some(&b'\n') {
+                    continue;
+                }
+                acc.own[w] = acc.own[r];
+                w += 1;
+            }
+            acc.own.truncate(w);
+        }
         let bytes: &[u8] = match acc.in_block {
             Some((a, b)) => &block[a..b],
             None => &acc.own,
