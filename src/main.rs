@@ -540,6 +540,12 @@ fn write_discovery(
         }
     }
     let reports = d.reports();
+    let dropped = d.dropped();
+    if dropped > 0 {
+        eprintln!(
+            "annotail: {dropped} cluster(s) were dropped at --max-clusters, the least recently seen: their events are not in the report"
+        );
+    }
     let mut out = std::io::stdout().lock();
     let mut text = String::new();
     match format {
@@ -562,7 +568,7 @@ fn write_discovery(
             }
             if skipped > 0 {
                 eprintln!(
-                    "annotail: {skipped} cluster(s) without a constant word of 4 characters or more have no draft (see --format text)"
+                    "annotail: {skipped} cluster(s) without 4 letters or digits between two variables of their template have no draft (see --format text)"
                 );
             }
         }

@@ -11,7 +11,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{PATIENCE, cmd, events, path_str, rw_line, run};
+use common::{PATIENCE, cmd, events, path_str, rw_line, run, stderr_of};
 use serde_json::Value;
 
 /// A host message, an error with a trailing cause (`Failed to complete epoch {}: {}`), two causes,
@@ -2484,4 +2484,59 @@ fn regression_a_postgres_detail_joins_only_its_own_pods_report() {
     ]
     .map(|(l, n, t, v)| (l, n, t.to_owned(), v.to_owned()));
     assert_eq!(got, want);
+}
+
+/// Regressions (found by a second reader): `discover --max-clusters` bounded the clusterer but
+/// not the report, which kept every kind it had met (a day of `kubectl logs -f … | annotail
+/// discover` grows without end); `discover --unknown off` was taken as `warn`; and a cap of 0
+/// was taken as 1. The report now keeps as many clusters as the clusterer, says how many it
+/// dropped, and the options refuse what makes no sense.
+#[test]
+fn regression_discover_keeps_its_report_to_max_clusters_and_refuses_off() {
+    let d = Dir::new();
+    let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
+    let mut input = String::new();
+    // Ten kinds (their second word differs), then the first two again.
+    for (i, w) in words.iter().chain(&words[..2]).enumerate() {
+        input.push_str(&warn(i as u32, &format!("the {w} kind broke down completely")));
+        input.push('\n');
+    }
+    let file = d.write("kinds.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", "--max-clusters", "4", &file], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reports = events(&out.stdout);
+    let mut templates: Vec<&str> = reports.iter().map(|r| r["template"].as_str().unwrap()).collect();
+    templates.sort_unstable();
+    // At the cap of 4 the least recently seen goes, one at a time (a sixteenth of 4, at least
+    // one): the last kinds are left, and the first two, seen again, came back with a count of 1.
+    assert_eq!(
+        templates,
+        [
+            "the alpha kind broke down completely",
+            "the bravo kind broke down completely",
+            "the india kind broke down completely",
+            "the juliet kind broke down completely"
+        ],
+        "{reports:#?}"
+    );
+    assert!(reports.iter().all(|r| r["count"] == 1), "{reports:#?}");
+    let err = stderr_of(&out);
+    assert!(err.contains("8 cluster(s) were dropped at --max-clusters"), "{err}");
+    // Without the cap every kind is there, the first two twice.
+    let all = events(&run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"").stdout);
+    assert_eq!(all.len(), 10);
+    assert_eq!(all.iter().map(|r| r["count"].as_u64().unwrap()).sum::<u64>(), 12);
+    for bad in [
+        vec!["discover", "--unknown", "off", file.as_str()],
+        vec!["discover", "--max-clusters", "0", file.as_str()],
+        vec!["--unknown", "warn", "--unknown-max-clusters", "0", file.as_str()],
+    ] {
+        let out = run(&bad, b"");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains("invalid value"), "{bad:?}: {}", stderr_of(&out));
+    }
+    let config = d.write("zero.toml", "[unknown]\nlevels = \"warn\"\nmax_clusters = 0\n");
+    let out = run(&["--config", config.as_str(), file.as_str()], b"");
+    assert!(!out.status.success());
+    assert!(stderr_of(&out).contains("unknown.max_clusters: must be 1 or more"), "{}", stderr_of(&out));
 }

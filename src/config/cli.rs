@@ -130,9 +130,9 @@ pub struct UnknownArgs {
     #[arg(long, value_enum, value_name = "LEVELS")]
     pub unknown: Option<crate::unknown::Levels>,
 
-    /// Clusters of unknown events kept at most; at the cap the least recently seen sixteenth is
-    /// dropped [default: 10000, or the config's unknown.max_clusters].
-    #[arg(long, value_name = "N")]
+    /// Clusters of unknown events kept at most (1 or more); at the cap the least recently seen
+    /// sixteenth is dropped [default: 10000, or the config's unknown.max_clusters].
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub unknown_max_clusters: Option<usize>,
 }
 

@@ -260,6 +260,9 @@ impl Config {
                 *ca = base.join(&*ca);
             }
         }
+        if c.unknown.max_clusters == Some(0) {
+            return Err(invalid("unknown.max_clusters: must be 1 or more".into()));
+        }
         if let Some(k) = &c.output.collapse_key {
             crate::repeat::KeySpec::parse_all(k).map_err(|e| invalid(format!("output.collapse_key: {e}")))?;
         }
