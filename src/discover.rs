@@ -345,9 +345,15 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
         return plain();
     };
     let last = parts.len() - 1;
+    // A JSON line's strings as the matcher reads them, decoded (a tab is `\t` in the line): the
+    // blanks of its message are looked for there.
+    let decoded: Vec<String> = examples.iter().flat_map(|e| json_strings(e)).collect();
     // Each matching example's parts, as runs of blanks and of other characters.
-    let matched: Vec<(&str, regex::Captures<'_>)> =
-        examples.iter().filter_map(|e| Some((e.as_str(), re.captures(e)?))).collect();
+    let matched: Vec<(&str, regex::Captures<'_>)> = examples
+        .iter()
+        .chain(&decoded)
+        .filter_map(|e| Some((e.as_str(), re.captures(e)?)))
+        .collect();
     let seen: Vec<Vec<Vec<&str>>> = matched
         .iter()
         .map(|(_, c)| {
@@ -466,6 +472,50 @@ fn beside_variables(part: &str, after: bool, before: bool) -> &str {
 }
 
 /// A template as a catalog `errorMessage`: `{}` for each `<*>`.
+/// The strings of an example that is a JSON object (behind whatever prefix its line has): none
+/// for another line, or one cut short.
+fn json_strings(example: &str) -> Vec<String> {
+    fn walk(v: Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(a) => a.into_iter().for_each(|v| walk(v, out)),
+            Value::Object(o) => o.into_iter().for_each(|(_, v)| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(at) = example.find('{')
+        && let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(example[at..].trim_end())
+    {
+        walk(v, &mut out);
+    }
+    out
+}
+
+/// The template with each run of U+FFFD (bytes that were not UTF-8, replaced when the template
+/// was rendered) made a variable: written into a draft, the character matched only itself, never
+/// the bytes it stood for, and the draft none of its own lines.
+fn valid_template(template: &str) -> std::borrow::Cow<'_, str> {
+    if !template.contains('\u{FFFD}') {
+        return template.into();
+    }
+    let var = std::str::from_utf8(VAR).expect("ASCII");
+    let mut out = String::with_capacity(template.len());
+    let mut in_run = false;
+    for c in template.chars() {
+        if c == '\u{FFFD}' {
+            if !in_run {
+                out.push_str(var);
+            }
+            in_run = true;
+        } else {
+            out.push(c);
+            in_run = false;
+        }
+    }
+    out.into()
+}
+
 pub fn message_of(template: &str) -> String {
     template.replace("{", "{{").replace("}", "}}").replace(std::str::from_utf8(VAR).expect("ASCII"), "{}")
 }
@@ -504,7 +554,7 @@ pub fn draft(r: &ClusterReport) -> Value {
     let mut tags: Vec<String> = vec!["draft".into(), "discovered".into()];
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
-    let (message, pattern) = draft_forms(&r.template, &r.examples);
+    let (message, pattern) = draft_forms(&valid_template(&r.template), &r.examples);
     json!({
         "record": {
             "id": r.cluster,

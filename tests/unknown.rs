@@ -2540,3 +2540,42 @@ fn regression_discover_keeps_its_report_to_max_clusters_and_refuses_off() {
     assert!(!out.status.success());
     assert!(stderr_of(&out).contains("unknown.max_clusters: must be 1 or more"), "{}", stderr_of(&out));
 }
+
+/// Regressions (found by a second reader): drafts that did not match the lines they came from.
+/// Bytes that are not UTF-8 in a constant word were written into the draft as U+FFFD, which
+/// matches only itself; a JSON line's message with tabs in it drafted single blanks (its
+/// examples are the lines, where a tab is `\t`); and a list that a token goes on after
+/// (`[7, 2].x`) drafted a blank before the rest.
+#[test]
+fn regression_drafts_match_lines_with_bad_utf8_json_tabs_and_a_list_inside_a_token() {
+    let d = Dir::new();
+    let mut input: Vec<u8> = Vec::new();
+    for n in 1..=2u32 {
+        input.extend_from_slice(warn(n, "failed to frobnicate widget ").as_bytes());
+        input.extend_from_slice(b"\xff\xfe caf\xc3 now\n");
+        let json = format!(
+            "{{\"timestamp\":\"2026-03-02T08:00:1{n}Z\",\"level\":\"WARN\",\"fields\":{{\"message\":\"tab\\tseparated\\twords gate {n}\"}},\"target\":\"risingwave_meta::x\"}}\n"
+        );
+        input.extend_from_slice(json.as_bytes());
+        input.extend_from_slice(warn(20 + n, &format!("list end [{n}, 2].x then gate")).as_bytes());
+        input.push(b'\n');
+    }
+    let p = d.dir.path().join("drafted.log");
+    std::fs::write(&p, &input).unwrap();
+    let file = path_str(&p);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let drafts = events(&out.stdout);
+    assert_eq!(drafts.len(), 3, "{drafts:#?}");
+    let drafts_file = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let check = run(&["check", "-c", &d.catalog(), "-c", &drafts_file], b"");
+    assert!(check.status.success(), "{}", stderr_of(&check));
+    let evs = d.events(&["-c", &drafts_file, "--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(evs.len(), 6, "{evs:#?}");
+    let ids: std::collections::HashSet<&str> = drafts.iter().map(|r| r["record"]["id"].as_str().unwrap()).collect();
+    for e in &evs {
+        let id = e["match"]["id"].as_str();
+        assert!(id.is_some_and(|id| ids.contains(id)), "not matched by its draft: {e}");
+        assert!(e.get("unknown").is_none(), "{e}");
+    }
+}

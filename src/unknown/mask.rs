@@ -439,8 +439,18 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
             if attached {
                 out.buf.extend_from_slice(&line[i..i + tail]);
                 i += tail;
+                false
+            } else if i < n && CLASS[line[i] as usize] & BLANK == 0 {
+                // So is the rest of a token the list opens (`[7, 2].x`, a field of an element),
+                // masked as a token is: as a token of its own (`<*> .x`) its draft asked for a
+                // blank the line does not have.
+                let e = token_end(line, i);
+                mask_token(&line[i..e], &mut out.buf);
+                i = e;
+                &out.buf[start..] == VAR
+            } else {
+                true
             }
-            !attached
         } else if i == n || CLASS[line[i] as usize] & BLANK != 0 {
             let var = any & DIGIT != 0 || (i - s >= 8 && all != 0);
             out.buf.extend_from_slice(if var { VAR } else { &line[s..i] });
@@ -557,13 +567,16 @@ mod tests {
             ("ids [1, 2, 3] dropped", "ids <*> dropped"),
             // punctuation after the list is its token's, as a word's is
             ("for fragments [1, 2, 3]. retry", "for fragments <*>. retry"),
-            ("for fragments [1, 2, 3].x", "for fragments <*> .x"),
+            ("for fragments [1, 2, 3].x", "for fragments <*>.x"),
             ("ids [4, 5] dropped", "ids <*> dropped"),
             ("names [\"a b\", \"c\"] dropped", "names <*> dropped"),
             ("expected [null, T], got [7, 8]", "expected [null, T], got <*>"),
             ("from [10.0.0.1] failed", "from [<*>] failed"),
             ("signals [TERM, HUP, INT] handled", "signals [TERM, HUP, INT] handled"),
             ("open [1, 2 never closed", "open [<*>, <*> never closed"),
+            // A list that a token goes on after is that token's (a draft asked for the blank a
+            // token of its own was given: regression, found by a second reader).
+            ("list end [7, 2]7 then gate", "list end <*><*> then gate"),
             ("job 42: cancelled", "job <*>: cancelled"),
             // consecutive variables are one
             ("took 10 ms", "took <*> ms"),
