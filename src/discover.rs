@@ -349,11 +349,8 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     // blanks of its message are looked for there.
     let decoded: Vec<String> = examples.iter().flat_map(|e| json_strings(e)).collect();
     // Each matching example's parts, as runs of blanks and of other characters.
-    let matched: Vec<(&str, regex::Captures<'_>)> = examples
-        .iter()
-        .chain(&decoded)
-        .filter_map(|e| Some((e.as_str(), re.captures(e)?)))
-        .collect();
+    let matched: Vec<(&str, regex::Captures<'_>)> =
+        examples.iter().chain(&decoded).filter_map(|e| Some((e.as_str(), re.captures(e)?))).collect();
     let seen: Vec<Vec<Vec<&str>>> = matched
         .iter()
         .map(|(_, c)| {
