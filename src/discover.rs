@@ -328,8 +328,8 @@ pub fn pattern_of(template: &str) -> String {
 /// examples that match the template with any run of blanks between its words say how each run
 /// was written: as they all wrote it, or `[ \t]+` in the pattern where they differ (`queue  full`
 /// and `queue full`), so that the draft matches each of them; the message is written as the
-/// first. Without such an example (one cut short, a JSON line whose escapes the template does not
-/// have), the template as it is. Beside a variable a run of blanks keeps one, the one next to the
+/// first; a JSON line is read decoded, its strings as the matcher reads them. Without such an
+/// example (one cut short), the template as it is. Beside a variable a run of blanks keeps one, the one next to the
 /// word: the rest may be the value's padding (`partition  14`, `partition 114`), which the
 /// variable's lazy group takes in.
 pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
@@ -663,9 +663,11 @@ mod tests {
                 "queue  full on node {}",
                 r"queue[ \t]+full on node (.+?)",
             ),
-            // None has them (an example cut short, a JSON line's escapes): the template.
+            // None has them (an example cut short): the template.
             ("a b <*>", &["c d e"], "a b {}", "a b (.+?)"),
-            ("say \"a b\" <*>", &[r#"{"message":"say \"a  b\" 1"}"#], "say \"a b\" {}", "say \"a b\" (.+?)"),
+            // A JSON line's message is read decoded (its escapes are not the message's).
+            ("say \"a b\" <*>", &[r#"{"message":"say \"a  b\" 1"}"#], "say \"a  b\" {}", "say \"a  b\" (.+?)"),
+            ("tab words <*>", &[r#"{"message":"tab\twords 1"}"#], "tab\twords {}", "tab\twords (.+?)"),
             ("<*>", &["x"], "{}", "(.+?)"),
             // Beside a variable, one blank: the rest may be its padding.
             ("<*> (x+) <*>", &["1 (x+)  2"], "{} (x+) {}", r"(.+?) \(x\+\) (.+?)"),
