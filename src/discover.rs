@@ -387,9 +387,41 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
         Some((pad, k)) => s.trim_end_matches(BLANKS).to_owned() + pad + &key(k),
         None => s,
     };
-    let message = message_of(
-        &first.iter().enumerate().map(|(i, p)| with_key(i, p.concat(), str::to_owned)).collect::<Vec<_>>().join(var),
-    );
+    // The ` key=` fields inside a variable's value, the same in every example (`Win{a1 token=b2}`,
+    // Android's `{act=… flg=…}`): named in the draft between variables, as a value's leading key
+    // is, or its match would stop at the first of them and the draft match none of its lines.
+    // Only a variable between two constants: one that starts or ends the template runs, in the
+    // examples, over the line's header or over the `key=value` fields after its message.
+    let inner: Vec<Vec<&str>> = (0..last)
+        .map(|i| {
+            if keyed[i].is_some() || parts[i].trim().is_empty() || parts[i + 1].trim().is_empty() {
+                return Vec::new();
+            }
+            let mut found = matched.iter().map(|(e, c)| {
+                let part = c.get(i + 1)?;
+                let b = if i + 1 == last && parts[last].is_empty() { e.len() } else { c.get(i + 2)?.start() };
+                let v = e.get(part.end()..b)?;
+                let mut starts = Vec::new();
+                crate::framing::parse::field_starts(v.as_bytes(), &mut starts);
+                // A value that starts with its field leaves its variable nothing before it.
+                starts.iter().map(|&at| (at > 0).then(|| Some(&v[at..=at + v[at..].find('=')?])).flatten()).collect()
+            });
+            let first: Vec<&str> = found.next().flatten().unwrap_or_default();
+            if found.all(|k| k.as_ref() == Some(&first)) { first } else { Vec::new() }
+        })
+        .collect();
+    let mut joined = String::new();
+    for (i, p) in first.iter().enumerate() {
+        joined.push_str(&with_key(i, p.concat(), str::to_owned));
+        if i < last {
+            joined.push_str(var);
+            for k in &inner[i] {
+                joined.push_str(k);
+                joined.push_str(var);
+            }
+        }
+    }
+    let message = message_of(&joined);
     let pattern = (0..=last)
         .map(|i| {
             let versions: Vec<&Vec<&str>> = seen.iter().map(|s| &s[i]).collect();
@@ -410,10 +442,17 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                     })
                     .collect::<String>()
             };
-            with_key(i, p, regex::escape)
+            let mut p = with_key(i, p, regex::escape);
+            if i < last {
+                p.push_str("(.+?)");
+                for k in &inner[i] {
+                    p.push_str(&regex::escape(k));
+                    p.push_str("(.+?)");
+                }
+            }
+            p
         })
-        .collect::<Vec<_>>()
-        .join("(.+?)");
+        .collect::<String>();
     (message, pattern)
 }
 
@@ -669,6 +708,18 @@ mod tests {
             ("say \"a b\" <*>", &[r#"{"message":"say \"a  b\" 1"}"#], "say \"a  b\" {}", "say \"a  b\" (.+?)"),
             ("tab words <*>", &[r#"{"message":"tab\twords 1"}"#], "tab\twords {}", "tab\twords (.+?)"),
             ("<*>", &["x"], "{}", "(.+?)"),
+            // ` key=` fields inside a value, the same in every example, are named (a match does
+            // not run across a field its record does not name: regression, found by a second
+            // reader on loghub's Android set).
+            (
+                "Skipping <*> -- going to hide",
+                &["Skipping Win{a1 token=b2} -- going to hide", "Skipping Win{c3 token=d4} -- going to hide"],
+                "Skipping {} token={} -- going to hide",
+                r"Skipping (.+?) token=(.+?) \-\- going to hide",
+            ),
+            ("got <*> now", &["got Win{a1 token=b2} now", "got Win{c3 other=d4} now"], "got {} now", "got (.+?) now"),
+            // At the template's end a variable runs over the line's fields: none is named.
+            ("got <*>", &["got 7 actor_id=1 worker_id=2", "got 8 actor_id=3 worker_id=4"], "got {}", "got (.+?)"),
             // Beside a variable, one blank: the rest may be its padding.
             ("<*> (x+) <*>", &["1 (x+)  2"], "{} (x+) {}", r"(.+?) \(x\+\) (.+?)"),
             ("partition <*> at <*>", &["partition  14 at\t\tx"], "partition {} at\t{}", "partition (.+?) at\t(.+?)"),
