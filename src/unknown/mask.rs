@@ -32,6 +32,11 @@ pub const MAX_TOKENS: usize = 64;
 /// at the next blank instead (an unbalanced brace must not swallow the whole line).
 const MAX_GROUP: usize = 4096;
 
+/// Bytes the failed searches for brace groups may read in one token: a few unbalanced braces
+/// before a group that closes (`x{{a: 1}`) are read as ever, a run of them costs what four
+/// searches do.
+const GROUP_BUDGET: usize = 4 * MAX_GROUP;
+
 /// A masked token longer than this is a variable: no kind is told by a word of hundreds of
 /// bytes (a blob, a dump without blanks), and a template keeps its tokens, so this and
 /// [`MAX_TOKENS`] bound a template's size (a second reader's 150 lines of a 1 MB word each took
@@ -165,12 +170,12 @@ const fn delimiter(b: u8) -> bool {
 
 /// Where the token starting at `s` ends: the next blank, past quoted strings and brace groups.
 ///
-/// A brace whose group does not close within [`MAX_GROUP`] bytes has had those bytes read: the
-/// braces after it in them are not looked at again (a line of unbalanced braces cost a search
-/// of up to `MAX_GROUP` bytes for each of them, about 7 s a MiB).
+/// The searches for a brace's group that fail may read [`GROUP_BUDGET`] bytes of a token in all;
+/// past that its braces are not looked for groups (a line of unbalanced braces cost a search of
+/// up to `MAX_GROUP` bytes for each of them, about 7 s a MiB).
 fn token_end(line: &[u8], s: usize) -> usize {
     let mut i = s;
-    let mut no_group_before = 0;
+    let mut budget = GROUP_BUDGET;
     while i < line.len() {
         let b = line[i];
         let class = CLASS[b as usize];
@@ -185,13 +190,13 @@ fn token_end(line: &[u8], s: usize) -> usize {
                 i += close + 2;
                 continue;
             }
-            if b == b'{' && i >= no_group_before {
+            if b == b'{' && budget > 0 {
                 match group_end(line, i) {
                     Some(close) => {
                         i = close + 1;
                         continue;
                     }
-                    None => no_group_before = i + MAX_GROUP,
+                    None => budget = budget.saturating_sub(MAX_GROUP.min(line.len() - i)),
                 }
             }
         }
@@ -283,13 +288,13 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
     // its brace is not stripped as a lead (then its fields were masked one by one, blanks and all).
     let group_ends_token =
         |s: usize| tok[s] == b'{' && group_end(tok, s).is_some_and(|g| tok[g + 1..].iter().all(|&b| trail(b)));
-    // Past the first brace that opens no group ending the token, the braces after it are not
-    // searched for theirs (a token of unbalanced braces was read again for each of them: about
-    // 7 s a MiB). A group that opens behind an unbalanced brace (`{{a: 1}`) then has its lead
-    // stripped and its fields masked one by one: such a token is no `Debug` print anyway.
-    let mut groups_looked = false;
-    while s < tok.len() && lead(tok[s]) && (groups_looked || !group_ends_token(s)) {
-        groups_looked |= tok[s] == b'{';
+    // The failed searches for a leading brace's group read at most [`GROUP_BUDGET`] bytes in
+    // all (a token of unbalanced braces was read again for each of them: about 7 s a MiB).
+    let mut budget = GROUP_BUDGET;
+    while s < tok.len() && lead(tok[s]) && (budget == 0 || !group_ends_token(s)) {
+        if tok[s] == b'{' {
+            budget = budget.saturating_sub(MAX_GROUP.min(tok.len() - s));
+        }
         s += 1;
     }
     let mut e = tok.len();
@@ -574,6 +579,11 @@ mod tests {
             ("from [10.0.0.1] failed", "from [<*>] failed"),
             ("signals [TERM, HUP, INT] handled", "signals [TERM, HUP, INT] handled"),
             ("open [1, 2 never closed", "open [<*>, <*> never closed"),
+            // A group behind an unbalanced brace (or an unclosed quote) is still one token: the
+            // bound on the search for groups leaves a few such braces alone.
+            ("open x{{a: 1} done here", "open <*> done here"),
+            ("put {{b: 2} in it", "put {<*> in it"),
+            ("val={\"x{a b}c tail", "val=<*> tail"),
             // A list that a token goes on after is that token's (a draft asked for the blank a
             // token of its own was given: regression, found by a second reader).
             ("list end [7, 2]7 then gate", "list end <*><*> then gate"),
