@@ -635,8 +635,8 @@ mod tests {
 
     /// Regression (found by a second reader): every brace of a run that never closes was searched
     /// for its group, up to 4 KiB each (7 s for a line of a MiB of `{`). The result is what a
-    /// short run gives, and the search now reads each stretch once (timed by hand: 1 MiB of `{`,
-    /// `{"` or `x{` tokenizes in milliseconds).
+    /// short run gives, and the failed searches of a token now read at most `GROUP_BUDGET` bytes
+    /// (timed by hand: 1 MiB of `{`, `{"` or `x{` tokenizes in milliseconds).
     #[test]
     fn regression_a_run_of_unbalanced_braces_is_one_variable_token() {
         let cases = [
