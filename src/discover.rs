@@ -368,15 +368,22 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     // as every example has them: the matcher's field starts at the blank next to the key, so the
     // record's text must hold that blank and the key together, and padding the variable's lazy
     // group took in before has nowhere to go but here. Examples that differ get no key.
+    // Variable `i` of an example: the constant part before it, and its value. The last variable
+    // of a template that ends in one runs to the line's end (the lazy `.+?` of the search took
+    // one character).
+    let ends_in_variable = parts[last].is_empty();
+    fn variable<'e>(e: &'e str, c: &regex::Captures<'e>, i: usize, to_end: bool) -> Option<(&'e str, &'e str)> {
+        let part = c.get(i + 1)?;
+        let b = if to_end { e.len() } else { c.get(i + 2)?.start() };
+        Some((part.as_str(), e.get(part.end()..b)?))
+    }
+    let variable = |e, c, i: usize| variable(e, c, i, i + 1 == last && ends_in_variable);
     let keyed: Vec<Option<(&str, &str)>> = (0..last)
         .map(|i| {
             let mut found = matched.iter().map(|(e, c)| {
-                let part = c.get(i + 1)?;
-                // The last variable of a template that ends in one runs to the line's end (the
-                // lazy `.+?` of the search took one character).
-                let b = if i + 1 == last && parts[last].is_empty() { e.len() } else { c.get(i + 2)?.start() };
-                let pad = &part.as_str()[part.as_str().trim_end_matches(BLANKS).len()..];
-                Some((pad, value_key(&e[part.end()..b])?))
+                let (part, value) = variable(e, c, i)?;
+                let pad = &part[part.trim_end_matches(BLANKS).len()..];
+                Some((pad, value_key(value)?))
             });
             let first = found.next()??;
             found.all(|f| f == Some(first)).then_some(first)
@@ -398,9 +405,7 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                 return Vec::new();
             }
             let mut found = matched.iter().map(|(e, c)| {
-                let part = c.get(i + 1)?;
-                let b = if i + 1 == last && parts[last].is_empty() { e.len() } else { c.get(i + 2)?.start() };
-                let v = e.get(part.end()..b)?;
+                let (_, v) = variable(e, c, i)?;
                 let mut starts = Vec::new();
                 crate::framing::parse::field_starts(v.as_bytes(), &mut starts);
                 // A value that starts with its field leaves its variable nothing before it.
@@ -507,7 +512,6 @@ fn beside_variables(part: &str, after: bool, before: bool) -> &str {
     &part[start..end]
 }
 
-/// A template as a catalog `errorMessage`: `{}` for each `<*>`.
 /// The strings of an example that is a JSON object (behind whatever prefix its line has): none
 /// for another line, or one cut short.
 fn json_strings(example: &str) -> Vec<String> {
@@ -552,6 +556,7 @@ fn valid_template(template: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// A template as a catalog `errorMessage`: `{}` for each `<*>`.
 pub fn message_of(template: &str) -> String {
     template.replace("{", "{{").replace("}", "}}").replace(std::str::from_utf8(VAR).expect("ASCII"), "{}")
 }
