@@ -627,6 +627,7 @@ fn needs_escape(v: &[u8], non_ascii: bool) -> bool {
 
 /// A JSON string. Log text rarely needs escaping: a string without `"`, `\` or control
 /// characters is copied as it is; others go through serde_json.
+#[inline]
 fn s(out: &mut Vec<u8>, v: &str) {
     if !needs_escape(v.as_bytes(), false) {
         quoted(out, v.as_bytes());
@@ -645,6 +646,7 @@ fn b(out: &mut Vec<u8>, v: &[u8]) {
     }
 }
 
+#[inline]
 fn key(out: &mut Vec<u8>, k: &str) {
     s(out, k);
     out.push(b':');
@@ -657,6 +659,7 @@ fn hex16(out: &mut Vec<u8>, v: u64) {
     out.extend((0..16).rev().map(|i| DIGITS[(v >> (4 * i)) as usize & 15]));
 }
 
+#[inline]
 fn num(out: &mut Vec<u8>, n: u64) {
     // Formats on the stack: `to_string` allocated for every number of every event.
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
@@ -664,12 +667,14 @@ fn num(out: &mut Vec<u8>, n: u64) {
 
 /// A string annotail itself chose (a schema name, a format, a key of its own): written without
 /// the escape check, which costs a call and a pass per string, several times per event.
+#[inline]
 fn known(out: &mut Vec<u8>, v: &'static str) {
     debug_assert!(!v.bytes().any(|c| c < 0x20 || c == b'"' || c == b'\\'), "{v:?} needs escaping");
     quoted(out, v.as_bytes());
 }
 
 /// `v` between quotes, as it is: the caller knows it needs no escape.
+#[inline]
 fn quoted(out: &mut Vec<u8>, v: &[u8]) {
     out.reserve(v.len() + 2);
     out.push(b'"');
@@ -677,6 +682,7 @@ fn quoted(out: &mut Vec<u8>, v: &[u8]) {
     out.push(b'"');
 }
 
+#[inline]
 fn opt(out: &mut Vec<u8>, k: &'static str, v: Option<&str>, first: &mut bool) {
     if let Some(v) = v {
         if !*first {
