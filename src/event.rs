@@ -674,6 +674,8 @@ fn known(out: &mut Vec<u8>, v: &'static str) {
 }
 
 /// `v` between quotes, as it is: the caller knows it needs no escape.
+// This and the other small writers are inlined: as calls, about eight an event, they cost 11.5 M
+// of 761 M instructions at `--unknown any` on the peers corpus's first 10 MB.
 #[inline]
 fn quoted(out: &mut Vec<u8>, v: &[u8]) {
     out.reserve(v.len() + 2);

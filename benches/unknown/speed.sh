@@ -8,6 +8,8 @@
 #   The clusterer alone is timed with examples/cluster_bench next to ANNOTAIL (build it with
 #   cargo build --release --example cluster_bench). VENV as in loghub.sh (drain3 installed there when missing). DRAIN3_MB (default 10): MB of
 #   messages drain3 is timed on (it is ~100x slower; its rate is per MB either way). RUNS: 5.
+#   The `all` row (--all: every event written, nothing clustered) bounds `any` from above: `any`
+#   writes the same events and clusters them too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 corpus=${1:?usage: speed.sh CORPUS CATALOG [ANNOTAIL]}
@@ -42,6 +44,7 @@ empty="$work/empty.log"; : > "$empty"
 a="$annotail --catalog $catalog --format json --threads 1"
 hyperfine -N -w 1 -r "$runs" --export-json "$work/unknown.json" \
   -n off "$a $corpus" -n warn "$a --unknown warn $corpus" -n any "$a --unknown any $corpus" \
+  -n all "$a --all $corpus" \
   -n off-2threads "$annotail --catalog $catalog --format json --threads 2 $corpus" \
   -n warn-2threads "$annotail --catalog $catalog --format json --threads 2 --unknown warn $corpus" \
   -n any-2threads "$annotail --catalog $catalog --format json --threads 2 --unknown any $corpus" \
@@ -63,7 +66,7 @@ e, ec = res["empty"], cpu["empty"]
 rate = lambda name, size: size / 1e6 / (res[name] - e)
 crate = lambda name, size: size / 1e6 / (cpu[name] - ec)
 print("%-28s %8s %10s %8s %10s" % ("run (1 thread unless said)", "total_s", "scan_MB/s", "cpu_s", "cpu_MB/s"))
-for n, size in [("off", corpus), ("warn", corpus), ("any", corpus), ("off-2threads", corpus), ("warn-2threads", corpus),
+for n, size in [("off", corpus), ("warn", corpus), ("any", corpus), ("all", corpus), ("off-2threads", corpus), ("warn-2threads", corpus),
                 ("any-2threads", corpus), ("msgs-off", msgs), ("msgs-any", msgs)]:
     print("%-28s %8.3f %10.1f %8.3f %10.1f" % (n, res[n], rate(n, size), cpu[n], crate(n, size)))
 print("start-up (empty file)        %8.3f %10s %8.3f" % (e, "", ec))
