@@ -932,6 +932,12 @@ fn unexplained(
     let in_region = |f: &Found, (h, r): &(usize, Range<usize>)| {
         f.hay as usize == *h && f.start < r.end && f.end > r.start && !mid_words(f, r)
     };
+    // A panic known by where it happened ([`Matcher::by_location`]): the record of that place
+    // in the code explains the panic, its message included (the value it unwrapped, which every
+    // panic of its kind words alike: clustered, it would join panics of different places).
+    if found.iter().any(|f| f.distance.is_some()) {
+        return None;
+    }
     // (region, offset) where the innermost known error's own text ends.
     let mut after: Option<(usize, usize)> = None;
     let mut any = false;
@@ -945,15 +951,30 @@ fn unexplained(
         }
     }
     if !any {
+        let mut short = None;
         for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
             let t = hays[h].text;
             let range = trim_links(t, region);
             if enough_alnum(&t[range.clone()]) {
-                let range = if structured || i != 1 { first_link(t, range) } else { range };
+                let range = if structured || i != 1 {
+                    first_link(t, range)
+                } else {
+                    // Only its first line is clustered (a template is one line): without the
+                    // separator that ends it, as a text of one line would be (a panic's header
+                    // is `… panicked at src/x.rs:12:5:` over its message, and alone when the
+                    // message has not come).
+                    let first = trim_links(t, range.start..memchr::memchr(b'\n', &t[range.clone()]).map_or(range.end, |n| range.start + n));
+                    if first.is_empty() { range } else { first }
+                };
                 return Some((h, range));
             }
+            if short.is_none() && !range.is_empty() {
+                short = Some((h, range));
+            }
         }
-        return None;
+        // No record explains the event, so it is written only if clustered: a text too short
+        // for the rule above (`EOF`, `oom`) is clustered whole rather than the event dropped.
+        return short;
     }
     let has_error_field = regions[2].is_some();
     let mut remnant_at = None;
@@ -1116,10 +1137,11 @@ fn value_word(t: &[u8], quoted: bool) -> bool {
                 && t.iter().any(|b| !b.is_ascii_alphabetic())))
 }
 
-/// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? Counting stops there: a whole
-/// message was counted for every event.
+/// Has `t` at least [`MIN_UNEXPLAINED`] letters and digits? A byte of a character outside ASCII
+/// counts as a letter (a message in Chinese or Russian has no ASCII letter at all). Counting
+/// stops there: a whole message was counted for every event.
 fn enough_alnum(t: &[u8]) -> bool {
-    t.iter().filter(|b| b.is_ascii_alphanumeric()).take(MIN_UNEXPLAINED).count() == MIN_UNEXPLAINED
+    t.iter().filter(|&&b| b.is_ascii_alphanumeric() || b >= 0x80).take(MIN_UNEXPLAINED).count() == MIN_UNEXPLAINED
 }
 
 /// Letters and digits a piece of text left unexplained needs to be clustered: less is the

@@ -282,7 +282,7 @@ impl Discovery {
 /// An event's example: its first line as read, and, when the text that was clustered starts on
 /// a later line (a `Caused by:` report's cause), that line too, after `…` when lines were left
 /// out between: the first line alone showed nothing of what the cluster is about.
-fn example(raw: &[u8], clustered: &[u8]) -> String {
+pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
     // The clustered text has no colour codes: neither may the lines it is looked for in.
     let mut plain = Vec::new();
     let raw = framing::parse::without_ansi(raw, &mut plain);

@@ -232,7 +232,7 @@ fn print_summary(metrics: &Metrics, printed: &AtomicBool, ended: Option<&'static
             })
             .collect();
         top.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.cluster.cmp(&b.cluster)));
-        top
+        summary::Unknown { events: metrics.unknown_events_total(), evicted: c.evicted, top }
     });
     let sum = Summary { lines, events, matched_events, records: metrics.record_counts(), ended, unknown };
     let tty = std::io::stderr().is_terminal();
@@ -499,12 +499,24 @@ fn run_discover(args: &annotail::discover::Args, catalog: &[PathBuf], limits: fr
         eprintln!("annotail: cannot watch for Ctrl-C: {e}");
         return Status::Failed;
     }
-    if let Err(e) = d.run(&m, &args.files, limits) {
-        eprintln!("annotail: {e}");
-        return Status::Failed;
-    }
+    // An input that cannot be read fails the run, but what the other inputs gave is still
+    // reported (a rotated-away file among several must not cost the drafts of the rest).
+    let unread = match d.run(&m, &args.files, limits) {
+        Ok(()) => false,
+        Err(e @ source::RunError::Inputs { .. }) => {
+            eprintln!("annotail: {e}");
+            true
+        }
+        Err(e) => {
+            eprintln!("annotail: {e}");
+            return Status::Failed;
+        }
+    };
     std::mem::forget(m);
     let status = write_discovery(args.format, &d, &printed);
+    if unread && status == Status::Success {
+        return Status::Failed;
+    }
     if interrupted.load(Ordering::SeqCst) && status == Status::Success { Status::Interrupted } else { status }
 }
 

@@ -394,7 +394,6 @@ pub struct Collector<'m> {
     untimed: FxHashMap<String, u64>,
     /// Events whose line had a timestamp that did not parse (counted in `untimed` too).
     unparsed: u64,
-    events: u64,
     /// Open incidents of the primary matches.
     repeats: crate::repeat::Repeats,
     /// Unknown clusters by id: template, events, first and last seen.
@@ -431,7 +430,6 @@ impl<'m> Collector<'m> {
             unknown: [0; 2],
             untimed: FxHashMap::default(),
             unparsed: 0,
-            events: 0,
             repeats: crate::repeat::Repeats::new(crate::repeat::DEFAULT_WINDOW),
             clusters: FxHashMap::default(),
         }
@@ -567,7 +565,6 @@ impl<'m> Collector<'m> {
             "totals": {
                 "lines": totals.lines,
                 "bytes": totals.bytes,
-                "events": self.events,
                 "known": self.known,
                 "unknown": {"ERROR": self.unknown[0], "WARN": self.unknown[1]},
                 "untimed": self.untimed.values().sum::<u64>(),
@@ -652,18 +649,27 @@ fn series(group: u32, category: u32) -> u32 {
 
 impl Writer for Collector<'_> {
     fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
-        self.events += 1;
         let category = match ev.found.first() {
             Some(f) => {
                 self.known += 1;
                 self.m.entries[f.entry as usize].rec.severity.name().to_owned()
             }
-            None => match ev.log.level.as_deref() {
-                Some(l) if l.eq_ignore_ascii_case("ERROR") => {
+            // An unknown event's severity is the clusterer's reading of its level, which also
+            // counts a panic (no level word) as an error; the line's level word otherwise.
+            None => match (ev.unknown.as_ref().map(|u| u.severity), ev.log.level.as_deref()) {
+                (Some(crate::catalog::Severity::Error), _) => {
                     self.unknown[0] += 1;
                     UNKNOWN_ERROR.to_owned()
                 }
-                Some(l) if l.eq_ignore_ascii_case("WARN") || l.eq_ignore_ascii_case("WARNING") => {
+                (Some(crate::catalog::Severity::Warning), _) => {
+                    self.unknown[1] += 1;
+                    UNKNOWN_WARN.to_owned()
+                }
+                (None, Some(l)) if l.eq_ignore_ascii_case("ERROR") => {
+                    self.unknown[0] += 1;
+                    UNKNOWN_ERROR.to_owned()
+                }
+                (None, Some(l)) if l.eq_ignore_ascii_case("WARN") || l.eq_ignore_ascii_case("WARNING") => {
                     self.unknown[1] += 1;
                     UNKNOWN_WARN.to_owned()
                 }
@@ -692,6 +698,12 @@ impl Writer for Collector<'_> {
                 Some(c) => {
                     c.count += 1;
                     c.last = seen;
+                    // A template only grows as events join it, and each carries it as it is
+                    // then: the last event's is the cluster's at the end of the run.
+                    if c.template != u.template {
+                        c.template.clear();
+                        c.template.push_str(u.template);
+                    }
                 }
                 None => {
                     self.clusters.insert(
@@ -701,7 +713,7 @@ impl Writer for Collector<'_> {
                             count: 1,
                             first: seen.clone(),
                             last: seen,
-                            example: cut(&crate::event::text(u.text), EXAMPLE_BYTES).to_owned(),
+                            example: cut(&crate::discover::example(ev.raw, u.text), EXAMPLE_BYTES).to_owned(),
                         },
                     );
                 }

@@ -29,8 +29,20 @@ pub struct Summary {
     pub records: Vec<RecordCount>,
     /// Why the run ended, when not at the end of its input ("interrupted").
     pub ended: Option<&'static str>,
-    /// With `--unknown`: the clusters alive, the most seen first.
-    pub unknown: Option<Vec<UnknownRow>>,
+    /// With `--unknown`: this run's unknown events and the clusters alive.
+    pub unknown: Option<Unknown>,
+}
+
+/// The unknown events of a run.
+#[derive(Debug, Clone, Default)]
+pub struct Unknown {
+    /// Events clustered in this run.
+    pub events: u64,
+    /// Clusters dropped at the cap since the clusterer started (a restarted daemon's included).
+    pub evicted: u64,
+    /// The clusters alive, the most seen first; a cluster's count is every event it has had,
+    /// before a restart too (follow mode keeps the clusters).
+    pub top: Vec<UnknownRow>,
 }
 
 /// One cluster of unknown events.
@@ -187,10 +199,16 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
 
 /// The top unknown clusters: count, id, template (cut to the width).
 fn render_unknown(sum: &Summary, width: usize, out: &mut String) {
-    let Some(rows) = &sum.unknown else { return };
-    let total: u64 = rows.iter().map(|r| r.count).sum();
+    let Some(u) = &sum.unknown else { return };
+    let rows = &u.top;
     let _ = writeln!(out);
-    let _ = writeln!(out, "  unknown       {} in {}", counted(total, "event"), counted(rows.len() as u64, "cluster"));
+    let evicted = if u.evicted > 0 { format!(" ({} dropped at the cap)", thousands(u.evicted)) } else { String::new() };
+    let _ = writeln!(
+        out,
+        "  unknown       {}, {} alive{evicted}",
+        counted(u.events, "event"),
+        counted(rows.len() as u64, "cluster")
+    );
     if rows.is_empty() {
         return;
     }
@@ -271,13 +289,23 @@ mod tests {
         let rows: Vec<UnknownRow> = (0..12)
             .map(|i| UnknownRow { cluster: format!("{i:016x}"), template: format!("thing {i} failed: {}", "x".repeat(90)), count: 20 - i })
             .collect();
-        let sum = Summary { lines: 5, events: 5, unknown: Some(rows), ..Default::default() };
+        let sum = Summary { lines: 5, events: 5, unknown: Some(Unknown { events: 174, evicted: 0, top: rows }), ..Default::default() };
         let text = render(&sum, 80, false);
-        assert!(text.contains("  unknown       174 events in 12 clusters
+        assert!(text.contains("  unknown       174 events, 12 clusters alive
 "), "{text}");
         assert!(text.contains("   20  0000000000000000  thing 0 failed"), "{text}");
         assert!(text.contains("   19  … 2 clusters more"), "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    }
+
+    /// The events are the run's, not the sum of the clusters alive: after clusters were dropped
+    /// at the cap (and in a restarted daemon, whose clusters kept their counts) the two differ.
+    #[test]
+    fn regression_unknown_events_are_the_runs_and_dropped_clusters_are_said() {
+        let rows = vec![UnknownRow { cluster: "0000000000000001".into(), template: "a <*>".into(), count: 1 }];
+        let sum = Summary { lines: 60, events: 60, unknown: Some(Unknown { events: 60, evicted: 58, top: rows }), ..Default::default() };
+        let text = render(&sum, 80, false);
+        assert!(text.contains("  unknown       60 events, 1 cluster alive (58 dropped at the cap)\n"), "{text}");
     }
 
     #[test]

@@ -451,3 +451,29 @@ fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
     let at = tag.find(&format!("{name}=\"")).unwrap_or_else(|| panic!("no {name} in {tag}")) + name.len() + 2;
     &tag[at..at + tag[at..].find('"').unwrap()]
 }
+
+/// A second reader's page left panics out of its unknown errors (no level word: not ERROR, not
+/// WARN), showed a cluster's template as its first event had it (`table orders_mv dropped …`
+/// where every other output said `table <*> dropped …`), gave the clustered text as the
+/// example, and said how many events it had framed as if that were the input's.
+#[test]
+fn regression_unknown_errors_count_panics_show_the_last_template_and_an_event_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = format!(
+        "{}\n{}\nthread 'rw-main' (11) panicked at src/meta/src/nowhere/place.rs:1293:30:\ncalled `Option::unwrap()` on a `None` value\n",
+        rw_line(1, "ERROR", "risingwave_meta::zz", "zz table orders_mv dropped while job 5 running"),
+        rw_line(2, "ERROR", "risingwave_meta::zz", "zz table payments dropped while job 6 running"),
+    );
+    let log = dir.path().join("in.log");
+    std::fs::write(&log, &input).unwrap();
+    let (html, data) = written(&[&path_str(&log)], b"", &dir.path().join("report.html"));
+    assert_eq!(data["totals"]["unknown"]["ERROR"], 3, "{}", data["totals"]);
+    assert!(data["totals"].get("events").is_none() && !html.contains("num(t.events)"), "{}", data["totals"]);
+    let clusters = data["unknown_clusters"].as_array().unwrap();
+    let table = clusters.iter().find(|c| c["count"] == 2).unwrap_or_else(|| panic!("{clusters:?}"));
+    assert_eq!(table["template"], "zz table <*> dropped while job <*> running");
+    let example = table["example"].as_str().unwrap();
+    assert!(example.contains("ERROR risingwave_meta::zz: zz table orders_mv dropped"), "{example}");
+    let panic = clusters.iter().find(|c| c["template"].as_str().unwrap().contains("panicked at"));
+    assert!(panic.is_some_and(|p| p["count"] == 1), "{clusters:?}");
+}

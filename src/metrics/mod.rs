@@ -502,6 +502,11 @@ impl Metrics {
     }
 
     /// Lines, events and events confirmed so far, from every source.
+    /// Events clustered as unknown in this run, every level.
+    pub fn unknown_events_total(&self) -> u64 {
+        UNKNOWN_LABELS.iter().map(|&level| self.unknown_events.get_or_create(&LevelLabel { level }).get()).sum()
+    }
+
     pub fn read_totals(&self) -> (u64, u64, u64) {
         (self.lines_all.load(Ordering::Relaxed), self.events.get(), self.confirmed.get())
     }
