@@ -963,7 +963,10 @@ fn unexplained(
                     // separator that ends it, as a text of one line would be (a panic's header
                     // is `… panicked at src/x.rs:12:5:` over its message, and alone when the
                     // message has not come).
-                    let first = trim_links(t, range.start..memchr::memchr(b'\n', &t[range.clone()]).map_or(range.end, |n| range.start + n));
+                    let first = trim_links(
+                        t,
+                        range.start..memchr::memchr(b'\n', &t[range.clone()]).map_or(range.end, |n| range.start + n),
+                    );
                     if first.is_empty() { range } else { first }
                 };
                 return Some((h, range));

@@ -303,7 +303,12 @@ mod tests {
     #[test]
     fn regression_unknown_events_are_the_runs_and_dropped_clusters_are_said() {
         let rows = vec![UnknownRow { cluster: "0000000000000001".into(), template: "a <*>".into(), count: 1 }];
-        let sum = Summary { lines: 60, events: 60, unknown: Some(Unknown { events: 60, evicted: 58, top: rows }), ..Default::default() };
+        let sum = Summary {
+            lines: 60,
+            events: 60,
+            unknown: Some(Unknown { events: 60, evicted: 58, top: rows }),
+            ..Default::default()
+        };
         let text = render(&sum, 80, false);
         assert!(text.contains("  unknown       60 events, 1 cluster alive (58 dropped at the cap)\n"), "{text}");
     }

@@ -2618,7 +2618,8 @@ fn regression_a_panic_known_by_location_has_nothing_unknown_and_its_header_alone
     let out = run(&["--unknown", "warn", "--format", "json"], input.as_bytes());
     assert!(out.status.success(), "{}", stderr_of(&out));
     let evs = events(&out.stdout);
-    let at = |line: u64| evs.iter().find(|e| e["source"]["line"] == line).unwrap_or_else(|| panic!("line {line}: {evs:?}"));
+    let at =
+        |line: u64| evs.iter().find(|e| e["source"]["line"] == line).unwrap_or_else(|| panic!("line {line}: {evs:?}"));
     assert_eq!(at(1)["match"]["by"], "location", "{}", at(1));
     assert!(at(1).get("unknown").is_none(), "{}", at(1));
     let (lone, whole) = (unknown(at(4)).expect("clustered"), unknown(at(6)).expect("clustered"));
@@ -2632,7 +2633,8 @@ fn regression_a_panic_known_by_location_has_nothing_unknown_and_its_header_alone
 #[test]
 fn regression_discover_reports_the_inputs_it_read_when_another_cannot_be_read() {
     let d = Dir::new();
-    let log = d.write("a.log", &format!("{}\n{}\n", error(1, "sink writer 7 crashed"), error(2, "sink writer 8 crashed")));
+    let log =
+        d.write("a.log", &format!("{}\n{}\n", error(1, "sink writer 7 crashed"), error(2, "sink writer 8 crashed")));
     let missing = path_str(&d.dir.path().join("gone.log"));
     let out = run(&["discover", "-c", &d.catalog(), &missing, &log], b"");
     let err = stderr_of(&out);
@@ -2640,4 +2642,40 @@ fn regression_discover_reports_the_inputs_it_read_when_another_cannot_be_read() 
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("sink writer <*> crashed"), "{text}");
     assert!(err.contains("gone.log"), "{err}");
+}
+
+/// Regression (found by a second reader): lines whose first words are alike and whose other
+/// words are all new (`failed to` and ten random words) made one group of every cluster alive,
+/// and each line was compared with every template in it: 25,000 lines took 11.6 s, 50,000 26 s,
+/// and `discover` (cap 100,000) was quadratic (74 s). Now a line is compared with the newest
+/// templates of its group. The bound is CPU time (utime + stime), not wall time, and generous.
+#[test]
+fn regression_a_group_of_many_new_kinds_costs_linear_time() {
+    let d = Dir::new();
+    let mut h: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut text = String::new();
+    for i in 0..40_000u32 {
+        let words: Vec<String> = (0..10)
+            .map(|_| {
+                h ^= h << 13;
+                h ^= h >> 7;
+                h ^= h << 17;
+                (0..5).map(|k| (b'a' + ((h >> (5 * k)) % 26) as u8) as char).collect()
+            })
+            .collect();
+        text.push_str(&warn(i % 60, &format!("failed to {}", words.join(" "))));
+        text.push('\n');
+    }
+    let log = d.write("storm.log", &text);
+    let out_path = d.dir.path().join("out.json");
+    let (out, cpu) = common::run_cpu_timed(
+        &["-c", &d.catalog(), "--unknown", "warn", "--threads", "1", "--format", "json", &log],
+        &out_path,
+    );
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(events(&std::fs::read(&out_path).unwrap()).len(), 40_000);
+    assert!(cpu < common::cpu_bound(6.0), "{cpu:.2} s of CPU for 40,000 lines of new kinds");
+    let (out, cpu) = common::run_cpu_timed(&["discover", "-c", &d.catalog(), "--format", "json", &log], &out_path);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(cpu < common::cpu_bound(8.0), "{cpu:.2} s of CPU for discover on 40,000 lines of new kinds");
 }

@@ -271,6 +271,21 @@ pub const SIMILARITY: f32 = 0.65;
 /// loghub-2k (BENCHMARKS.md gives the average with and without it).
 pub const STABLE: u64 = 300;
 
+/// Templates of one group (or tail group) a line is compared with: the newest this many. A
+/// group is one token count and two first (or last) tokens: in real logs a few dozen kinds at
+/// most (no group of loghub-2k's sets, the peers corpus or the withheld corpus needs more than
+/// 64: their clusters are the same at 64). Lines whose first words are alike and whose other
+/// words are all new (`failed to` and ten random words) made a group of every cluster alive,
+/// and each line was compared with all of them: 100,000 such lines took 55 s (1.4 s now; 1.1 s
+/// at 64, 2.0 s at 256), and `discover` (cap 100,000) was quadratic. The newest are kept: a kind seen again
+/// after this many newer ones in its group starts a cluster anew.
+const MAX_COMPARED: usize = 128;
+
+/// The members of a group [`Clusterer::best_of`] compares a line with ([`MAX_COMPARED`]).
+fn newest<T>(members: &[T]) -> &[T] {
+    &members[members.len().saturating_sub(MAX_COMPARED)..]
+}
+
 /// Default cap on clusters alive. A day of a busy cluster's logs has some hundreds of error
 /// kinds; 10,000 keeps every one of them while bounding memory (peak RSS in BENCHMARKS.md).
 pub const DEFAULT_CAP: usize = 10_000;
@@ -363,7 +378,10 @@ pub struct Clusterer {
     cap: usize,
     clusters: Vec<Option<Cluster>>,
     free: Vec<u32>,
-    groups: FxHashMap<u64, Vec<u32>>,
+    /// Clusters by [`group_key`]: each one's index and the low half of its id, which the look for
+    /// a kind's first line (when a cluster would be made) compares in the group's own memory: a
+    /// look into each cluster made that scan of a large group cost a cache miss per member.
+    groups: FxHashMap<u64, Vec<(u32, u32)>>,
     /// The same clusters by [`tail_key`].
     tails: FxHashMap<u64, Vec<u32>>,
     /// Template (its tokens' hash) → cluster: a line equal to a template, most lines once a
@@ -658,12 +676,17 @@ impl Clusterer {
         // and …`, table names) gets a group for each value: a line that joins no template of
         // its first words is looked for among those of its last words (no group has key 0,
         // a line too short for one).
-        let joined = self.groups.get(&key).and_then(|g| self.best_of(g, line)).filter(|b| b.joins(line)).or_else(|| {
-            self.tails
-                .get(&tail_key(line))
-                .and_then(|g| self.best_of(g, line))
-                .filter(|b| b.joins(line) && self.names_differ(b.m, line))
-        });
+        let joined = self
+            .groups
+            .get(&key)
+            .and_then(|g| self.best_of(newest(g).iter().map(|m| m.0), line))
+            .filter(|b| b.joins(line))
+            .or_else(|| {
+                self.tails
+                    .get(&tail_key(line))
+                    .and_then(|g| self.best_of(newest(g).iter().copied(), line))
+                    .filter(|b| b.joins(line) && self.names_differ(b.m, line))
+            });
         if let Some(Best { m, grows, .. }) = joined {
             let tick = self.tick;
             let c = self.clusters[m as usize].as_mut().expect("alive");
@@ -690,17 +713,23 @@ impl Clusterer {
         }
         let mut template = String::new();
         line.render(&mut template);
-        let id = xxhash_rust::xxh3::xxh3_64(template.as_bytes());
+        // The hash of its first line's tokens, bytes as read: the template's text for a line of
+        // UTF-8, where the two are the same bytes. Not of the text shown, where bytes that are not
+        // UTF-8 are all U+FFFD: `sensor \xff` and `sensor \xfe`, two kinds, had one id.
+        let id = whole;
         // A line that would start a cluster with the id of one alive is that cluster's first line
         // again, whose template has since grown `<*>`s it does not join closely enough: it joins
         // that cluster (it matches every constant left in the template, which is not changed), so
         // that an id names one kind. The cluster is in the line's group: its first line's tokens
         // were the line's. Looked for only when a cluster would be made (a map by id cost 3 MiB
-        // of peak RSS at the cap of 10,000, 10 MiB at 100,000).
-        let first_line_of = self
-            .groups
-            .get(&key)
-            .and_then(|g| g.iter().copied().find(|&m| self.clusters[m as usize].as_ref().is_some_and(|c| c.id == id)));
+        // of peak RSS at the cap of 10,000, 10 MiB at 100,000), in the whole group: a cluster
+        // beyond the newest [`MAX_COMPARED`] must not get a twin with its id.
+        let first_line_of = self.groups.get(&key).and_then(|g| {
+            g.iter()
+                .filter(|&&(_, low)| low == id as u32)
+                .map(|&(m, _)| m)
+                .find(|&m| self.clusters[m as usize].as_ref().is_some_and(|c| c.id == id))
+        });
         if let Some(m) = first_line_of {
             let tick = self.tick;
             let c = self.clusters[m as usize].as_mut().expect("alive");
@@ -730,10 +759,15 @@ impl Clusterer {
     }
 
     /// The template of `members` that `line` is closest to: the most equal positions, then the
-    /// most variables; none when each differs from it in a settled constant.
-    fn best_of(&self, members: &[u32], line: &Tokens) -> Option<Best> {
+    /// most variables; none when each differs from it in a settled constant. A template the line
+    /// cannot join ([`Best::joins`]) is let go at the position where too few are left to reach
+    /// it: what it would have scored is never used, and a group of all-new words was compared in
+    /// full, position by position.
+    fn best_of(&self, members: impl Iterator<Item = u32>, line: &Tokens) -> Option<Best> {
         let mut best: Option<Best> = None;
-        for &m in members {
+        // The fewest equal positions that join, as `joins` reckons it.
+        let need = (SIMILARITY * line.len() as f32).ceil() as usize;
+        for m in members {
             let c = self.clusters[m as usize].as_ref().expect("group members are alive");
             // A group's key is a hash of the first tokens and the count: two lines of different
             // counts can share it (xxh3 mixes the seed in linearly for inputs of up to 8 bytes:
@@ -759,6 +793,10 @@ impl Clusterer {
                         settled = true;
                         break;
                     }
+                }
+                if t != l && same + (line.len() - i - 1) < need {
+                    settled = true;
+                    break;
                 }
             }
             if settled {
@@ -786,7 +824,8 @@ impl Clusterer {
                 (self.clusters.len() - 1) as u32
             }
         };
-        self.groups.entry(key).or_default().push(idx);
+        let id = self.clusters[idx as usize].as_ref().expect("just kept").id;
+        self.groups.entry(key).or_default().push((idx, id as u32));
         if tail != 0 {
             self.tails.entry(tail).or_default().push(idx);
         }
@@ -815,12 +854,16 @@ impl Clusterer {
                 }
                 self.clusters[i] = None;
                 self.free.push(i as u32);
-                for (map, k) in [(&mut self.groups, key), (&mut self.tails, tail)] {
-                    if let Some(g) = map.get_mut(&k) {
-                        g.retain(|&m| m as usize != i);
-                        if g.is_empty() {
-                            map.remove(&k);
-                        }
+                if let Some(g) = self.groups.get_mut(&key) {
+                    g.retain(|&(m, _)| m as usize != i);
+                    if g.is_empty() {
+                        self.groups.remove(&key);
+                    }
+                }
+                if let Some(g) = self.tails.get_mut(&tail) {
+                    g.retain(|&m| m as usize != i);
+                    if g.is_empty() {
+                        self.tails.remove(&tail);
                     }
                 }
                 dropped += 1;
@@ -965,6 +1008,51 @@ mod tests {
     /// sometimes numbers grew `<*>`s its first line no longer joined closely enough (3 of 5
     /// positions), so that line started a second live cluster with the first one's id, its count
     /// back at 1, and `discover` reported the two under one id and the first template.
+    /// Regression (found by a second reader): the id hashed the template as shown, where bytes
+    /// that are not UTF-8 are U+FFFD, so `sensor \xff` and `sensor \xfe` (two kinds, in two
+    /// groups) were two clusters alive with one id, and `discover` counted them as one.
+    #[test]
+    fn regression_kinds_that_differ_in_bytes_that_are_not_utf8_have_two_ids() {
+        let mut c = Clusterer::new(100);
+        let a = c.observe(b"sensor \xff").map(|s| s.id).unwrap();
+        let b = c.observe(b"sensor \xfe").map(|s| s.id).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(c.observe(b"sensor \xff").map(|s| (s.id, s.count)), Some((a, 2)));
+        // A line of UTF-8 keeps the id it had: the hash of its template's text.
+        assert_eq!(c.observe(b"sensor ok").map(|s| s.id), Some(xxhash_rust::xxh3::xxh3_64(b"sensor ok")));
+    }
+
+    /// A group of more kinds than [`super::MAX_COMPARED`]: a line is compared with the newest of
+    /// them only, and a kind's first line met again beyond them still joins its cluster (no
+    /// second cluster with its id).
+    #[test]
+    fn a_large_group_compares_its_newest_and_keeps_one_id_per_kind() {
+        let mut c = Clusterer::new(10_000);
+        // Six words of letters (no digit: a digit masks) that no two lines share by chance.
+        let line = |i: u64| {
+            let mut h = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let words: Vec<String> = (0..6)
+                .map(|_| {
+                    h ^= h << 13;
+                    h ^= h >> 7;
+                    h ^= h << 17;
+                    (0..3).map(|k| (b'a' + ((h >> (5 * k)) % 26) as u8) as char).collect()
+                })
+                .collect();
+            format!("failed to {}", words.join(" "))
+        };
+        let first = c.observe(line(0).as_bytes()).map(|s| s.id).unwrap();
+        // Its template grows a `<*>`, so its first line is no longer found as a template.
+        let grown = line(0).rsplit_once(' ').unwrap().0.to_owned() + " zzz";
+        assert_eq!(c.observe(grown.as_bytes()).map(|s| (s.id, s.count)), Some((first, 2)));
+        for i in 1..super::MAX_COMPARED as u64 * 3 {
+            assert!(c.observe(line(i).as_bytes()).is_some_and(|s| s.count == 1), "{}", line(i));
+        }
+        let alive = c.alive();
+        assert_eq!(c.observe(line(0).as_bytes()).map(|s| (s.id, s.count)), Some((first, 3)));
+        assert_eq!(c.alive(), alive, "no second cluster for the first kind");
+    }
+
     #[test]
     fn regression_a_kinds_first_line_again_joins_its_cluster_not_a_second_one_with_its_id() {
         let lines = [
