@@ -2679,3 +2679,60 @@ fn regression_a_group_of_many_new_kinds_costs_linear_time() {
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert!(cpu < common::cpu_bound(8.0), "{cpu:.2} s of CPU for discover on 40,000 lines of new kinds");
 }
+
+/// Regression (found by a second reader): with `kubectl logs -f -l … --prefix` (README's own
+/// command) the pods' lines interleave, and one pod's `Caused by:` list went into the event of
+/// the other pod's next line (its cause clustered there, its own event cut to one line); in a
+/// container's CRI log file a panic's message on stderr went into an ERROR event on stdout.
+/// An event's lines now come from one pod, container and stream.
+#[test]
+fn regression_an_event_takes_no_line_of_another_pod_or_stream() {
+    let d = Dir::new();
+    let (a, b) = ("[pod/risingwave-meta-0/meta] ", "[pod/risingwave-meta-1/meta] ");
+    let info = rw_line(5, "INFO", "risingwave_meta_node::server", "starting leader services");
+    let log = format!(
+        "{a}{}\n{b}{info}\n{a}\n{a}Caused by:\n{a}    disk quota exceeded on volume 7\n{b}{info}\n",
+        error(5, "sink writer 7 crashed")
+    );
+    let file = d.write("pods.log", &log);
+    let evs = d.events(&["--all", "--unknown", "warn", "--format", "json", &file], "");
+    let got: Vec<(u64, u64, &str)> = evs
+        .iter()
+        .map(|e| {
+            let pod = e["log"]["kubernetes"]["pod"].as_str().unwrap();
+            (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), pod)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 1, "risingwave-meta-0"),
+            (2, 1, "risingwave-meta-1"),
+            (3, 3, "risingwave-meta-0"),
+            (6, 1, "risingwave-meta-1")
+        ]
+    );
+    assert!(
+        evs.iter().all(|e| !e["message"].as_str().unwrap().contains("INFO") || e.get("unknown").is_none()),
+        "{evs:?}"
+    );
+    // A CRI file: stdout's ERROR, then stderr's panic and its message.
+    let cri = format!(
+        "2026-03-02T08:00:01.1Z stdout F {}\n2026-03-02T08:00:01.2Z stderr F thread 'rw-main' (11) panicked at src/meta/src/nowhere/place.rs:12:5:\n\
+         2026-03-02T08:00:01.3Z stderr F called `Option::unwrap()` on a `None` value\n2026-03-02T08:00:01.4Z stdout F   a line of the stdout event\n",
+        error(1, "sink writer 7 crashed")
+    );
+    let file = d.write("meta-0_rw_meta-0123.log", &cri);
+    let evs = d.events(&["--all", "--unknown", "warn", "--format", "json", &file], "");
+    let got: Vec<(u64, u64, &str)> = evs
+        .iter()
+        .map(|e| {
+            (
+                e["source"]["line"].as_u64().unwrap(),
+                e["source"]["lines"].as_u64().unwrap(),
+                e["log"]["stream"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(1, 1, "stdout"), (2, 2, "stderr"), (4, 1, "stdout")], "{evs:?}");
+}

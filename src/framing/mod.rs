@@ -114,6 +114,11 @@ struct Acc {
     /// dated `DETAIL:`, `HINT:`, `STATEMENT:` … lines the server writes below it for the same
     /// process are its own.
     postgres: Option<(Option<u64>, u64)>,
+    /// Its first line's pod, container and CRI stream ([`source_key`]): a line of another
+    /// continues it not. `kubectl logs -f -l … --prefix` interleaves the pods' lines, and a
+    /// container's log file its stdout and stderr: one pod's `Caused by:` list or backtrace
+    /// went into another pod's event, a panic on stderr into an ERROR on stdout.
+    source: u64,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
     /// another program's when any of them, or the block that completes the event, was read as
@@ -567,10 +572,11 @@ impl<'m> Framer<'m> {
             let structured = matches!(a.header, Header::RisingWave | Header::Panic);
             room && match header {
                 Header::None => {
-                    structured
-                        || continuation_shape(content)
-                        || a.traceback.continues(content, a.warns)
-                        || (a.psql && parse::psql_detail(content))
+                    source_key(line, prefix) == a.source
+                        && (structured
+                            || continuation_shape(content)
+                            || a.traceback.continues(content, a.warns)
+                            || (a.psql && parse::psql_detail(content)))
                 }
                 // A dated line continues only a PostgreSQL report, as its detail from the same
                 // process.
@@ -783,6 +789,7 @@ impl<'m> Framer<'m> {
                     .as_ref()
                     .filter(|st| st.postgres)
                     .map(|st| (st.pid_in(content), pod_key(if ansi { &clean } else { raw }, &prefix))),
+                source: source_key(if ansi { &clean } else { raw }, &prefix),
                 prefix,
                 traceback: Traceback::None,
                 // Set below, as for every line the event takes.
@@ -1078,6 +1085,20 @@ fn pod_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
     let Some((pod, container)) = &prefix.kubectl else { return 0 };
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (line.get(pod.clone()), line.get(container.clone())).hash(&mut h);
+    h.finish() | 1
+}
+
+/// The pod and container a line's `kubectl --prefix` (or stern's) names and the stream its CRI
+/// (or Docker json-file) record was written to, as a hash (0 without any of them): the lines
+/// of one event come from one of them ([`Acc::source`]).
+fn source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
+    use std::hash::{Hash, Hasher};
+    if prefix.kubectl.is_none() && prefix.cri.is_none() {
+        return 0;
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let at = |r: &std::ops::Range<usize>| line.get(r.clone());
+    (prefix.kubectl.as_ref().map(|(p, c)| (at(p), at(c))), prefix.cri.as_ref().map(|(s, _)| at(s))).hash(&mut h);
     h.finish() | 1
 }
 
