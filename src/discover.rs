@@ -637,7 +637,7 @@ pub fn text(reports: &[ClusterReport]) -> String {
     let _ = writeln!(out, "{} unknown event(s) in {} cluster(s)", total, reports.len());
     for r in reports {
         let _ = writeln!(out);
-        let _ = writeln!(out, "{}×  cluster {}  {}", r.count, r.cluster, r.template);
+        let _ = writeln!(out, "{}×  cluster {}  {}", r.count, r.cluster, visible(&r.template));
         let levels =
             if r.levels.is_empty() { "-".to_owned() } else { r.levels.iter().cloned().collect::<Vec<_>>().join(", ") };
         let _ = writeln!(out, "    levels: {levels}   targets: {}", targets_line(r));
@@ -652,16 +652,35 @@ pub fn text(reports: &[ClusterReport]) -> String {
         for e in &r.examples {
             // An example's later line (its cause) is shown under it.
             for (i, line) in e.split('\n').enumerate() {
-                let _ = writeln!(out, "    {} {line}", if i == 0 { '|' } else { ':' });
+                let _ = writeln!(out, "    {} {}", if i == 0 { '|' } else { ':' }, visible(line));
             }
         }
     }
     out
 }
 
+/// `s` for a terminal: control characters but the tab written as escapes (`\u{7}`). The text
+/// report goes to a terminal, and a log line's carriage return, bell or escape sequence would
+/// act there (overwrite the line, set the window title) instead of being read.
+fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\t') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars()
+        .map(|c| if c.is_control() && c != '\t' { c.escape_unicode().to_string() } else { c.to_string() })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{draft_forms, draftable, example, message_of, pattern_of, slug_of};
+    use super::{draft_forms, draftable, example, message_of, pattern_of, slug_of, visible};
+
+    #[test]
+    fn regression_control_characters_reach_the_terminal_as_escapes() {
+        assert_eq!(visible("plain\ttext"), "plain\ttext");
+        assert_eq!(visible("evil\r\x07\x1b]0;PWNED\x07 x\u{85}"), "evil\\u{d}\\u{7}\\u{1b}]0;PWNED\\u{7} x\\u{85}");
+    }
 
     #[test]
     fn examples_show_the_line_the_clustered_text_starts_on() {

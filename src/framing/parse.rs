@@ -1504,7 +1504,7 @@ static IDENT: [bool; 256] = {
     t
 };
 
-/// `ident(::ident)*:` followed by a space or the end: the length up to the colon.
+/// `ident(::ident)*:` followed by a space, a line break or the end: the length up to the colon.
 fn target_len(s: &[u8]) -> Option<usize> {
     let mut i = 0;
     if s.is_empty() || !(s[0].is_ascii_alphabetic() || s[0] == b'_') {
@@ -1520,7 +1520,7 @@ fn target_len(s: &[u8]) -> Option<usize> {
         }
         break;
     }
-    if s.get(i) == Some(&b':') && (i + 1 == s.len() || s[i + 1] == b' ') { Some(i) } else { None }
+    if s.get(i) == Some(&b':') && (i + 1 == s.len() || matches!(s[i + 1], b' ' | b'\n')) { Some(i) } else { None }
 }
 
 /// Positions of ` key=` field starts in `s` (index of the space), keys `[A-Za-z_][A-Za-z0-9_.#]*`.
@@ -1641,7 +1641,9 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     }
     if let Some(n) = target_len(&s[i..]) {
         out.target = Some(i..i + n);
-        i = (i + n + 2).min(s.len());
+        // An empty message ends the line at the target's colon (`… x:` over a `Caused by:`
+        // report): the message starts at the line break, as it does after `x: `.
+        i = if s.get(i + n + 1) == Some(&b'\n') { i + n + 1 } else { (i + n + 2).min(s.len()) };
     }
     // Message and fields. The fields end the message's line; a message that spans lines (a
     // string with a line break in it, `… heartbeat\n    until we can successfully report its
@@ -2587,6 +2589,17 @@ mod tests {
         let t = parse_text(s.as_bytes()).unwrap();
         assert_eq!(&s[t.target.clone().unwrap()], "risingwave_rt");
         assert_eq!(&s[t.message.clone()], "hello: world");
+
+        // regression (found by a second reader): an empty message, the target's colon ending the
+        // line over a `Caused by:` report, left the target in the message (and clustered it).
+        for s in [
+            "2026-03-02T08:00:02.0Z ERROR risingwave_meta::x:\nCaused by:\n    disk gone",
+            "2026-03-02T08:00:02.0Z ERROR risingwave_meta::x: \nCaused by:\n    disk gone",
+        ] {
+            let t = parse_text(s.as_bytes()).unwrap();
+            assert_eq!(&s[t.target.clone().unwrap()], "risingwave_meta::x", "{s:?}");
+            assert_eq!(&s[t.message.clone()], "", "{s:?}");
+        }
     }
 
     /// A message with a line break in it (a string literal that spans lines) has its fields at
