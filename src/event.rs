@@ -1230,7 +1230,14 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
     // to drop are those lists themselves.
     let last: &[(&str, &str)] = match format {
         Format::Ecs => &[("labels", ""), ("annotail", "also_matched"), ("kubernetes", "")],
-        _ => &[("log", "fields"), ("log", "spans"), ("also_matched", ""), ("match", "captures")],
+        _ => &[
+            ("log", "fields"),
+            ("log", "spans"),
+            ("also_matched", ""),
+            ("context", ""),
+            ("match", "captures"),
+            ("match", "named_captures"),
+        ],
     };
     let remove = |v: &mut Value, (obj, k): (&str, &str), dropped: &mut Vec<Value>| {
         let gone = if k.is_empty() {

@@ -432,3 +432,34 @@ fn regression_a_loose_time_is_written_in_rfc3339_form_for_elasticsearch() {
         assert_eq!(got, want, "{format}: {evs:#?}");
     }
 }
+
+/// Regression (found by a second reader): `match.named_captures` was never dropped, so an event
+/// of a record with many named placeholders stayed over `--max-event-bytes` once every string
+/// was cut (1,074 bytes at 1024).
+#[test]
+fn regression_named_captures_are_dropped_when_nothing_else_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    // Positional placeholders, named by the arguments of the `format!` in the record's code.
+    let names: Vec<String> = (1..=40).map(|i| format!("key{i}")).collect();
+    let message: Vec<String> = names.iter().map(|n| format!("{n} {{}}")).collect();
+    let pattern: Vec<String> = names.iter().map(|n| format!("{n} (.+?)")).collect();
+    let args: Vec<String> = (1..=40).map(|i| format!("the_argument_number_{i}")).collect();
+    let message = format!("many {} end", message.join(" "));
+    let record = serde_json::json!({"id": "t-many", "slug": "many-values", "severity": "error",
+        "errorMessage": message, "messagePattern": format!("many {} end", pattern.join(" ")),
+        "sourceCode": format!("        return Err(anyhow!(\n            \"{message}\",\n            {}\n        ));", args.join(",\n            ")),
+        "sourceCodeStart": 10, "sourceCodeEnd": 13, "lineNumber": 11});
+    let catalog = dir.path().join("catalog.jsonl");
+    std::fs::write(&catalog, format!("{record}\n")).unwrap();
+    let values: Vec<String> = names.iter().map(|n| format!("{n} value-of-{n}-here")).collect();
+    let line = format!("many {} end\n", values.join(" "));
+    let out = run(&["-c", &path_str(&catalog), "--format", "json", "--max-event-bytes", "1024"], line.as_bytes());
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ev = text.lines().next().expect("the event");
+    assert!(ev.len() <= 1024, "{} bytes: {ev}", ev.len());
+    let v: Value = serde_json::from_str(ev).unwrap();
+    assert_eq!(v["match"]["id"], "t-many");
+    let dropped = v["truncated"]["dropped"].as_array().unwrap();
+    assert!(dropped.iter().any(|d| d == "match.named_captures"), "{v}");
+}
