@@ -312,6 +312,8 @@ impl<W: Writer> Annotator<'_, W> {
         let text = std::mem::take(&mut self.text);
         let mut log = Log { format: "plain", truncated: ev.truncated, ..Default::default() };
         let mut json: Option<Value> = None;
+        // A JSON line that does not parse, read as it is: its level and message strings.
+        let mut raw_json: Option<RawJson> = None;
         if ev.header == Header::Json {
             // Invalid UTF-8 inside a JSON line is replaced, not a reason to give up decoding.
             let parsed = serde_json::from_slice::<Value>(&text)
@@ -321,6 +323,7 @@ impl<W: Writer> Annotator<'_, W> {
                 _ => {
                     self.counters.json_errors += 1;
                     log.parse_error = Some("line starts with '{' but is not a JSON object");
+                    raw_json = Some(RawJson::read(&text));
                 }
             }
         }
@@ -493,6 +496,8 @@ impl<W: Writer> Annotator<'_, W> {
             log.target = t.target.as_ref().map(s);
             log.spans = t.spans.iter().map(|(n, f)| (s(n), f.iter().map(|(k, v)| (s(k), s(v))).collect())).collect();
             log.fields = t.fields.iter().map(|(k, v)| (s(k), s(v))).collect();
+        } else if let Some(r) = raw_json.as_ref().and_then(|r| r.level.clone()) {
+            log.level = Some(crate::event::text(&text[r]));
         } else if let Some(o) = &other {
             // Another program's line (the line stays the message), read on its first line.
             let first = &text[..memchr::memchr(b'\n', &text).unwrap_or(text.len())];
@@ -575,7 +580,11 @@ impl<W: Writer> Annotator<'_, W> {
                 found: &self.scratch.found,
                 covered: &mut self.unknown_covered,
                 pending: self.pending_unknown.as_mut(),
-                plain: other.as_ref().map_or_else(|| plain_message(&text), |o| o.message(&text)),
+                plain: match (&other, raw_json.as_ref().and_then(|r| r.message.clone())) {
+                    (Some(o), _) => o.message(&text),
+                    (None, Some(m)) => m,
+                    (None, None) => plain_message(&text),
+                },
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
             };
             let crash = ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(&text, &text);
@@ -1487,6 +1496,47 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
 /// Where JSON loggers put the message: RisingWave's (tracing's) `fields.message` is read apart;
 /// `message` (ECS, Python, Google Cloud), `msg` (zap, logrus, slog, pino, bunyan).
 const JSON_MESSAGE_KEYS: [&str; 2] = ["message", "msg"];
+
+/// A JSON line that does not parse (cut at `--max-line-bytes`, a lone surrogate escape, nested
+/// deeper than the parser goes), read as it is: where its level and message strings are, under
+/// the keys a parsed line's are read under. The event is not lost for want of a level: an
+/// ERROR line cut short is clustered by its message's words, as a cut text line is.
+struct RawJson {
+    level: Option<Range<usize>>,
+    message: Option<Range<usize>>,
+}
+
+impl RawJson {
+    fn read(text: &[u8]) -> RawJson {
+        let find = |keys: &[&str]| keys.iter().find_map(|k| raw_json_string(text, k));
+        RawJson { level: find(&JSON_LEVEL_KEYS), message: find(&JSON_MESSAGE_KEYS) }
+    }
+}
+
+/// The first string value of `"key":` in `text`, as written (escapes and all), up to its closing
+/// quote or the end of the text (a line cut short).
+fn raw_json_string(text: &[u8], key: &str) -> Option<Range<usize>> {
+    let mut pattern = Vec::with_capacity(key.len() + 3);
+    pattern.push(b'"');
+    pattern.extend_from_slice(key.as_bytes());
+    pattern.extend_from_slice(b"\":");
+    for at in memchr::memmem::find_iter(text, &pattern) {
+        let mut i = at + pattern.len();
+        while text.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+            i += 1;
+        }
+        if text.get(i) != Some(&b'"') {
+            continue;
+        }
+        let start = i + 1;
+        let mut j = start;
+        while j < text.len() && text[j] != b'"' {
+            j += if text[j] == b'\\' { 2 } else { 1 };
+        }
+        return Some(start..j.min(text.len()));
+    }
+    None
+}
 
 /// Where JSON loggers put the level, in the order they are read: `level` (RisingWave, zap,
 /// logrus, slog, pino and bunyan as a number), `lvl` (log15), `severity` (Google Cloud),

@@ -2736,3 +2736,37 @@ fn regression_an_event_takes_no_line_of_another_pod_or_stream() {
         .collect();
     assert_eq!(got, [(1, 1, "stdout"), (2, 2, "stderr"), (4, 1, "stdout")], "{evs:?}");
 }
+
+/// Regression (found by a second reader): a JSON line that does not parse lost its level, so an
+/// unknown ERROR was neither written nor clustered: one cut at `--max-line-bytes` (a cut text
+/// line is kept, `truncated`), one with a lone surrogate escape (`\udcff`, which Python writes
+/// for bytes that are not UTF-8), one nested deeper than the parser goes. It is read as it is
+/// now: its level and message strings.
+#[test]
+fn regression_a_json_line_that_does_not_parse_keeps_its_level_and_message() {
+    let d = Dir::new();
+    let cut = format!(
+        r#"{{"timestamp":"2026-03-02T08:00:01.1Z","level":"ERROR","fields":{{"message":"disk quota exceeded on volume 7 {}"}},"target":"risingwave_storage"}}"#,
+        "x".repeat(400)
+    );
+    let surrogate = r#"{"timestamp":"2026-03-02T08:00:02.1Z","level":"ERROR","fields":{"message":"cannot open file \udcff.parquet"},"target":"risingwave_storage"}"#;
+    let deep = format!(
+        r#"{{"timestamp":"2026-03-02T08:00:03.1Z","level":"WARN","fields":{{"message":"deep nest failed","x":{}1{}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let input = format!("{cut}\n{surrogate}\n{deep}\n");
+    let evs = d.events(&["--unknown", "warn", "--format", "json", "--max-line-bytes", "256"], &input);
+    let got: Vec<(u64, &str, &str)> = evs
+        .iter()
+        .map(|e| {
+            let t = e["unknown"]["template"].as_str().unwrap_or("-");
+            (e["source"]["line"].as_u64().unwrap(), e["log"]["level"].as_str().unwrap_or("-"), t)
+        })
+        .collect();
+    assert_eq!(got.len(), 3, "{evs:?}");
+    assert_eq!(got[0].1, "ERROR");
+    assert!(got[0].2.starts_with("disk quota exceeded on volume <*>"), "{got:?}");
+    assert_eq!(&got[1..], [(2, "ERROR", "cannot open file <*>"), (3, "WARN", "deep nest failed")]);
+    assert!(evs.iter().all(|e| e["log"]["parse_error"].is_string()), "{evs:?}");
+}
