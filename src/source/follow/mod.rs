@@ -279,6 +279,13 @@ pub fn run(
         if !saved.is_empty() {
             let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
             tracing::info!(clusters = taken, "unknown clusters taken up from the state directory");
+            if taken < saved.len() {
+                tracing::warn!(
+                    saved = saved.len(),
+                    taken,
+                    "unknown clusters in the state directory left out: more than the cap (the least recently seen), or already alive or unreadable"
+                );
+            }
         }
     }
     let store = Arc::new(Mutex::new(store));
