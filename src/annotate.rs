@@ -1212,14 +1212,24 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         // A first link of one word is a label, not an error (`status: Internal, message: …`,
         // `Local: Broker transport failure`, `injected: <failpoint>`, `UNSAFE: Injecting source
         // offsets …`): alone it names no kind, and every error it heads would be one cluster.
-        // The link after it goes with it.
-        Some((i, true)) if !t[..i].iter().any(u8::is_ascii_whitespace) => {
+        // The link after it goes with it. So does a word and values (`actor 7`, `worker 3`:
+        // every word after the first has a digit): a label of a thing, which masks to one
+        // word (`actor <*>` held a barrier timeout and a sink's failed write as one kind).
+        Some((i, true)) if label(&t[..i]) => {
             link_end(t, i + 2).map_or(t.len(), |(j, _)| j)
         }
         Some((i, _)) => i,
         None => return r,
     };
     trim_links(text, r.start..r.start + end)
+}
+
+/// Is `link` a label ([`first_link`]): one word, or one word of letters and values after it?
+fn label(link: &[u8]) -> bool {
+    let mut words = link.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or_default();
+    let value = |w: &[u8]| w.iter().any(u8::is_ascii_digit);
+    words.clone().next().is_none() || (!value(first) && words.all(value))
 }
 
 /// The length of `t`'s first line, and of the line break that ends it: 1 for `\n`, 2 for an
@@ -1864,6 +1874,12 @@ mod tests {
             ("timeout", "timeout"),
             // two words are a link of their own
             ("dns error: failed to lookup address", "dns error"),
+            // regression (found by a second reader): a word and values is a label too; `actor
+            // <*>` held every error of every actor as one kind
+            ("actor 1234: barrier collection timed out: x", "actor 1234: barrier collection timed out"),
+            ("worker 3 node-7: heartbeat lost", "worker 3 node-7: heartbeat lost"),
+            ("job 7 failed: x", "job 7 failed"),
+            ("table t_orders: dropped", "table t_orders"),
             // a report printed inside a `{:?}` string: its line breaks are escaped
             (r"create sink\n\nCaused by:\n    disk full: os error 28", "create sink"),
             (r"\n\nCaused by:\n    disk full: os error 28", "disk full"),
