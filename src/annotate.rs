@@ -1215,9 +1215,7 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         // The link after it goes with it. So does a word and values (`actor 7`, `worker 3`:
         // every word after the first has a digit): a label of a thing, which masks to one
         // word (`actor <*>` held a barrier timeout and a sink's failed write as one kind).
-        Some((i, true)) if label(&t[..i]) => {
-            link_end(t, i + 2).map_or(t.len(), |(j, _)| j)
-        }
+        Some((i, true)) if label(&t[..i]) => link_end(t, i + 2).map_or(t.len(), |(j, _)| j),
         Some((i, _)) => i,
         None => return r,
     };
