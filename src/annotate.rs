@@ -753,7 +753,19 @@ impl Clustering<'_> {
             self.covered,
         )?;
         let range = unquoted(hays[hay].text, range);
-        let (piece, needs_constant) = (&hays[hay].text[range.clone()], !self.found.is_empty());
+        let raw = &hays[hay].text[range.clone()];
+        // A piece inside a `{:?}`-printed string has its quotes escaped (`S3Error { code:
+        // \"SlowDown\" }`): it is clustered as the string says it, those escapes undone, so that
+        // a struct or a quoted value in it masks as it does outside one (the same error gave
+        // `… => <*> {<*>` quoted and `… => <*>` not).
+        let unescaped;
+        let piece = if memchr::memmem::find(raw, b"\\\"").is_some() {
+            unescaped = undo_quote_escapes(raw);
+            &unescaped[..]
+        } else {
+            raw
+        };
+        let needs_constant = !self.found.is_empty();
         let (cluster, count) = match self.pending {
             Some(p) => {
                 if !crate::unknown::Clusterer::would_cluster(piece, needs_constant, &mut p.scratch) {
@@ -1170,9 +1182,14 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         r.end -= 1;
     }
     let r = unquoted(text, r);
-    // The end of a `{:?}`-quoted chain whose first links a record explained: `cause"`.
+    // The end of a `{:?}`-quoted chain whose first links a record explained: `cause"` (quotes
+    // inside it are escaped: `cause \"x\""`).
     let t = &text[r.clone()];
-    if t.len() > 1 && t[t.len() - 1] == b'"' && memchr::memchr(b'"', &t[..t.len() - 1]).is_none() {
+    if t.len() > 1
+        && t[t.len() - 1] == b'"'
+        && t[t.len() - 2] != b'\\'
+        && !memchr::memchr_iter(b'"', &t[..t.len() - 1]).any(|q| q == 0 || t[q - 1] != b'\\')
+    {
         return r.start..r.end - 1;
     }
     r
@@ -1220,6 +1237,21 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         None => return r,
     };
     trim_links(text, r.start..r.start + end)
+}
+
+/// `t` with `\"` and `\\` written as the `"` and `\` they stand for (other escapes, `\n`, are
+/// left: links are cut at them).
+fn undo_quote_escapes(t: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(t.len());
+    let mut i = 0;
+    while i < t.len() {
+        if t[i] == b'\\' && matches!(t.get(i + 1), Some(b'"' | b'\\')) {
+            i += 1;
+        }
+        out.push(t[i]);
+        i += 1;
+    }
+    out
 }
 
 /// Is `link` a label ([`first_link`]): one word, or one word of letters and values after it?

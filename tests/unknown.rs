@@ -2775,3 +2775,22 @@ fn regression_a_json_line_that_does_not_parse_keeps_its_level_and_message() {
     assert_eq!(&got[1..], [(2, "ERROR", "cannot open file <*>"), (3, "WARN", "deep nest failed")]);
     assert!(evs.iter().all(|e| e["log"]["parse_error"].is_string()), "{evs:?}");
 }
+
+/// Regression (found by a second reader): an unknown cause inside a `{:?}`-printed string kept
+/// its escaped quotes, so a struct in it (`S3Error { code: \"SlowDown\" }`) did not mask as one
+/// value and the string's closing quote stayed on: the same error was `… => <*> {<*>` quoted
+/// and `… => <*>` not.
+#[test]
+fn regression_a_cause_inside_a_debug_string_clusters_as_it_does_outside_one() {
+    let d = Dir::new();
+    let want = Some("RateLimited (temporary) at write => <*>");
+    let quoted =
+        r#""RateLimited (temporary) at write => S3Error { code: \"SlowDown\", message: \"Please slow down.\" }""#;
+    let plain = r#"RateLimited (temporary) at write => S3Error { code: "SlowDown", message: "Please slow down." }"#;
+    let cases = [
+        (error(1, &format!("failed to inject barrier: {quoted}")), want),
+        (error(2, &format!("failed to inject barrier: {plain}")), want),
+    ];
+    let (_, evs) = d.templates_at_warn(&cases);
+    assert_eq!(unknown(&evs[0]).unwrap().0, unknown(&evs[1]).unwrap().0);
+}
