@@ -914,10 +914,11 @@ fn unexplained(
             // or of a report below the first line's `error` field) are not part of it.
             if let Some(nl) = memchr::memchr(b'\n', text) {
                 let mut end = report_end(text, nl);
-                if end == text.len() {
-                    let last = memchr::memrchr(b'\n', text).map_or(0, |p| p + 1);
-                    end = parse::first_field_start(&text[last..]).map_or(end, |at| (last + at).max(nl));
-                }
+                // The fields end the report's last line: the text's, or the one above a
+                // backtrace (and the blank line before it).
+                let body = text[..end].trim_ascii_end().len().max(nl);
+                let last = memchr::memrchr(b'\n', &text[..body]).map_or(0, |p| p + 1);
+                end = parse::first_field_start(&text[last..body]).map_or(end, |at| (last + at).max(nl));
                 for r in regions.iter_mut().flatten() {
                     if r.1.end == nl && end > nl {
                         r.1.end = end;

@@ -2794,3 +2794,22 @@ fn regression_a_cause_inside_a_debug_string_clusters_as_it_does_outside_one() {
     let (_, evs) = d.templates_at_warn(&cases);
     assert_eq!(unknown(&evs[0]).unwrap().0, unknown(&evs[1]).unwrap().0);
 }
+
+/// Regression (found by a second reader): the `key=value` fields that end a message's last line
+/// above a backtrace were neither read (`log.fields` null) nor kept out of the template, so
+/// `operation timed out epoch=<*>` was a cluster apart from `operation timed out`.
+#[test]
+fn regression_fields_above_a_backtrace_are_read_and_stay_out_of_the_template() {
+    let d = Dir::new();
+    let input = format!(
+        "{}\n timed out waiting for the lease epoch=10176618178019328\n\nBacktrace:\n   0: start_thread\n             at ./nptl/pthread_create.c:447:8\n{}\n",
+        warn(1, "zz checkpoint stalled, task:"),
+        warn(2, "zz checkpoint stalled, task: timed out waiting for the lease epoch=10176618178019329"),
+    );
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    assert_eq!(evs.len(), 2, "{evs:?}");
+    for e in &evs {
+        assert_eq!(e["log"]["fields"]["epoch"].as_str().map(|v| v.len()), Some(17), "{e}");
+    }
+    assert_eq!(unknown(&evs[0]).map(|u| u.0), unknown(&evs[1]).map(|u| u.0), "{evs:?}");
+}

@@ -1544,6 +1544,21 @@ fn field_start(s: &[u8], eq: usize) -> Option<usize> {
     (k != eq && k != 0 && s[k - 1] == b' ' && (s[k].is_ascii_alphabetic() || s[k] == b'_')).then(|| k - 1)
 }
 
+/// Where the text of a multi-line event whose first line ends at `nl` ends before a backtrace
+/// (`Backtrace:`, `stack backtrace:` on a line of its own, and the blank lines above it): the
+/// end of `s` when there is none.
+fn before_backtrace(s: &[u8], nl: usize) -> usize {
+    let mut at = nl;
+    for line in s[nl + 1..].split(|&b| b == b'\n') {
+        let l = line.trim_ascii_start();
+        if l.starts_with(b"Backtrace:") || l.starts_with(b"Stack backtrace:") || l.starts_with(b"stack backtrace:") {
+            return s[..at].trim_ascii_end().len().max(nl);
+        }
+        at += 1 + line.len();
+    }
+    s.len()
+}
+
 /// Parse a RisingWave text header and body. `s` is the first line's content.
 pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     let t = loose_timestamp_len(s)?;
@@ -1654,9 +1669,12 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     let msg_end = starts.first().map_or(line_end, |&p| i + p);
     out.message = i..msg_end;
     let (from, end) = if starts.is_empty() && line_end < s.len() {
-        let last = memchr::memrchr(b'\n', s).map_or(s.len(), |p| p + 1);
-        field_starts(&s[last..], &mut starts);
-        (last, s.len())
+        // The last line of the message, above a backtrace if one ends the event (`…: operation
+        // timed out epoch=7`, a blank line, `Backtrace:` and its frames).
+        let end = before_backtrace(s, line_end);
+        let last = memchr::memrchr(b'\n', &s[..end]).map_or(end, |p| p + 1);
+        field_starts(&s[last..end], &mut starts);
+        (last, end)
     } else {
         (i, line_end)
     };
@@ -2592,6 +2610,12 @@ mod tests {
 
         // regression (found by a second reader): an empty message, the target's colon ending the
         // line over a `Caused by:` report, left the target in the message (and clustered it).
+        // regression (found by a second reader): the fields that end a message's last line above
+        // a backtrace were not read (the event's last line, a frame, was looked at).
+        let s = "2026-03-02T08:00:02.0Z  WARN risingwave_meta::x: task:\n timed out epoch=7 actor=3\n\nBacktrace:\n   0: start_thread\n             at ./x.c:1:2";
+        let t = parse_text(s.as_bytes()).unwrap();
+        let fields: Vec<(&str, &str)> = t.fields.iter().map(|(k, v)| (&s[k.clone()], &s[v.clone()])).collect();
+        assert_eq!(fields, [("epoch", "7"), ("actor", "3")]);
         for s in [
             "2026-03-02T08:00:02.0Z ERROR risingwave_meta::x:\nCaused by:\n    disk gone",
             "2026-03-02T08:00:02.0Z ERROR risingwave_meta::x: \nCaused by:\n    disk gone",
