@@ -998,8 +998,10 @@ fn unexplained(
             }
         }
         // No record explains the event, so it is written only if clustered: a text too short
-        // for the rule above (`EOF`, `oom`) is clustered whole rather than the event dropped.
-        return short;
+        // for the rule above (`EOF`, `oom`) is clustered whole rather than the event dropped,
+        // and a RisingWave line with no text at all (its target's colon ends the line, over a
+        // backtrace) by its target.
+        return short.or_else(|| tl.and_then(|t| t.target.clone()).map(|r| (0, r)));
     }
     let has_error_field = regions[2].is_some();
     let mut remnant_at = None;
@@ -1548,28 +1550,52 @@ struct RawJson {
 }
 
 impl RawJson {
+    /// The level and message at the top of the object, else one level down (RisingWave's
+    /// `fields.message`, ECS's `log.level`): a nested object's `level` or `msg` (an upstream's
+    /// state logged as a value) is not the line's when the line has its own.
     fn read(text: &[u8]) -> RawJson {
-        let find = |keys: &[&str]| keys.iter().find_map(|k| raw_json_string(text, k));
+        let find = |keys: &[&str]| {
+            let at = |depth| keys.iter().find_map(|k| raw_json_string(text, k, depth));
+            at(1).or_else(|| at(2))
+        };
         RawJson { level: find(&JSON_LEVEL_KEYS), message: find(&JSON_MESSAGE_KEYS) }
     }
 }
 
-/// The first string value of `"key":` in `text`, as written (escapes and all), up to its closing
-/// quote or the end of the text (a line cut short).
-fn raw_json_string(text: &[u8], key: &str) -> Option<Range<usize>> {
+/// The first string value of `"key":` at object depth `depth` of `text` (1: the line's own
+/// keys), as written (escapes and all), up to its closing quote or the end of the text (a line
+/// cut short).
+fn raw_json_string(text: &[u8], key: &str, depth: usize) -> Option<Range<usize>> {
     let mut pattern = Vec::with_capacity(key.len() + 3);
     pattern.push(b'"');
     pattern.extend_from_slice(key.as_bytes());
     pattern.extend_from_slice(b"\":");
+    // Depth is counted from the start, strings skipped, once for all the key's places.
+    let (mut i, mut d, mut in_string) = (0usize, 0usize, false);
     for at in memchr::memmem::find_iter(text, &pattern) {
-        let mut i = at + pattern.len();
-        while text.get(i).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        while i < at {
+            match text[i] {
+                b'\\' if in_string => i += 1,
+                b'"' => in_string = !in_string,
+                b'{' | b'[' if !in_string => d += 1,
+                b'}' | b']' if !in_string => d = d.saturating_sub(1),
+                _ => {}
+            }
             i += 1;
         }
-        if text.get(i) != Some(&b'"') {
+        // A key starts a string: a match inside one (`"a \"level\": b"` cannot, its quotes are
+        // escaped) or at another depth is not the key.
+        if in_string || d != depth {
             continue;
         }
-        let start = i + 1;
+        let mut v = at + pattern.len();
+        while text.get(v).is_some_and(|b| *b == b' ' || *b == b'\t') {
+            v += 1;
+        }
+        if text.get(v) != Some(&b'"') {
+            continue;
+        }
+        let start = v + 1;
         let mut j = start;
         while j < text.len() && text[j] != b'"' {
             j += if text[j] == b'\\' { 2 } else { 1 };

@@ -2760,7 +2760,11 @@ fn regression_a_json_line_that_does_not_parse_keeps_its_level_and_message() {
         "[".repeat(200),
         "]".repeat(200)
     );
-    let input = format!("{cut}\n{surrogate}\n{deep}\n");
+    // Its own level and message, not a nested object's (a third reader's: an INFO line came out
+    // as an ERROR of `old upstream state`).
+    let nested =
+        r#"{"upstream":{"level":"error","msg":"old upstream state"},"level":"info","msg":"served \ud800 fine"}"#;
+    let input = format!("{cut}\n{surrogate}\n{deep}\n{nested}\n");
     let evs = d.events(&["--unknown", "warn", "--format", "json", "--max-line-bytes", "256"], &input);
     let got: Vec<(u64, &str, &str)> = evs
         .iter()
@@ -2772,6 +2776,11 @@ fn regression_a_json_line_that_does_not_parse_keeps_its_level_and_message() {
     assert_eq!(got.len(), 3, "{evs:?}");
     assert_eq!(got[0].1, "ERROR");
     assert!(got[0].2.starts_with("disk quota exceeded on volume <*>"), "{got:?}");
+    let any = d.events(&["--unknown", "any", "--format", "json"], &format!("{nested}\n"));
+    assert_eq!(
+        (any[0]["log"]["level"].as_str(), unknown(&any[0]).map(|u| u.1)),
+        (Some("info"), Some("served <*> fine"))
+    );
     assert_eq!(&got[1..], [(2, "ERROR", "cannot open file <*>"), (3, "WARN", "deep nest failed")]);
     assert!(evs.iter().all(|e| e["log"]["parse_error"].is_string()), "{evs:?}");
 }
@@ -2793,6 +2802,19 @@ fn regression_a_cause_inside_a_debug_string_clusters_as_it_does_outside_one() {
     ];
     let (_, evs) = d.templates_at_warn(&cases);
     assert_eq!(unknown(&evs[0]).unwrap().0, unknown(&evs[1]).unwrap().0);
+}
+
+/// An ERROR line with no text at all (its target's colon ends it, over a backtrace) was
+/// clustered by its target's name read as the message; once the message was read as empty it
+/// was dropped (a third reader). It is clustered by its target.
+#[test]
+fn regression_an_error_with_an_empty_message_is_clustered_by_its_target() {
+    let d = Dir::new();
+    let input =
+        format!("{}\nBacktrace:\n   0: start_thread\n", rw_line(1, "ERROR", "risingwave_meta::x", "").trim_end());
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("risingwave_meta::x"));
 }
 
 /// Regression (found by a second reader): the `key=value` fields that end a message's last line
