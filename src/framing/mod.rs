@@ -1081,24 +1081,26 @@ fn opens_event(header: Header, content: &[u8]) -> bool {
 /// one): a PostgreSQL detail continues only the report of the same server, and servers in two
 /// pods often run processes with the same small ids.
 fn pod_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let Some((pod, container)) = &prefix.kubectl else { return 0 };
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (line.get(pod.clone()), line.get(container.clone())).hash(&mut h);
-    h.finish() | 1
+    if prefix.kubectl.is_none() { 0 } else { prefix_key(line, prefix, false) }
 }
 
 /// The pod and container a line's `kubectl --prefix` (or stern's) names and the stream its CRI
 /// (or Docker json-file) record was written to, as a hash (0 without any of them): the lines
 /// of one event come from one of them ([`Acc::source`]).
 fn source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
+    if prefix.kubectl.is_none() && prefix.cri.is_none() { 0 } else { prefix_key(line, prefix, true) }
+}
+
+/// The hash ([`pod_key`], [`source_key`]) of a line's pod and container, and with `stream` its
+/// CRI stream; never 0 (0: no prefix).
+fn prefix_key(line: &[u8], prefix: &parse::Prefix, stream: bool) -> u64 {
     use std::hash::{Hash, Hasher};
-    if prefix.kubectl.is_none() && prefix.cri.is_none() {
-        return 0;
-    }
     let mut h = std::collections::hash_map::DefaultHasher::new();
     let at = |r: &std::ops::Range<usize>| line.get(r.clone());
-    (prefix.kubectl.as_ref().map(|(p, c)| (at(p), at(c))), prefix.cri.as_ref().map(|(s, _)| at(s))).hash(&mut h);
+    prefix.kubectl.as_ref().map(|(p, c)| (at(p), at(c))).hash(&mut h);
+    if stream {
+        prefix.cri.as_ref().map(|(s, _)| at(s)).hash(&mut h);
+    }
     h.finish() | 1
 }
 

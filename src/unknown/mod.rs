@@ -277,8 +277,8 @@ pub const STABLE: u64 = 300;
 /// 64: their clusters are the same at 64). Lines whose first words are alike and whose other
 /// words are all new (`failed to` and ten random words) made a group of every cluster alive,
 /// and each line was compared with all of them: 100,000 such lines took 55 s (1.4 s now; 1.1 s
-/// at 64, 2.0 s at 256), and `discover` (cap 100,000) was quadratic. The newest are kept: a kind seen again
-/// after this many newer ones in its group starts a cluster anew.
+/// at 64, 2.0 s at 256), and `discover` (cap 100,000) was quadratic. The newest are kept: a
+/// kind seen again after this many newer ones in its group starts a cluster anew.
 const MAX_COMPARED: usize = 128;
 
 /// The members of a group [`Clusterer::best_of`] compares a line with ([`MAX_COMPARED`]).
@@ -817,7 +817,7 @@ impl Clusterer {
     /// Keep `c` (a free slot first), findable by its group key and by `whole`, the hash of its
     /// tokens; its index.
     fn insert(&mut self, c: Cluster, whole: u64) -> u32 {
-        let (key, tail) = (c.key, c.tail);
+        let (key, tail, id) = (c.key, c.tail, c.id);
         let idx = match self.free.pop() {
             Some(i) => {
                 self.clusters[i as usize] = Some(c);
@@ -828,7 +828,6 @@ impl Clusterer {
                 (self.clusters.len() - 1) as u32
             }
         };
-        let id = self.clusters[idx as usize].as_ref().expect("just kept").id;
         self.groups.entry(key).or_default().push((idx, id as u32));
         if tail != 0 {
             self.tails.entry(tail).or_default().push(idx);
