@@ -249,6 +249,32 @@ fn scrape_while_following_matches_what_was_fed() {
     assert!(err.contains(&format!("annotail summary\n  lines read    {}", thousands(fed_lines))), "{err}");
 }
 
+/// Regression: on a daemon with nothing to deliver the checkpoint age grew without end (it
+/// counted from the last write, though the file still held every delivery), so an alert on a
+/// stale checkpoint fired on every quiet node.
+#[test]
+fn regression_checkpoint_age_grew_on_an_idle_daemon() {
+    let fx = FollowDir::new();
+    let mut c = fx.command();
+    c.args(["--format", "json", "--poll-interval", "50ms", "--checkpoint-interval", "100ms"]);
+    c.stdout(Stdio::piped());
+    let mut d = Guard(c.spawn().unwrap());
+    let events = collect(&mut d.0);
+    let addr = endpoint(&fx.err_file);
+    fs::write(fx.logs.join("meta.log"), fs::read(common::example_log()).unwrap()).unwrap();
+    let source = fx.source_series("annotail_lines_read_total");
+    scrape_until(&addr, "the log read and delivered", |b| {
+        series(b, &source).is_some_and(|n| n > 0.0) && series(b, "annotail_sink_queue_events{sink=\"-\"}") == Some(0.0)
+    });
+    // Idle for well over the checkpoint interval: the age stays near 0, where it had reached
+    // the idle time.
+    thread::sleep(Duration::from_millis(2500));
+    let body = get(&addr, "/metrics").1;
+    let age = series(&body, "annotail_checkpoint_age_seconds").expect("the age is exported");
+    assert!(age < 1.0, "checkpoint age {age} s on an idle daemon");
+    assert!(!events.lock().unwrap().is_empty(), "the log's known errors came out");
+}
+
 #[test]
 fn sink_failures_retries_and_queue_depth_are_counted() {
     // A TCP receiver that is down at first: deliveries fail and are retried, the queue fills.

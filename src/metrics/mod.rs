@@ -260,7 +260,8 @@ pub struct Metrics {
     /// The run's clusterer, read for the clusters gauges and `--summary`.
     pub unknown: Mutex<Option<crate::unknown::Shared>>,
     tallies: Mutex<Tallies>,
-    /// When the checkpoints on disk were last known to match what was delivered.
+    /// When the checkpoints on disk were last known to match what was delivered; `None` while
+    /// they still match (an idle daemon: nothing delivered since the last write).
     checkpoint_current: Mutex<Option<Instant>>,
     /// Called before each encoding to refresh values kept elsewhere (file lag).
     refresh: Mutex<Option<Refresh>>,
@@ -516,6 +517,13 @@ impl Metrics {
         *self.checkpoint_current.lock().expect("checkpoint lock") = Some(Instant::now());
     }
 
+    /// The checkpoints on disk match what was delivered and go on matching until the next
+    /// delivery ([`Metrics::checkpoint_current`] then): the age reads 0 meanwhile. An idle
+    /// daemon's age grew without end, which an alert on a stale checkpoint took for a failing disk.
+    pub fn checkpoint_idle(&self) {
+        *self.checkpoint_current.lock().expect("checkpoint lock") = None;
+    }
+
     /// Install the hook that refreshes values kept elsewhere before each encoding.
     pub fn set_refresh(&self, f: Refresh) {
         *self.refresh.lock().expect("refresh lock") = Some(f);
@@ -574,9 +582,8 @@ impl Metrics {
             self.unknown_clusters.set(c.alive() as i64);
             self.unknown_evicted.set(c.evicted as i64);
         }
-        if let Some(at) = *self.checkpoint_current.lock().expect("checkpoint lock") {
-            self.checkpoint_age.set(at.elapsed().as_secs_f64());
-        }
+        let age = self.checkpoint_current.lock().expect("checkpoint lock").map_or(0.0, |at| at.elapsed().as_secs_f64());
+        self.checkpoint_age.set(age);
         self.process.refresh();
         let mut out = String::new();
         prometheus_client::encoding::text::encode_registry(&mut out, &self.process.registry)

@@ -470,8 +470,9 @@ async fn save_every(
     loop {
         let dirty = store.lock().expect("store lock").dirty();
         if !dirty {
-            metrics.checkpoint_current();
+            metrics.checkpoint_idle();
             acked.notified().await;
+            metrics.checkpoint_current();
         }
         // What is acknowledged in the meantime goes into the same write.
         clock.sleep(every).await;
