@@ -933,8 +933,11 @@ fn unexplained(
             regions[2] = plain.1.as_ref().map(within);
         }
     }
+    // A wrapper's trailing capture is a link of its own only in a parsed message: on a plain line
+    // `: ` is no chain separator (the text is clustered whole when no record knows it), and a
+    // draft `EventType: {}` of such lines left its value to cluster, a cluster for each value.
     let own = |f: &Found| {
-        let wrapper = f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
+        let wrapper = structured && f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
         f.start..if wrapper { balanced_tail(hays[f.hay as usize].text, f.start, f.tail, f.end) } else { f.end }
     };
     // A known error whose match starts after a word and a blank of its region (not of the

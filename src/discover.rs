@@ -230,6 +230,8 @@ pub struct Discovery {
     reports: Arc<Mutex<Reports>>,
     shared: Shared,
     min_count: u64,
+    /// The ids and slugs of the catalog the run matched with: a draft takes neither.
+    taken: Arc<Mutex<(BTreeSet<String>, BTreeSet<String>)>>,
 }
 
 impl Discovery {
@@ -241,6 +243,7 @@ impl Discovery {
             reports: Arc::new(Mutex::new(Reports { cap: args.max_clusters.max(1), ..Reports::default() })),
             shared: Shared::new(levels, args.max_clusters),
             min_count: args.min_count,
+            taken: Arc::default(),
         }
     }
 
@@ -250,7 +253,49 @@ impl Discovery {
         cfg.stage.emit = Emit::Matches;
         cfg.stage.every_event = self.shared.levels == Levels::Any;
         cfg.stage.unknown = Some(self.shared.clone());
+        {
+            let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+            for e in &m.entries {
+                taken.0.insert(e.rec.id.clone());
+                taken.1.extend(e.rec.slug().map(str::to_owned));
+            }
+        }
         source::run(m, &cfg, &mut Collector { reports: self.reports.clone() }).map(drop)
+    }
+
+    /// The draft records of `reports` as catalog lines, and how many clusters got none (see
+    /// [`draftable`]). Each draft's `id` is its cluster's unless a record of the catalog the run
+    /// matched with has it: a second round of `discover -c drafts.jsonl` over lines the first
+    /// draft missed drafts the same cluster again, and a record of the same id in a later file
+    /// replaces the earlier (`check` says "overridden"), so the reviewed draft was lost. It is then
+    /// the cluster's id and `-2` (`-3`, …). A slug already taken, by the catalog or an earlier
+    /// draft (two templates whose first words agree), takes the same suffix: it names the record
+    /// in ECS's `rule.name` and in metrics.
+    pub fn catalog(&self, reports: &[ClusterReport]) -> (String, usize) {
+        let (mut ids, mut slugs) = self.taken.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let unique = |taken: &mut BTreeSet<String>, want: String| {
+            let mut got = want.clone();
+            let mut n = 1;
+            while taken.contains(&got) {
+                n += 1;
+                got = format!("{want}-{n}");
+            }
+            taken.insert(got.clone());
+            got
+        };
+        let (mut text, mut skipped) = (String::new(), 0);
+        for r in reports {
+            if !draftable(&r.template) {
+                skipped += 1;
+                continue;
+            }
+            let mut d = draft(r);
+            d["record"]["id"] = unique(&mut ids, r.cluster.clone()).into();
+            d["record"]["slug"] = unique(&mut slugs, slug_of(&r.template)).into();
+            text.push_str(&d.to_string());
+            text.push('\n');
+        }
+        (text, skipped)
     }
 
     /// Clusters the report dropped at its bound ([`Args::max_clusters`]) so far.
@@ -340,7 +385,10 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     }
     let parts: Vec<&str> = template.split(var).collect();
     let loose = |p: &str| p.split(' ').map(regex::escape).collect::<Vec<_>>().join(r"[ \t]+");
-    let Ok(re) = regex::Regex::new(&parts.iter().map(|p| format!("({})", loose(p))).collect::<Vec<_>>().join(".+?"))
+    // A variable takes a quoted string whole when it can (a lazy `.+?` ended `"AudioMix.Lock".` at
+    // its first `.`, where the text after the variable starts).
+    let value = r#"(?:"[^"]*"|'[^']*'|.+?)"#;
+    let Ok(re) = regex::Regex::new(&parts.iter().map(|p| format!("({})", loose(p))).collect::<Vec<_>>().join(value))
     else {
         return plain();
     };
@@ -383,10 +431,18 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             let mut found = matched.iter().map(|(e, c)| {
                 let (part, value) = variable(e, c, i)?;
                 let pad = &part[part.trim_end_matches(BLANKS).len()..];
-                Some((pad, value_key(value)?))
+                // A key with no value in some lines (`rhost=` of a failure from the console):
+                // named all the same, so that the draft matches the lines where it has one.
+                match value_key(value) {
+                    Some(k) => Some((pad, k, true)),
+                    None => Some((pad, empty_key(value)?, false)),
+                }
             });
-            let first = found.next()??;
-            found.all(|f| f == Some(first)).then_some(first)
+            let (pad, key, mut valued) = found.next()??;
+            found
+                .all(|f| f.is_some_and(|(p, k, v)| (p, k) == (pad, key) && { valued |= v; true }))
+                .then_some((pad, key))
+                .filter(|_| valued)
         })
         .collect();
     // A part followed by a named key: its trailing blanks are the examples', then the key.
@@ -415,10 +471,32 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             if found.all(|k| k.as_ref() == Some(&first)) { first } else { Vec::new() }
         })
         .collect();
+    // The quote each variable's value is written in, in every example (`blocker "AudioMix.Lock".`):
+    // the quotes go into the draft's text around its variable, whose lazy group would otherwise
+    // stop at the first `.` or `,` inside them that the text after the value starts with.
+    let quoted: Vec<Option<char>> = (0..last)
+        .map(|i| {
+            if keyed[i].is_some() || !inner[i].is_empty() {
+                return None;
+            }
+            let mut found = matched.iter().map(|(e, c)| {
+                let (_, v) = variable(e, c, i)?;
+                let q = v.chars().next().filter(|q| matches!(q, '"' | '\''))?;
+                let body = v.strip_prefix(q)?.strip_suffix(q)?;
+                (!body.is_empty() && !body.contains(q)).then_some(q)
+            });
+            let first = found.next()??;
+            found.all(|q| q == Some(first)).then_some(first)
+        })
+        .collect();
     let mut joined = String::new();
     for (i, p) in first.iter().enumerate() {
         joined.push_str(&with_key(i, p.concat(), str::to_owned));
-        if i < last {
+        if i < last && let Some(q) = quoted[i] {
+            joined.push(q);
+            joined.push_str(var);
+            joined.push(q);
+        } else if i < last {
             joined.push_str(var);
             for k in &inner[i] {
                 joined.push_str(k);
@@ -448,7 +526,11 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                     .collect::<String>()
             };
             let mut p = with_key(i, p, regex::escape);
-            if i < last {
+            if i < last && let Some(q) = quoted[i] {
+                p.push(q);
+                p.push_str("(.+?)");
+                p.push(q);
+            } else if i < last {
                 p.push_str("(.+?)");
                 for k in &inner[i] {
                     p.push_str(&regex::escape(k));
@@ -467,14 +549,21 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
 /// name the key to match its own lines.
 fn value_key(v: &str) -> Option<&str> {
     let eq = v.find('=')?;
-    let key = &v[..eq];
-    let mut chars = key.chars();
-    // A key as the matcher reads a field's (`framing::parse::field_starts`): `x-peer=` is no
-    // field to it, and needs no naming.
-    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '#'));
     let rest = &v[eq + 1..];
-    (ok && !rest.is_empty() && !rest.starts_with([' ', '\t', '='])).then_some(&v[..=eq])
+    (is_key(&v[..eq]) && !rest.is_empty() && !rest.starts_with([' ', '\t', '='])).then_some(&v[..=eq])
+}
+
+/// The key of a value that is a key alone (`rhost=`, its value empty on this line).
+fn empty_key(v: &str) -> Option<&str> {
+    is_key(v.strip_suffix('=')?).then_some(v)
+}
+
+/// A key as the matcher reads a field's (`framing::parse::field_starts`): `x-peer=` is no field
+/// to it, and needs no naming.
+fn is_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '#'))
 }
 
 /// `s` as its runs of blanks and of other characters, in order.
@@ -606,6 +695,7 @@ pub fn draft(r: &ClusterReport) -> Value {
             "tags": tags,
         },
         "discovered": {
+            "cluster": r.cluster,
             "template": r.template,
             "count": r.count,
             "levels": r.levels,

@@ -569,15 +569,8 @@ fn write_discovery(
             }
         }
         DiscoverFormat::Catalog => {
-            let mut skipped = 0;
-            for r in &reports {
-                if !discover::draftable(&r.template) {
-                    skipped += 1;
-                    continue;
-                }
-                text.push_str(&discover::draft(r).to_string());
-                text.push('\n');
-            }
+            let skipped;
+            (text, skipped) = d.catalog(&reports);
             if skipped > 0 {
                 eprintln!(
                     "annotail: {skipped} cluster(s) without 4 letters or digits between two variables of their template have no draft (see --format text)"

@@ -789,7 +789,8 @@ fn regression_a_draft_matches_lines_with_two_blanks_or_a_tab_between_its_words()
     let hint = recs.iter().find(|r| r["discovered"]["template"].as_str().unwrap().starts_with("HINT:")).unwrap();
     assert_eq!(
         hint["record"]["errorMessage"],
-        "HINT:  Perhaps you meant to reference the column {} or the table {}\tnow."
+        // The quoted value's quotes are the draft's text.
+        "HINT:  Perhaps you meant to reference the column \"{}\" or the table {}\tnow."
     );
     assert_eq!(
         hint["discovered"]["template"],
@@ -2834,4 +2835,89 @@ fn regression_fields_above_a_backtrace_are_read_and_stay_out_of_the_template() {
         assert_eq!(e["log"]["fields"]["epoch"].as_str().map(|v| v.len()), Some(17), "{e}");
     }
     assert_eq!(unknown(&evs[0]).map(|u| u.0), unknown(&evs[1]).map(|u| u.0), "{evs:?}");
+}
+
+/// Regressions from a catalog maintainer's second reading of the discover → drafts → `-c` loop:
+/// drafts that missed the lines they came from, and a second round whose drafts took the first
+/// round's ids and slugs.
+#[test]
+fn regression_drafts_explain_their_lines_and_a_second_round_takes_no_id_or_slug_of_the_first() {
+    let d = Dir::new();
+    // Each case: the lines, then the captures of the first line when its draft matches it (a
+    // line its draft cannot match has `None`).
+    type Case<'a> = (&'a str, &'a [Option<&'a [(&'a str, &'a str)]>]);
+    let cases: &[Case] = &[
+        // A plain line's `X: {}`: its value was taken for a wrapper's cause and clustered, a
+        // cluster (and on the next round a draft) for each value.
+        (
+            "Processing the event EventType: JOB_SETUP\nProcessing the event EventType: TASK_ABORT\n",
+            &[Some(&[("_1", "JOB_SETUP")]), Some(&[("_1", "TASK_ABORT")])],
+        ),
+        // A quoted value with a `.` in it: the lazy group stopped there (`"AudioMix`), and the
+        // rest (`Lock".`) was clustered.
+        (
+            "Releasing suspend blocker \"PowerManagerService.WakeLocks\".\nReleasing suspend blocker \"AudioMix.Lock\".\n",
+            &[Some(&[("_1", "PowerManagerService.WakeLocks")]), Some(&[("_1", "AudioMix.Lock")])],
+        ),
+        (
+            "2026-03-02T08:00:01.1Z ERROR risingwave_meta::x: failed to open table \"orders.v2\".\n2026-03-02T08:00:02.1Z ERROR risingwave_meta::x: failed to open table \"t.items\".\n",
+            &[Some(&[("_1", "orders.v2")]), Some(&[("_1", "t.items")])],
+        ),
+        // A key whose value is empty on one line: the key went unnamed and the draft matched
+        // none of the three lines (its variable cannot run across ` rhost=`).
+        (
+            "auth failure; logname= uid=0 tty=NODEVssh ruser= rhost=218.188.2.4\nauth failure; logname= uid=0 tty=NODEVssh ruser= rhost=10.0.0.9\nauth failure; logname= uid=0 tty=ssh ruser= rhost=\n",
+            &[Some(&[("_1", "0"), ("_2", "NODEVssh"), ("_3", "218.188.2.4")]), Some(&[("_3", "10.0.0.9")]), None],
+        ),
+    ];
+    for (i, (lines, want)) in cases.iter().enumerate() {
+        let file = d.write(&format!("in{i}.log"), lines);
+        let out = run(&["discover", "-c", &d.catalog(), "--unknown", "any", "--format", "catalog", &file], b"");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let drafts = d.write(&format!("drafts{i}.jsonl"), &String::from_utf8(out.stdout).unwrap());
+        let evs = d.events(&["-c", &drafts, "--unknown", "any", "--format", "json", &file], "");
+        assert_eq!(evs.len(), want.len(), "{lines}");
+        for (e, w) in evs.iter().zip(want.iter()) {
+            match w {
+                Some(caps) => {
+                    assert!(e["match"].is_object() && e.get("unknown").is_none(), "not explained by its draft: {e}");
+                    for (k, v) in caps.iter() {
+                        assert_eq!(e["match"]["captures"][k], *v, "{e}");
+                    }
+                }
+                None => assert!(e["match"].is_null(), "{e}"),
+            }
+        }
+    }
+    // Two templates whose slugs agree, and a second round over lines the first draft missed
+    // (the same words, other blanks: the same cluster): new ids and slugs, none of the first's.
+    let first = d.write(
+        "queue.log",
+        "2026-03-02T08:00:01.1Z  WARN risingwave_meta::x: queue full for sink 1\n2026-03-02T08:00:02.1Z  WARN risingwave_meta::x: queue full for sink 2\n2026-03-02T08:00:03.1Z  WARN risingwave_meta::x: queue-full for-sink 3\n",
+    );
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &first], b"");
+    let round1 = events(&out.stdout);
+    assert_eq!(round1.len(), 2, "{}", String::from_utf8_lossy(&out.stdout));
+    let slugs: Vec<&str> = round1.iter().map(|r| r["record"]["slug"].as_str().unwrap()).collect();
+    assert_eq!(slugs, ["queue-full-for-sink", "queue-full-for-sink-2"]);
+    for r in &round1 {
+        assert_eq!(r["record"]["id"], r["discovered"]["cluster"]);
+    }
+    let drafts1 = d.write("round1.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let more = d.write("more.log", "2026-03-02T08:00:05.1Z  WARN risingwave_meta::x: queue  full for sink 9\n");
+    let out = run(&["discover", "-c", &d.catalog(), "-c", &drafts1, "--format", "catalog", &more], b"");
+    let round2 = events(&out.stdout);
+    assert_eq!(round2.len(), 1, "{}", String::from_utf8_lossy(&out.stdout));
+    let cluster = round2[0]["discovered"]["cluster"].as_str().unwrap();
+    assert_eq!(round1[0]["record"]["id"], cluster, "the same cluster drafted again");
+    assert_eq!(round2[0]["record"]["id"], format!("{cluster}-2"));
+    assert_eq!(round2[0]["record"]["slug"], "queue-full-for-sink-3");
+    // Both rounds load together, neither overriding the other, and each matches its lines.
+    let drafts2 = d.write("round2.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let check = run(&["check", "-c", &drafts1, "-c", &drafts2], b"");
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(!String::from_utf8_lossy(&check.stderr).contains("overridden"), "{}", String::from_utf8_lossy(&check.stderr));
+    let evs = d.events(&["-c", &drafts1, "-c", &drafts2, "--unknown", "warn", "--format", "json", &first, &more], "");
+    assert_eq!(evs.len(), 4);
+    assert!(evs.iter().all(|e| e["match"].is_object() && e.get("unknown").is_none()), "{evs:?}");
 }
