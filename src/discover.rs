@@ -439,10 +439,14 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                 }
             });
             let (pad, key, mut valued) = found.next()??;
-            found
-                .all(|f| f.is_some_and(|(p, k, v)| (p, k) == (pad, key) && { valued |= v; true }))
-                .then_some((pad, key))
-                .filter(|_| valued)
+            for f in found {
+                let (p, k, v) = f?;
+                if (p, k) != (pad, key) {
+                    return None;
+                }
+                valued |= v;
+            }
+            valued.then_some((pad, key))
         })
         .collect();
     // A part followed by a named key: its trailing blanks are the examples', then the key.
@@ -492,12 +496,11 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     let mut joined = String::new();
     for (i, p) in first.iter().enumerate() {
         joined.push_str(&with_key(i, p.concat(), str::to_owned));
-        if i < last && let Some(q) = quoted[i] {
-            joined.push(q);
+        if i < last {
+            let q = quoted[i].map(String::from).unwrap_or_default();
+            joined.push_str(&q);
             joined.push_str(var);
-            joined.push(q);
-        } else if i < last {
-            joined.push_str(var);
+            joined.push_str(&q);
             for k in &inner[i] {
                 joined.push_str(k);
                 joined.push_str(var);
@@ -526,12 +529,11 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
                     .collect::<String>()
             };
             let mut p = with_key(i, p, regex::escape);
-            if i < last && let Some(q) = quoted[i] {
-                p.push(q);
+            if i < last {
+                let q = quoted[i].map(String::from).unwrap_or_default();
+                p.push_str(&q);
                 p.push_str("(.+?)");
-                p.push(q);
-            } else if i < last {
-                p.push_str("(.+?)");
+                p.push_str(&q);
                 for k in &inner[i] {
                     p.push_str(&regex::escape(k));
                     p.push_str("(.+?)");

@@ -2916,7 +2916,8 @@ fn regression_drafts_explain_their_lines_and_a_second_round_takes_no_id_or_slug_
     let drafts2 = d.write("round2.jsonl", &String::from_utf8(out.stdout).unwrap());
     let check = run(&["check", "-c", &drafts1, "-c", &drafts2], b"");
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
-    assert!(!String::from_utf8_lossy(&check.stderr).contains("overridden"), "{}", String::from_utf8_lossy(&check.stderr));
+    let said = String::from_utf8_lossy(&check.stderr);
+    assert!(!said.contains("overridden"), "{said}");
     let evs = d.events(&["-c", &drafts1, "-c", &drafts2, "--unknown", "warn", "--format", "json", &first, &more], "");
     assert_eq!(evs.len(), 4);
     assert!(evs.iter().all(|e| e["match"].is_object() && e.get("unknown").is_none()), "{evs:?}");
