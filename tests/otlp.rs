@@ -330,6 +330,34 @@ fn every_field_is_mapped_and_the_body_is_gzip_protobuf() {
     assert!(!a.contains_key("annotail.record"), "the record's pass-through fields are not carried by default");
 }
 
+/// Regression: OTLP records carried nothing of `--unknown`'s cluster (JSON, ECS and pretty
+/// output did), and a panic no record explains came with no severity at all (severity number 0).
+#[test]
+fn unknown_errors_carry_their_cluster_and_a_panic_is_an_error() {
+    let rx = Receiver::start(|_| Answer::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("meta.log");
+    let unknown = common::rw_line(1, "ERROR", "risingwave_meta::x", "replica 7 fell behind its leader");
+    let panic = "thread 'main' panicked at src/meta/src/nothing_known.rs:10:5:\nsomething odd happened";
+    fs::write(&log, common::lines(&[&unknown, panic])).unwrap();
+    let url = format!("otlp+http://127.0.0.1:{}", rx.port);
+    let (st, err) = run_to(dir.path(), &url, "encoding = \"json\"\n[unknown]\nlevels = \"warn\"", &[&log]);
+    assert!(st.success(), "{st}: {err}");
+    let recs = rx.records();
+    assert_eq!(recs.len(), 2, "both events are unknown errors");
+    let (_, r) = &recs[0];
+    assert_eq!((r.severity_number, r.severity_text.as_str()), (17, "ERROR"));
+    let a = attrs(&r.attributes);
+    let cluster = str_of(a.get("annotail.unknown.cluster")).expect("the cluster id");
+    assert_eq!(cluster.len(), 16, "{cluster}");
+    assert_eq!(str_of(a.get("annotail.unknown.template")), Some("replica <*> fell behind its leader"));
+    assert_eq!(int_of(a.get("annotail.unknown.count")), Some(1));
+    let (_, p) = &recs[1];
+    assert_eq!((p.severity_number, p.severity_text.as_str()), (17, "ERROR"), "a panic is an error");
+    let a = attrs(&p.attributes);
+    assert!(str_of(a.get("annotail.unknown.template")).is_some_and(|t| t.contains("panicked at")), "{a:?}");
+}
+
 #[test]
 fn json_encoding_zstd_and_all_record_fields() {
     let rx = Receiver::start(|_| Answer::Ok);

@@ -310,6 +310,11 @@ impl Encoder {
             (Some((l, n)), _) if n != SeverityNumber::Unspecified => (n, l, false),
             // The record's word, in capitals as levels are written.
             (_, Some(r)) => (severity_number(r.severity.name()), r.severity.name(), true),
+            // A panic has no level, and is an error (what `--unknown` counts it as, and what a
+            // severity filter and the JSON and ECS events say).
+            (None, None) if ev.unknown.is_some_and(|u| u.severity >= crate::catalog::Severity::Error) => {
+                (SeverityNumber::Error, "error", true)
+            }
             (_, None) => (SeverityNumber::Unspecified, level.unwrap_or_default(), false),
         };
         rec.severity_number = number as i32;
@@ -369,6 +374,11 @@ impl Encoder {
                 a.slot("annotail.also_matched").value =
                     Some(AnyValue { value: Some(any_value::Value::ArrayValue(ArrayValue { values: ids })) });
             }
+        }
+        if let Some(u) = &ev.unknown {
+            a.string("annotail.unknown.cluster", &crate::unknown::id_text(u.cluster));
+            a.string("annotail.unknown.template", u.template);
+            a.int("annotail.unknown.count", u.count.min(i64::MAX as u64) as i64);
         }
         a.done();
         if let Some(max) = shape.max_event_bytes {

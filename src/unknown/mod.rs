@@ -320,7 +320,8 @@ pub fn level_label(level: Option<&[u8]>, panic: bool) -> &'static str {
         2 => return "warn",
         _ => {}
     }
-    if l.eq_ignore_ascii_case(b"INFO") {
+    // NOTICE (syslog's, PostgreSQL's, Google Cloud's) sits between INFO and WARN: informational.
+    if l.eq_ignore_ascii_case(b"INFO") || l.eq_ignore_ascii_case(b"NOTICE") {
         "info"
     } else if l.eq_ignore_ascii_case(b"DEBUG") || l.eq_ignore_ascii_case(b"TRACE") {
         "debug"
@@ -1356,7 +1357,9 @@ mod tests {
             (Some("WARNING"), "warn"),
             (Some(" INFO"), "info"),
             (Some("trace"), "debug"),
-            (Some("notice"), "none"),
+            // Regression: a NOTICE event was counted as one without a level.
+            (Some("notice"), "info"),
+            (Some("verbose"), "none"),
             (None, "none"),
         ];
         for (level, want) in labels {
