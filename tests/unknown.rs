@@ -636,6 +636,89 @@ fn scrape(addr: &str) -> String {
     body
 }
 
+/// Scrape until the body has every one of `want`.
+fn scrape_until(addr: &str, want: &[&str]) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let m = scrape(addr);
+        if want.iter().all(|w| m.contains(w)) {
+            return m;
+        }
+        assert!(Instant::now() < deadline, "never {want:?} in {m}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Regressions (found by a second reader): every checkpoint rewrote (and fsynced) the whole
+/// clusters file, also after deliveries that changed no cluster (13 MB/s of writes for 9,500
+/// clusters and a few INFO lines a second); and a reload that lowered `max_clusters` was ignored
+/// (41 clusters alive under a cap of 4).
+#[test]
+fn regression_unchanged_clusters_are_not_rewritten_and_a_reload_applies_a_lower_cap() {
+    use std::os::unix::fs::MetadataExt;
+    let d = Dir::new();
+    let log = d.dir.path().join("meta.log");
+    let state = d.dir.path().join("state");
+    let err_file = d.dir.path().join("stderr.log");
+    let config = d.dir.path().join("annotail.toml");
+    let cfg = |cap: u32| format!("[unknown]\nlevels = \"warn\"\nmax_clusters = {cap}\n");
+    std::fs::write(&config, cfg(100)).unwrap();
+    let kinds = ["sink writer crashed", "replica fell behind", "disk almost full", "lease slow", "gossip timed out"];
+    let errors: String = kinds.iter().enumerate().map(|(i, k)| error(i as u32, k) + "\n").collect();
+    std::fs::write(&log, &errors).unwrap();
+    let mut c = cmd();
+    c.args(["--config", &path_str(&config), "--follow", &path_str(&log), "--state-dir", &path_str(&state)]);
+    c.args(["-c", &d.catalog(), "--format", "json", "--poll-interval", "50ms", "--checkpoint-interval", "10ms"]);
+    c.args(["--metrics-addr", "127.0.0.1:0", "--log-level", "info"]);
+    c.stdout(Stdio::piped()).stderr(std::fs::File::create(&err_file).unwrap());
+    let mut child = c.spawn().unwrap();
+    let rx = lines_of(&mut child);
+    take(&rx, kinds.len());
+    let addr = metrics_addr(&err_file);
+    scrape_until(&addr, &["annotail_unknown_clusters 5"]);
+    let clusters = state.join("unknown-clusters.json");
+    let checkpoints = state.join("checkpoints.json");
+    let written = |p: &std::path::Path| std::fs::metadata(p).map(|m| (m.ino(), m.mtime_nsec(), m.len())).ok();
+    let deadline = Instant::now() + PATIENCE;
+    let has = |words: &[&str]| std::fs::read_to_string(&clusters).is_ok_and(|t| words.iter().all(|w| t.contains(w)));
+    // Saved as tokens: each kind's first word.
+    while !has(&["sink", "replica", "disk", "lease", "gossip"]) {
+        assert!(Instant::now() < deadline, "the clusters were never written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let before = written(&clusters);
+    // INFO lines only: delivered and checkpointed, no cluster changes.
+    for round in 0..5 {
+        let ck = written(&checkpoints);
+        let infos: String = (0..3).map(|i| info(10 + round * 3 + i, "all good") + "\n").collect();
+        std::fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(infos.as_bytes()).unwrap();
+        let deadline = Instant::now() + PATIENCE;
+        while written(&checkpoints) == ck {
+            assert!(Instant::now() < deadline, "no checkpoint after round {round}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(written(&clusters), before, "the clusters file was written again with nothing new in it");
+    // A new unknown kind is written.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all((error(40, "quorum lost") + "\n").as_bytes()).unwrap();
+    take(&rx, 1);
+    let deadline = Instant::now() + PATIENCE;
+    while !has(&["quorum"]) {
+        assert!(Instant::now() < deadline, "the new cluster was never written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A reload with a lower cap: the clusters over it go at once, counted as dropped.
+    std::fs::write(&config, cfg(2)).unwrap();
+    let ok = std::process::Command::new("kill").args(["-HUP", &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    scrape_until(&addr, &["annotail_unknown_clusters 2\n", "annotail_unknown_clusters_evicted 4\n"]);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 #[test]
 fn ids_and_counts_survive_a_follow_mode_restart() {
     let d = Dir::new();

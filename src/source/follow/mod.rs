@@ -497,11 +497,20 @@ async fn save_every(
     }
 }
 
-/// With `--unknown`, write the clusters beside the checkpoints (see [`checkpoint`]).
+/// With `--unknown`, write the clusters beside the checkpoints (see [`checkpoint`]), unless
+/// they are as they were last written.
 fn save_clusters(unknown: Option<&crate::unknown::Shared>, dir: &std::path::Path) -> std::io::Result<()> {
     let Some(u) = unknown else { return Ok(()) };
-    let saved = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).export();
-    checkpoint::write_clusters(dir, saved)
+    let (version, clusters) = {
+        let c = u.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        if *u.saved.lock().unwrap_or_else(|e| e.into_inner()) == Some(c.version()) {
+            return Ok(());
+        }
+        (c.version(), c.export())
+    };
+    checkpoint::write_clusters(dir, clusters)?;
+    *u.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(version);
+    Ok(())
 }
 
 /// Whether a file whose head is `b` starts with the complete first line `a` was taken from:

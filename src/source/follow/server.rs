@@ -115,9 +115,12 @@ impl FileServer {
                     matcher = m;
                     let old = self.settings.stage.unknown.take();
                     self.settings = *settings;
-                    // The clusters outlive a reload: their counts go on.
+                    // The clusters outlive a reload: their counts go on, under the new cap.
                     if let (Some(old), Some(new)) = (old, self.settings.stage.unknown.as_mut()) {
+                        let cap = new.clusters.lock().unwrap_or_else(|e| e.into_inner()).cap();
+                        old.clusters.lock().unwrap_or_else(|e| e.into_inner()).set_cap(cap);
                         new.clusters = old.clusters;
+                        new.saved = old.saved;
                     }
                     // New globs are expanded at once.
                     self.found.expand(&self.settings, &mut files, &mut self.batch.marks);
