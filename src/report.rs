@@ -396,8 +396,14 @@ pub struct Collector<'m> {
     unparsed: u64,
     /// Open incidents of the primary matches.
     repeats: crate::repeat::Repeats,
-    /// Unknown clusters by id: template, events, first and last seen.
+    /// Unknown clusters by id: template, events, first and last seen; at most [`UNKNOWN_CAP`],
+    /// as the clusterer keeps (a cluster it let go and its stats here went on growing: 437 MB for
+    /// 900,000 kinds, against a run's 60).
     clusters: FxHashMap<u64, ClusterStats>,
+    /// Unknown events so far: when each cluster was last seen, in these.
+    unknown_seen: u64,
+    /// Clusters dropped from `clusters` at the cap.
+    clusters_dropped: u64,
 }
 
 /// Clusters kept by the report's clusterer: as many as a run keeps by default, so memory stays
@@ -413,6 +419,7 @@ struct ClusterStats {
     first: Seen,
     last: Seen,
     example: String,
+    seen_at: u64,
 }
 
 impl<'m> Collector<'m> {
@@ -432,6 +439,8 @@ impl<'m> Collector<'m> {
             unparsed: 0,
             repeats: crate::repeat::Repeats::new(crate::repeat::DEFAULT_WINDOW),
             clusters: FxHashMap::default(),
+            unknown_seen: 0,
+            clusters_dropped: 0,
         }
     }
 
@@ -577,6 +586,7 @@ impl<'m> Collector<'m> {
             "chains_dropped": self.chains_dropped,
             "unknown_clusters": self.unknown_clusters(&ts_of),
             "unknown_cluster_count": self.clusters.len(),
+            "unknown_clusters_dropped": self.clusters_dropped,
         })
     }
 
@@ -694,10 +704,12 @@ impl Writer for Collector<'_> {
             let input = self.input(ev);
             let seen =
                 Seen { input, line: ev.source.line, timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()) };
+            self.unknown_seen += 1;
             match self.clusters.get_mut(&u.cluster) {
                 Some(c) => {
                     c.count += 1;
                     c.last = seen;
+                    c.seen_at = self.unknown_seen;
                     // A template only grows as events join it, and each carries it as it is
                     // then: the last event's is the cluster's at the end of the run.
                     if c.template != u.template {
@@ -706,6 +718,16 @@ impl Writer for Collector<'_> {
                     }
                 }
                 None => {
+                    // Past the cap the least recently seen sixteenth goes, as the clusterer lets
+                    // kinds go ([`crate::unknown::EVICT_FRACTION`]).
+                    if self.clusters.len() >= UNKNOWN_CAP {
+                        let n = (self.clusters.len() / crate::unknown::EVICT_FRACTION).max(1);
+                        let mut seen: Vec<u64> = self.clusters.values().map(|c| c.seen_at).collect();
+                        let (_, &mut limit, _) = seen.select_nth_unstable(n - 1);
+                        let before = self.clusters.len();
+                        self.clusters.retain(|_, c| c.seen_at > limit);
+                        self.clusters_dropped += (before - self.clusters.len()) as u64;
+                    }
                     self.clusters.insert(
                         u.cluster,
                         ClusterStats {
@@ -714,6 +736,7 @@ impl Writer for Collector<'_> {
                             first: seen.clone(),
                             last: seen,
                             example: cut(&crate::discover::example(ev.raw, u.text), EXAMPLE_BYTES).to_owned(),
+                            seen_at: self.unknown_seen,
                         },
                     );
                 }
