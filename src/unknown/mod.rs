@@ -369,6 +369,12 @@ pub struct SavedCluster {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail: Option<String>,
     pub tokens: Vec<String>,
+    /// The tokens that are not UTF-8, by their index in `tokens` (where they are written with
+    /// U+FFFD for each bad byte), as their bytes: a line with the same bytes after a restart
+    /// joined a template of the replacement characters as a variable (`caf\xe9 machine …` came
+    /// back as `<*> machine …`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw: Vec<(usize, Vec<u8>)>,
     pub count: u64,
 }
 
@@ -590,6 +596,10 @@ impl Clusterer {
                 group: id_text(c.key),
                 tail: Some(id_text(c.tail)),
                 tokens: (0..c.tokens.len()).map(|i| String::from_utf8_lossy(c.tokens.get(i)).into_owned()).collect(),
+                raw: (0..c.tokens.len())
+                    .filter(|&i| std::str::from_utf8(c.tokens.get(i)).is_err())
+                    .map(|i| (i, c.tokens.get(i).to_vec()))
+                    .collect(),
                 count: c.count,
             })
             .collect()
@@ -613,8 +623,12 @@ impl Clusterer {
                 continue;
             }
             let mut tokens = Tokens::default();
-            for t in &s.tokens {
-                tokens.push(t.as_bytes());
+            let mut raw = s.raw.iter().peekable();
+            for (i, t) in s.tokens.iter().enumerate() {
+                match raw.next_if(|(at, _)| *at == i) {
+                    Some((_, bytes)) => tokens.push(bytes),
+                    None => tokens.push(t.as_bytes()),
+                }
             }
             self.tick += 1;
             let mut template = String::new();
@@ -1217,6 +1231,28 @@ mod tests {
         assert_eq!(small.clusters().next().unwrap().template, "table <*> dropped by <*>");
         // Regression (found by a second reader): those left out were not counted as dropped.
         assert_eq!(small.evicted, two.export().len() as u64 - 1);
+    }
+
+    /// Regression (found by a second reader): tokens that are not UTF-8 were saved with U+FFFD in
+    /// them, and the same line after a restart made the token a variable (`<*> machine …`).
+    #[test]
+    fn regression_tokens_that_are_not_utf8_are_restored_as_they_were() {
+        let line: &[u8] = b"caf\xe9 machine broke down badly";
+        let mut one = Clusterer::new(10);
+        one.observe(line);
+        let text = serde_json::to_string(&one.export()).unwrap();
+        let saved: Vec<SavedCluster> = serde_json::from_str(&text).unwrap();
+        assert_eq!(saved[0].raw, [(0, b"caf\xe9".to_vec())]);
+        let mut two = Clusterer::new(10);
+        assert_eq!(two.restore(&saved), 1);
+        let a = one.observe(line).map(|s| (s.id, s.count, s.template.to_owned()));
+        let b = two.observe(line).map(|s| (s.id, s.count, s.template.to_owned()));
+        assert_eq!(a, b);
+        assert_eq!(b.unwrap().1, 2);
+        // A state written without `raw` still restores.
+        let old: Vec<SavedCluster> = serde_json::from_str(&text.replace(r#""raw":[[0,[99,97,102,233]]],"#, "")).unwrap();
+        assert!(old[0].raw.is_empty(), "{text}");
+        assert_eq!(Clusterer::new(10).restore(&old), 1);
     }
 
     #[test]
