@@ -1250,7 +1250,8 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(b.unwrap().1, 2);
         // A state written without `raw` still restores.
-        let old: Vec<SavedCluster> = serde_json::from_str(&text.replace(r#""raw":[[0,[99,97,102,233]]],"#, "")).unwrap();
+        let without = text.replace(r#""raw":[[0,[99,97,102,233]]],"#, "");
+        let old: Vec<SavedCluster> = serde_json::from_str(&without).unwrap();
         assert!(old[0].raw.is_empty(), "{text}");
         assert_eq!(Clusterer::new(10).restore(&old), 1);
     }
