@@ -31,8 +31,7 @@ use rustc_hash::FxHashMap;
 use mask::{Tokens, VAR};
 
 /// Which events are clustered when no record explains them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Levels {
     /// None: unexplained events are not written (unless `--all`).
     #[default]
@@ -44,6 +43,25 @@ pub enum Levels {
     Warn,
     /// Every event, with a level or not (logs that are not RisingWave's).
     Any,
+}
+
+/// A config's `levels`: a value that is not a string was told "wanted string or table", which
+/// named neither the key's type nor its values.
+impl<'de> serde::Deserialize<'de> for Levels {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Levels, D::Error> {
+        struct Word;
+        impl serde::de::Visitor<'_> for Word {
+            type Value = Levels;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#"one of the strings "off", "error", "warn", "any""#)
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Levels, E> {
+                <Levels as clap::ValueEnum>::from_str(s, false)
+                    .map_err(|_| E::unknown_variant(s, &["off", "error", "warn", "any"]))
+            }
+        }
+        d.deserialize_str(Word)
+    }
 }
 
 impl Levels {
@@ -1254,6 +1272,22 @@ mod tests {
         let old: Vec<SavedCluster> = serde_json::from_str(&without).unwrap();
         assert!(old[0].raw.is_empty(), "{text}");
         assert_eq!(Clusterer::new(10).restore(&old), 1);
+    }
+
+    #[test]
+    fn levels_in_a_config_name_their_values() {
+        #[derive(serde::Deserialize)]
+        struct C {
+            #[allow(dead_code)]
+            levels: Levels,
+        }
+        let err = |t: &str| toml::from_str::<C>(t).err().map(|e| e.message().to_owned()).unwrap_or_default();
+        assert_eq!(toml::from_str::<C>(r#"levels = "any""#).unwrap().levels, Levels::Any);
+        let values = r#"expected one of the strings "off", "error", "warn", "any""#;
+        assert_eq!(err("levels = 1"), format!("invalid type: integer `1`, {values}"));
+        assert_eq!(err(r#"levels = ["warn"]"#), format!("invalid type: sequence, {values}"));
+        let word = r#"levels = "warning""#;
+        assert_eq!(err(word), "unknown variant `warning`, expected one of `off`, `error`, `warn`, `any`");
     }
 
     #[test]
