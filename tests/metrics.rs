@@ -275,6 +275,35 @@ fn regression_checkpoint_age_grew_on_an_idle_daemon() {
     assert!(!events.lock().unwrap().is_empty(), "the log's known errors came out");
 }
 
+/// Regression (found by a third reader): deliveries acknowledged while the saver slept left a
+/// wake-up behind, so after the write that held them all the age counted up to the next
+/// interval (2.9 s of a 3 s one) before it read 0.
+#[test]
+fn regression_checkpoint_age_is_0_right_after_a_write_that_holds_every_delivery() {
+    let fx = FollowDir::new();
+    let mut c = fx.command();
+    c.args(["--format", "json", "--poll-interval", "50ms", "--checkpoint-interval", "3s"]);
+    c.stdout(Stdio::null());
+    let _d = Guard(c.spawn().unwrap());
+    let addr = endpoint(&fx.err_file);
+    let log = fx.logs.join("meta.log");
+    let mut f = OpenOptions::new().create(true).append(true).open(&log).unwrap();
+    for i in 0..3 {
+        writeln!(f, "2026-03-02T08:00:0{i}.000000000Z  INFO risingwave_meta::x: batch {i}").unwrap();
+        thread::sleep(Duration::from_millis(300));
+    }
+    let size = fs::metadata(&log).unwrap().len();
+    let state = fx.dir.path().join("state").join("checkpoints.json");
+    let start = Instant::now();
+    while !fs::read_to_string(&state).is_ok_and(|t| t.contains(&format!("\"offset\": {size},"))) {
+        assert!(start.elapsed() < PATIENCE, "the checkpoint never held the whole file");
+        thread::sleep(Duration::from_millis(20));
+    }
+    thread::sleep(Duration::from_millis(800));
+    let age = series(&get(&addr, "/metrics").1, "annotail_checkpoint_age_seconds").expect("the age is exported");
+    assert!(age < 0.5, "checkpoint age {age} s after a write that holds every delivery");
+}
+
 #[test]
 fn sink_failures_retries_and_queue_depth_are_counted() {
     // A TCP receiver that is down at first: deliveries fail and are retried, the queue fills.

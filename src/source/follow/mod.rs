@@ -472,6 +472,11 @@ async fn save_every(
         if !dirty {
             metrics.checkpoint_idle();
             acked.notified().await;
+            // Acknowledgements the last write already held leave a permit (`notify_one`): woken
+            // by one, nothing is dirty, and the age would count up to the next write for nothing.
+            if !store.lock().expect("store lock").dirty() {
+                continue;
+            }
             metrics.checkpoint_current();
         }
         // What is acknowledged in the meantime goes into the same write.
