@@ -475,22 +475,29 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             if found.all(|k| k.as_ref() == Some(&first)) { first } else { Vec::new() }
         })
         .collect();
-    // The quote each variable's value is written in, in every example (`blocker "AudioMix.Lock".`):
-    // the quotes go into the draft's text around its variable, whose lazy group would otherwise
-    // stop at the first `.` or `,` inside them that the text after the value starts with.
+    // The quote each variable's value is written in, in every example (`blocker "AudioMix.Lock".`),
+    // when the text after the variable is found inside a value: the quotes go into the draft's
+    // text around the variable, whose lazy group would otherwise stop there (at the `.`). Only
+    // then: the examples are a few of the cluster's lines, and a quote they all have may be
+    // missing from others (`blocker none held too long`). A JSON line is judged by its decoded
+    // strings (its raw value starts with `\"`).
+    let raw_json: Vec<&str> = examples.iter().map(String::as_str).filter(|e| !json_strings(e).is_empty()).collect();
     let quoted: Vec<Option<char>> = (0..last)
         .map(|i| {
-            if keyed[i].is_some() || !inner[i].is_empty() {
+            let after = first.get(i + 1).map(|p| p.concat()).unwrap_or_default();
+            if keyed[i].is_some() || !inner[i].is_empty() || after.is_empty() {
                 return None;
             }
-            let mut found = matched.iter().map(|(e, c)| {
+            let mut needed = false;
+            let mut found = matched.iter().filter(|(e, _)| !raw_json.contains(e)).map(|(e, c)| {
                 let (_, v) = variable(e, c, i)?;
                 let q = v.chars().next().filter(|q| matches!(q, '"' | '\''))?;
                 let body = v.strip_prefix(q)?.strip_suffix(q)?;
+                needed |= body.contains(after.as_str());
                 (!body.is_empty() && !body.contains(q)).then_some(q)
             });
             let first = found.next()??;
-            found.all(|q| q == Some(first)).then_some(first)
+            (found.all(|q| q == Some(first)) && needed).then_some(first)
         })
         .collect();
     let mut joined = String::new();

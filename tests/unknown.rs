@@ -872,8 +872,7 @@ fn regression_a_draft_matches_lines_with_two_blanks_or_a_tab_between_its_words()
     let hint = recs.iter().find(|r| r["discovered"]["template"].as_str().unwrap().starts_with("HINT:")).unwrap();
     assert_eq!(
         hint["record"]["errorMessage"],
-        // The quoted value's quotes are the draft's text.
-        "HINT:  Perhaps you meant to reference the column \"{}\" or the table {}\tnow."
+        "HINT:  Perhaps you meant to reference the column {} or the table {}\tnow."
     );
     assert_eq!(
         hint["discovered"]["template"],
@@ -2945,6 +2944,29 @@ fn regression_drafts_explain_their_lines_and_a_second_round_takes_no_id_or_slug_
         (
             "2026-03-02T08:00:01.1Z ERROR risingwave_meta::x: failed to open table \"orders.v2\".\n2026-03-02T08:00:02.1Z ERROR risingwave_meta::x: failed to open table \"t.items\".\n",
             &[Some(&[("_1", "orders.v2")]), Some(&[("_1", "t.items")])],
+        ),
+        // The same in a JSON line, whose raw value starts with `\"` (found by a third reader).
+        (
+            concat!(
+                r#"{"timestamp":"2026-03-02T08:00:01Z","level":"ERROR","target":"svc","fields":{"message":"Releasing suspend blocker \"PowerManagerService.WakeLocks\"."}}"#,
+                "\n",
+                r#"{"timestamp":"2026-03-02T08:00:02Z","level":"ERROR","target":"svc","fields":{"message":"Releasing suspend blocker \"AudioMix.Lock\"."}}"#,
+                "\n"
+            ),
+            &[Some(&[("_1", "PowerManagerService.WakeLocks")]), Some(&[("_1", "AudioMix.Lock")])],
+        ),
+        // Quotes the examples (the first three lines) all have, but that nothing inside them
+        // needs: the draft leaves them in its variable, and matches the lines without them
+        // (found by a third reader: it had quoted them and missed those lines).
+        (
+            "blocker \"AudioMix.Lock\" held too long\nblocker \"Video.Lock\" held too long\nblocker \"Net.Lock\" held too long\nblocker none held too long\nblocker 'x.y' held too long\n",
+            &[
+                Some(&[("_1", "\"AudioMix.Lock\"")]),
+                Some(&[]),
+                Some(&[]),
+                Some(&[("_1", "none")]),
+                Some(&[("_1", "'x.y'")]),
+            ],
         ),
         // A key whose value is empty on one line: the key went unnamed and the draft matched
         // none of the three lines (its variable cannot run across ` rhost=`).
