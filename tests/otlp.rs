@@ -356,6 +356,19 @@ fn unknown_errors_carry_their_cluster_and_a_panic_is_an_error() {
     assert_eq!((p.severity_number, p.severity_text.as_str()), (17, "ERROR"), "a panic is an error");
     let a = attrs(&p.attributes);
     assert!(str_of(a.get("annotail.unknown.template")).is_some_and(|t| t.contains("panicked at")), "{a:?}");
+    // With `--all` and no `--unknown`, the panic is an error too (a third reader's finding).
+    let rx = Receiver::start(|_| Answer::Ok);
+    let url = format!("otlp+http://127.0.0.1:{}", rx.port);
+    let cfg = dir.path().join("all.toml");
+    let sink = format!("[[sinks]]\nurl = \"{url}\"\nencoding = \"json\"\n");
+    fs::write(&cfg, format!("catalog = [\"catalog.jsonl\"]\n{sink}")).unwrap();
+    let out = cmd().arg("--config").arg(&cfg).arg("--all").arg(&log).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recs = rx.records();
+    assert_eq!(recs.len(), 2, "every event");
+    let (_, p) = &recs[1];
+    assert_eq!((p.severity_number, p.severity_text.as_str()), (17, "ERROR"), "a panic is an error");
+    assert!(!attrs(&p.attributes).contains_key("annotail.unknown.cluster"));
 }
 
 #[test]

@@ -25,6 +25,7 @@ use opentelemetry_proto::tonic::resource::v1::Resource;
 use prost::Message;
 use serde_json::Value;
 
+use crate::catalog::Severity;
 use crate::event::{Annotated, RecordFields, Shape, host, text};
 
 /// How a request body is encoded (`encoding`).
@@ -312,7 +313,7 @@ impl Encoder {
             (_, Some(r)) => (severity_number(r.severity.name()), r.severity.name(), true),
             // A panic has no level, and is an error (what `--unknown` counts it as, and what a
             // severity filter and the JSON and ECS events say).
-            (None, None) if ev.unknown.is_some_and(|u| u.severity >= crate::catalog::Severity::Error) => {
+            (None, None) if ev.log.format == "panic" || ev.unknown.is_some_and(|u| u.severity >= Severity::Error) => {
                 (SeverityNumber::Error, "error", true)
             }
             (_, None) => (SeverityNumber::Unspecified, level.unwrap_or_default(), false),
