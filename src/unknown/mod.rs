@@ -1251,6 +1251,29 @@ mod tests {
         assert_eq!(small.evicted, two.export().len() as u64 - 1);
     }
 
+    /// A new cap drops the least recently seen clusters over it at once, counts them, and changes
+    /// the version (the state is written again); a cap at or above the clusters alive drops none.
+    #[test]
+    fn set_cap_drops_the_least_recently_seen_over_it() {
+        let mut c = Clusterer::new(100);
+        for w in ["alpha", "bravo", "charlie", "delta", "echo"] {
+            c.observe(format!("{w} went away").as_bytes());
+        }
+        c.observe(b"alpha went away");
+        let v = c.version();
+        c.set_cap(5);
+        c.set_cap(50);
+        assert_eq!((c.alive(), c.evicted, c.version()), (5, 0, v), "nothing over the cap");
+        c.set_cap(2);
+        assert_eq!((c.alive(), c.evicted), (2, 3));
+        assert_ne!(c.version(), v);
+        let left: Vec<String> = c.clusters().map(|k| k.template.clone()).collect();
+        assert!(left.contains(&"alpha went away".to_owned()) && left.contains(&"echo went away".to_owned()), "{left:?}");
+        c.set_cap(0);
+        assert_eq!((c.cap(), c.alive(), c.evicted), (1, 1, 4), "a cap of at least 1");
+        assert_eq!(c.clusters().next().unwrap().template, "alpha went away");
+    }
+
     /// Regression (found by a second reader): tokens that are not UTF-8 were saved with U+FFFD in
     /// them, and the same line after a restart made the token a variable (`<*> machine …`).
     #[test]
