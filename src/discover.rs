@@ -148,12 +148,7 @@ impl Reports {
         if self.by_id.len() < self.cap {
             return;
         }
-        let n = (self.by_id.len() / crate::unknown::EVICT_FRACTION).max(1);
-        let mut seen: Vec<u64> = self.by_id.values().map(|r| r.seen_at).collect();
-        let (_, &mut limit, _) = seen.select_nth_unstable(n - 1);
-        let before = self.by_id.len();
-        self.by_id.retain(|_, r| r.seen_at > limit);
-        self.dropped += (before - self.by_id.len()) as u64;
+        self.dropped += crate::unknown::drop_least_recent(&mut self.by_id, |r| r.seen_at);
     }
 }
 

@@ -721,12 +721,7 @@ impl Writer for Collector<'_> {
                     // Past the cap the least recently seen sixteenth goes, as the clusterer lets
                     // kinds go ([`crate::unknown::EVICT_FRACTION`]).
                     if self.clusters.len() >= UNKNOWN_CAP {
-                        let n = (self.clusters.len() / crate::unknown::EVICT_FRACTION).max(1);
-                        let mut seen: Vec<u64> = self.clusters.values().map(|c| c.seen_at).collect();
-                        let (_, &mut limit, _) = seen.select_nth_unstable(n - 1);
-                        let before = self.clusters.len();
-                        self.clusters.retain(|_, c| c.seen_at > limit);
-                        self.clusters_dropped += (before - self.clusters.len()) as u64;
+                        self.clusters_dropped += crate::unknown::drop_least_recent(&mut self.clusters, |c| c.seen_at);
                     }
                     self.clusters.insert(
                         u.cluster,

@@ -313,6 +313,21 @@ pub const DEFAULT_CAP: usize = 10_000;
 /// rather than for each.
 pub const EVICT_FRACTION: usize = 16;
 
+/// Drop the least recently seen [`EVICT_FRACTION`]th (at least one) of a report's clusters by
+/// id, by when each was last seen (`seen_at`, distinct values), as the clusterer drops kinds at
+/// its cap; returns how many went.
+pub fn drop_least_recent<V, S>(by_id: &mut std::collections::HashMap<u64, V, S>, seen_at: impl Fn(&V) -> u64) -> u64 {
+    if by_id.is_empty() {
+        return 0;
+    }
+    let n = (by_id.len() / EVICT_FRACTION).max(1);
+    let mut seen: Vec<u64> = by_id.values().map(&seen_at).collect();
+    let (_, &mut limit, _) = seen.select_nth_unstable(n - 1);
+    let before = by_id.len();
+    by_id.retain(|_, v| seen_at(v) > limit);
+    (before - by_id.len()) as u64
+}
+
 /// The clusterer of a run, shared by its annotators (one per thread or followed file), and the
 /// levels it takes.
 #[derive(Debug, Clone)]
