@@ -936,9 +936,20 @@ fn unexplained(
     // A wrapper's trailing capture is a link of its own only in a parsed message: on a plain line
     // `: ` is no chain separator (the text is clustered whole when no record knows it), and a
     // draft `EventType: {}` of such lines left its value to cluster, a cluster for each value.
+    // There a trailing capture takes the rest of the text: a plain line has no fields, and its
+    // capture, stopped at a ` key=` (`Intent { flg=1 }`, `backend x1 code=7`), left the words
+    // after it to cluster (found by a reader comparing the drafts before and after).
     let own = |f: &Found| {
-        let wrapper = structured && f.tail < f.end && m.entries[f.entry as usize].tail_is_error;
-        f.start..if wrapper { balanced_tail(hays[f.hay as usize].text, f.start, f.tail, f.end) } else { f.end }
+        let t = hays[f.hay as usize].text;
+        let tail = f.tail < f.end;
+        let end = if !structured && tail {
+            t.len()
+        } else if tail && m.entries[f.entry as usize].tail_is_error {
+            balanced_tail(t, f.start, f.tail, f.end)
+        } else {
+            f.end
+        };
+        f.start..end
     };
     // A known error whose match starts after a word and a blank of its region (not of the
     // line's header, `WARN` before a message without a target), where no other match's

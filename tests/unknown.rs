@@ -2935,6 +2935,13 @@ fn regression_drafts_explain_their_lines_and_a_second_round_takes_no_id_or_slug_
             "Processing the event EventType: JOB_SETUP\nProcessing the event EventType: TASK_ABORT\n",
             &[Some(&[("_1", "JOB_SETUP")]), Some(&[("_1", "TASK_ABORT")])],
         ),
+        // The rest of a plain line after a trailing capture that stops at a ` key=` (a plain line
+        // has no fields): it was clustered once the `: {}` was no wrapper (found by a reader
+        // comparing the drafts before and after).
+        (
+            "request failed for: Intent { flg=1 }\nrequest failed for: Intent { flg=2 }\nrequest failed for: Intent { cat=3 }\n",
+            &[Some(&[]), Some(&[]), Some(&[])],
+        ),
         // A quoted value with a `.` in it: the lazy group stopped there (`"AudioMix`), and the
         // rest (`Lock".`) was clustered.
         (
