@@ -509,8 +509,23 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             }
         }
     }
+    // A template that ends at a key whose value is empty in every example (`ruser= rhost=`): the
+    // clustered text stops before the `=`, but a match may not run into a ` key=` field its
+    // record does not name with its `=`, so the draft matched none of its lines.
+    let read: Vec<&(&str, regex::Captures<'_>)> = matched.iter().filter(|(e, _)| !raw_json.contains(e)).collect();
+    let empty_last_key = !ends_in_variable
+        && !read.is_empty()
+        && read.iter().all(|(e, c)| {
+            c.get(last + 1).is_some_and(|m| {
+                let rest = &e[m.end()..];
+                rest.starts_with('=') && (rest.len() == 1 || rest[1..].starts_with(BLANKS))
+            })
+        });
+    if empty_last_key {
+        joined.push('=');
+    }
     let message = message_of(&joined);
-    let pattern = (0..=last)
+    let mut pattern = (0..=last)
         .map(|i| {
             let versions: Vec<&Vec<&str>> = seen.iter().map(|s| &s[i]).collect();
             let p = if versions.iter().any(|v| v.len() != first[i].len()) {
@@ -544,6 +559,9 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             p
         })
         .collect::<String>();
+    if empty_last_key {
+        pattern.push('=');
+    }
     (message, pattern)
 }
 

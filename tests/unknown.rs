@@ -2935,6 +2935,12 @@ fn regression_drafts_explain_their_lines_and_a_second_round_takes_no_id_or_slug_
             "Processing the event EventType: JOB_SETUP\nProcessing the event EventType: TASK_ABORT\n",
             &[Some(&[("_1", "JOB_SETUP")]), Some(&[("_1", "TASK_ABORT")])],
         ),
+        // A template that ends at a key whose value is empty in every line: the draft ended
+        // before its `=` and matched none (found by a reader comparing the drafts).
+        (
+            "conn closed reason=eof peer=\nconn closed reason=rst peer=\n",
+            &[Some(&[("_1", "eof")]), Some(&[("_1", "rst")])],
+        ),
         // The rest of a plain line after a trailing capture that stops at a ` key=` (a plain line
         // has no fields): it was clustered once the `: {}` was no wrapper (found by a reader
         // comparing the drafts before and after).
