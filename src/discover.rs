@@ -52,7 +52,7 @@ pub struct Args {
 
     /// Clusters kept at most, by the clusterer and in the report (past it the least recently
     /// seen sixteenth is dropped, and standard error says how many were).
-    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = crate::config::cli::parse_cluster_cap, allow_negative_numbers = true)]
     pub max_clusters: usize,
 }
 

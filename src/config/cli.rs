@@ -132,7 +132,7 @@ pub struct UnknownArgs {
 
     /// Clusters of unknown events kept at most (1 or more); at the cap the least recently seen
     /// sixteenth is dropped [default: 10000, or the config's unknown.max_clusters].
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_cluster_cap, allow_negative_numbers = true)]
     pub unknown_max_clusters: Option<usize>,
 }
 
@@ -221,6 +221,16 @@ pub fn parse_record_fields(s: &str) -> Result<crate::event::RecordFields, String
     let words: Vec<String> = s.split(',').map(|w| w.trim().to_owned()).collect();
     let single = words.len() == 1 && ["all", "none", "default"].contains(&words[0].as_str());
     crate::event::RecordFields::parse(&words, single)
+}
+
+/// A cap on clusters: a whole number, 1 or more. A negative one is read as the value it is (clap
+/// took `-1` for an option and suggested `-- -1`, which then left the option without a value),
+/// and refused by what the cap takes.
+pub fn parse_cluster_cap(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?}: a whole number of clusters, 1 or more")),
+    }
 }
 
 pub fn parse_max_event_bytes(s: &str) -> Result<usize, String> {
