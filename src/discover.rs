@@ -284,10 +284,8 @@ impl Discovery {
                 skipped += 1;
                 continue;
             }
-            let mut d = draft(r);
-            d["record"]["id"] = unique(&mut ids, r.cluster.clone()).into();
-            d["record"]["slug"] = unique(&mut slugs, slug_of(&r.template)).into();
-            text.push_str(&d.to_string());
+            let (id, slug) = (unique(&mut ids, r.cluster.clone()), unique(&mut slugs, slug_of(&r.template)));
+            text.push_str(&draft(r, &id, &slug).to_string());
             text.push('\n');
         }
         (text, skipped)
@@ -477,32 +475,32 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     // missing from others (`blocker none held too long`). A JSON line is judged by its decoded
     // strings (its raw value starts with `\"`).
     let raw_json: Vec<&str> = examples.iter().map(String::as_str).filter(|e| !json_strings(e).is_empty()).collect();
-    let quoted: Vec<Option<char>> = (0..last)
+    let read: Vec<&(&str, regex::Captures<'_>)> = matched.iter().filter(|(e, _)| !raw_json.contains(e)).collect();
+    let quoted: Vec<&str> = (0..last)
         .map(|i| {
             let after = first.get(i + 1).map(|p| p.concat()).unwrap_or_default();
             if keyed[i].is_some() || !inner[i].is_empty() || after.is_empty() {
-                return None;
+                return "";
             }
             let mut needed = false;
-            let mut found = matched.iter().filter(|(e, _)| !raw_json.contains(e)).map(|(e, c)| {
+            let mut found = read.iter().map(|(e, c)| {
                 let (_, v) = variable(e, c, i)?;
-                let q = v.chars().next().filter(|q| matches!(q, '"' | '\''))?;
+                let q = ["\"", "'"].into_iter().find(|q| v.starts_with(q))?;
                 let body = v.strip_prefix(q)?.strip_suffix(q)?;
                 needed |= body.contains(after.as_str());
                 (!body.is_empty() && !body.contains(q)).then_some(q)
             });
-            let first = found.next()??;
-            (found.all(|q| q == Some(first)) && needed).then_some(first)
+            let Some(Some(first)) = found.next() else { return "" };
+            if found.all(|q| q == Some(first)) && needed { first } else { "" }
         })
         .collect();
     let mut joined = String::new();
     for (i, p) in first.iter().enumerate() {
         joined.push_str(&with_key(i, p.concat(), str::to_owned));
         if i < last {
-            let q = quoted[i].map(String::from).unwrap_or_default();
-            joined.push_str(&q);
+            joined.push_str(quoted[i]);
             joined.push_str(var);
-            joined.push_str(&q);
+            joined.push_str(quoted[i]);
             for k in &inner[i] {
                 joined.push_str(k);
                 joined.push_str(var);
@@ -512,7 +510,6 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
     // A template that ends at a key whose value is empty in every example (`ruser= rhost=`): the
     // clustered text stops before the `=`, but a match may not run into a ` key=` field its
     // record does not name with its `=`, so the draft matched none of its lines.
-    let read: Vec<&(&str, regex::Captures<'_>)> = matched.iter().filter(|(e, _)| !raw_json.contains(e)).collect();
     let empty_last_key = !ends_in_variable
         && !read.is_empty()
         && read.iter().all(|(e, c)| {
@@ -547,10 +544,9 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             };
             let mut p = with_key(i, p, regex::escape);
             if i < last {
-                let q = quoted[i].map(String::from).unwrap_or_default();
-                p.push_str(&q);
+                p.push_str(quoted[i]);
                 p.push_str("(.+?)");
-                p.push_str(&q);
+                p.push_str(quoted[i]);
                 for k in &inner[i] {
                     p.push_str(&regex::escape(k));
                     p.push_str("(.+?)");
@@ -696,8 +692,9 @@ pub fn draftable(template: &str) -> bool {
         .any(|lit| lit.trim().chars().filter(|c| c.is_alphanumeric()).count() >= 4)
 }
 
-/// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`).
-pub fn draft(r: &ClusterReport) -> Value {
+/// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`), under `id`
+/// and `slug` ([`Discovery::catalog`] chooses them).
+pub fn draft(r: &ClusterReport, id: &str, slug: &str) -> Value {
     let severity = match r.severity {
         Severity::Error | Severity::Critical => "error",
         Severity::Warning => "warning",
@@ -709,8 +706,8 @@ pub fn draft(r: &ClusterReport) -> Value {
     let (message, pattern) = draft_forms(&valid_template(&r.template), &r.examples);
     json!({
         "record": {
-            "id": r.cluster,
-            "slug": slug_of(&r.template),
+            "id": id,
+            "slug": slug,
             "errorMessage": message,
             "messagePattern": pattern,
             "severity": severity,

@@ -624,16 +624,17 @@ impl Clusterer {
         let mut all: Vec<&Cluster> = self.clusters().collect();
         all.sort_by_key(|c| c.last_seen);
         all.into_iter()
-            .map(|c| SavedCluster {
-                id: id_text(c.id),
-                group: id_text(c.key),
-                tail: Some(id_text(c.tail)),
-                tokens: (0..c.tokens.len()).map(|i| String::from_utf8_lossy(c.tokens.get(i)).into_owned()).collect(),
-                raw: (0..c.tokens.len())
-                    .filter(|&i| std::str::from_utf8(c.tokens.get(i)).is_err())
-                    .map(|i| (i, c.tokens.get(i).to_vec()))
-                    .collect(),
-                count: c.count,
+            .map(|c| {
+                let (mut tokens, mut raw) = (Vec::with_capacity(c.tokens.len()), Vec::new());
+                for i in 0..c.tokens.len() {
+                    let t = c.tokens.get(i);
+                    if std::str::from_utf8(t).is_err() {
+                        raw.push((i, t.to_vec()));
+                    }
+                    tokens.push(String::from_utf8_lossy(t).into_owned());
+                }
+                let (id, group, tail) = (id_text(c.id), id_text(c.key), Some(id_text(c.tail)));
+                SavedCluster { id, group, tail, tokens, raw, count: c.count }
             })
             .collect()
     }
