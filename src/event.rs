@@ -604,6 +604,7 @@ pub fn text(v: &[u8]) -> Cow<'_, str> {
 /// "has a byte below n" tricks, exact as a yes or no): the byte-wise fold this replaced did not
 /// vectorise on the short strings of an event and cost about 2.7 instructions a byte, 540 an
 /// event at `--unknown any` (callgrind).
+#[inline]
 fn needs_escape(v: &[u8], non_ascii: bool) -> bool {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
@@ -615,14 +616,33 @@ fn needs_escape(v: &[u8], non_ascii: bool) -> bool {
             | zero(x ^ (LO * u64::from(b'\\')))
             | (x & high)
     };
-    let mut words = v.chunks_exact(8);
-    let mut any = 0;
-    for w in &mut words {
-        any |= flags(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-    }
-    // The last few bytes one by one: copying them into a padded word called `memcpy`, which
-    // cost more than the words saved.
-    any != 0 || words.remainder().iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\' || (non_ascii && c >= 0x80))
+    let n = v.len();
+    let word = |i: usize| u64::from_le_bytes(v[i..i + 8].try_into().expect("8 bytes"));
+    // The tail is read as words that overlap what was already read (a yes or no does not mind
+    // a byte looked at twice), never byte by byte: the byte loop over the last 1 to 7 bytes of
+    // each of an event's eight or so strings cost more than their whole words (callgrind).
+    // Every byte of a word is one of `v`'s: a padding byte would itself be a control character.
+    let any = if n >= 8 {
+        let mut any = 0;
+        let mut i = 0;
+        while i + 8 <= n {
+            any |= flags(word(i));
+            i += 8;
+        }
+        if i < n {
+            any |= flags(word(n - 8));
+        }
+        any
+    } else if n >= 4 {
+        let half = |i: usize| u64::from(u32::from_le_bytes(v[i..i + 4].try_into().expect("4 bytes")));
+        flags(half(0) | half(n - 4) << 32)
+    } else if n > 0 {
+        let x = u64::from(v[0]) | u64::from(v[n / 2]) << 8 | u64::from(v[n - 1]) << 16;
+        flags(x | x << 24 | (x & 0xffff) << 48)
+    } else {
+        0
+    };
+    any != 0
 }
 
 /// A JSON string. Log text rarely needs escaping: a string without `"`, `\` or control
