@@ -1568,11 +1568,12 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     out.level = t + 1 + lead..t + 6;
     let mut i = t + 7;
     // Thread name: padded right-aligned; a token without `:`, `{` or `=` (spans and the target
-    // always have one of them).
+    // always have one of them). It is one only when a span or a target follows it (below).
     let mut j = i;
     while j < s.len() && s[j] == b' ' {
         j += 1;
     }
+    let no_thread = j;
     if let Some(sp) = memchr::memchr(b' ', &s[j..]) {
         let tok = &s[j..j + sp];
         if !tok.is_empty() && !tok.iter().any(|&b| matches!(b, b':' | b'{' | b'=' | b'\n')) {
@@ -1654,7 +1655,14 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     if !spans.is_empty() && i == k {
         out.spans = spans;
     }
-    if let Some(n) = target_len(&s[i..]) {
+    let target = target_len(&s[i..]);
+    if out.thread.is_some() && out.spans.is_empty() && target.is_none() {
+        // No span or target after the word: it is the message's first word (another program's
+        // `<time> ERROR failed to connect`), not a thread's name.
+        out.thread = None;
+        i = no_thread;
+    }
+    if let Some(n) = target {
         out.target = Some(i..i + n);
         // An empty message ends the line at the target's colon (`… x:` over a `Caused by:`
         // report): the message starts at the line break, as it does after `x: `.
@@ -2598,6 +2606,18 @@ mod tests {
         let t = parse_text(s.as_bytes()).unwrap();
         assert_eq!(&s[t.thread.clone().unwrap()], "rw-standalone-meta");
         assert_eq!(&s[t.spans[0].1[0].1.clone()], "boom");
+
+        // regression: a line without a target lost its message's first word as a thread's name
+        // (`failed to connect` was clustered as `to connect`, with `log.thread: failed`).
+        for (s, message) in [
+            ("2026-12-06T09:18:11.123Z ERROR failed to connect", "failed to connect"),
+            ("2026-12-06 09:18:11 ERROR connection refused by 10.0.0.1:5432", "connection refused by 10.0.0.1:5432"),
+            ("2026-12-06T09:18:11.123Z  WARN   slow disk", "slow disk"),
+            ("2026-12-06T09:18:11.123Z  WARN slow disk job=3", "slow disk"),
+        ] {
+            let t = parse_text(s.as_bytes()).unwrap();
+            assert_eq!((&s[t.message.clone()], t.thread, t.target), (message, None, None), "{s:?}");
+        }
 
         let s = "2026-03-02T08:00:00.0Z  INFO recovery_attempt: risingwave_meta::barrier::progress: ok x=1";
         let t = parse_text(s.as_bytes()).unwrap();
