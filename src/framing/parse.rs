@@ -1720,6 +1720,11 @@ fn span_fields(s: &[u8], from: usize, to: usize) -> Vec<KeyValue> {
 /// Milliseconds since the Unix epoch of an RFC 3339 timestamp (`2026-03-02T08:00:00.123Z`, a
 /// space for the `T`, any fraction, `Z`, `+HH:MM`, `+HHMM` or no zone, read as UTC).
 pub fn parse_timestamp(s: &str) -> Option<i64> {
+    parse_timestamp_nanos(s).map(|ns| ns.div_euclid(1_000_000))
+}
+
+/// [`parse_timestamp`] to the nanosecond (a fraction past nine digits is cut).
+pub fn parse_timestamp_nanos(s: &str) -> Option<i64> {
     let b = s.trim().as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let d = b.get(r)?;
@@ -1744,7 +1749,7 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         return None;
     }
     let mut i = 19;
-    let mut ms = 0i64;
+    let mut ns = 0i64;
     if b.get(i) == Some(&b'.') {
         i += 1;
         let start = i;
@@ -1754,8 +1759,8 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         if i == start {
             return None;
         }
-        let digits = &b[start..i.min(start + 3)];
-        ms = digits.iter().fold(0i64, |n, c| n * 10 + i64::from(c - b'0')) * 10i64.pow(3 - digits.len() as u32);
+        let digits = &b[start..i.min(start + 9)];
+        ns = digits.iter().fold(0i64, |n, c| n * 10 + i64::from(c - b'0')) * 10i64.pow(9 - digits.len() as u32);
     }
     let offset_min = match b.get(i) {
         None => 0,
@@ -1773,7 +1778,7 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         _ => return None,
     };
     let days = days_from_civil(y, mo, d);
-    Some(((days * 86_400 + h * 3_600 + mi * 60 + sec) - offset_min * 60) * 1_000 + ms)
+    Some(((days * 86_400 + h * 3_600 + mi * 60 + sec) - offset_min * 60) * 1_000_000_000 + ns)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).

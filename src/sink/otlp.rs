@@ -111,11 +111,9 @@ pub fn severity_number(level: &str) -> SeverityNumber {
 /// Nanoseconds since the epoch of an RFC 3339 time (`T` or a space between date and time);
 /// 0 (OTLP's "unknown") when it is not one.
 fn unix_nano(t: &str) -> u64 {
-    humantime::parse_rfc3339_weak(t.trim_end_matches('Z'))
-        .or_else(|_| humantime::parse_rfc3339(t))
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as u64)
+    // The zone as written: humantime's weak parse read `+08:00` as UTC, and its strict one
+    // takes `Z` only, so a line's own offset put its record hours off or at 0.
+    crate::framing::parse::parse_timestamp_nanos(t).and_then(|ns| u64::try_from(ns).ok()).unwrap_or(0)
 }
 
 /// `service.name`: the crate of the line's target (`risingwave_meta::barrier` →
@@ -530,16 +528,38 @@ pub fn json_line(events: &[u8]) -> Vec<u8> {
 /// What a 2xx answer's `partial_success` says: the records the receiver rejected and why
 /// (`None`: a full success, or a body that is not an `ExportLogsServiceResponse`).
 pub fn partial_success(body: &[u8], content_type: &str) -> Option<(i64, String)> {
-    let resp: ExportLogsServiceResponse = if content_type.starts_with("application/json") {
-        serde_json::from_slice(body).ok()?
+    let (rejected, message) = if content_type.starts_with("application/json") {
+        partial_success_json(body)?
     } else {
-        ExportLogsServiceResponse::decode(body).ok()?
+        let p = ExportLogsServiceResponse::decode(body).ok()?.partial_success?;
+        (p.rejected_log_records, p.error_message)
     };
-    let p = resp.partial_success?;
-    if p.rejected_log_records == 0 && p.error_message.is_empty() {
+    if rejected == 0 && message.is_empty() {
         return None;
     }
-    Some((p.rejected_log_records, p.error_message))
+    Some((rejected, message))
+}
+
+/// `partial_success` of a JSON answer, read as proto3's JSON mapping has it: an int64 is written
+/// as a decimal string (`"rejectedLogRecords": "2"`, what the Collector, Go's `protojson` and
+/// Python's `json_format` send) and may be a number, and a field's proto name
+/// (`rejected_log_records`) is accepted as well as its lowerCamelCase one. The generated
+/// types' serde took the number only, so a Collector's rejections went unseen.
+fn partial_success_json(body: &[u8]) -> Option<(i64, String)> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let field = |o: &serde_json::Value, camel: &str, proto: &str| o.get(camel).or_else(|| o.get(proto)).cloned();
+    let p = field(&v, "partialSuccess", "partial_success")?;
+    let rejected = match field(&p, "rejectedLogRecords", "rejected_log_records") {
+        None | Some(serde_json::Value::Null) => 0,
+        Some(serde_json::Value::Number(n)) => n.as_i64()?,
+        Some(serde_json::Value::String(s)) => s.trim().parse().ok()?,
+        Some(_) => return None,
+    };
+    let message = match field(&p, "errorMessage", "error_message") {
+        Some(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    };
+    Some((rejected, message))
 }
 
 #[cfg(test)]
@@ -572,6 +592,20 @@ mod tests {
         assert_eq!(unix_nano("2026-03-02T08:00:01.011660911Z"), 1_772_438_401_011_660_911);
         assert_eq!(unix_nano("2026-03-02 08:00:01.011660911"), 1_772_438_401_011_660_911);
         assert_eq!(unix_nano("yesterday"), 0);
+        // regression (found by a second reader): the line's own zone was dropped (`+08:00` read
+        // as UTC) or the time lost (a negative offset, an offset after whole seconds).
+        let at_8z = 1_772_438_400_000_000_000u64;
+        for (t, want) in [
+            ("2026-03-02T16:00:00.5+08:00", at_8z + 500_000_000),
+            ("2026-03-02T09:00:00.123456+01:00", at_8z + 123_456_000),
+            ("2026-03-02T02:30:00.123456789-05:30", at_8z + 123_456_789),
+            ("2026-03-02T07:00:00.25-01:00", at_8z + 250_000_000),
+            ("2026-03-02T16:00:00+08:00", at_8z),
+            ("2026-03-02T16:00:00+0800", at_8z),
+            ("1969-12-31T23:59:59Z", 0),
+        ] {
+            assert_eq!(unix_nano(t), want, "{t}");
+        }
     }
 
     fn record(body: &str, n: usize) -> Vec<u8> {
@@ -676,5 +710,18 @@ mod tests {
             None
         );
         assert_eq!(partial_success(b"", "application/x-protobuf"), None);
+        // regression (found by a second reader): proto3's JSON mapping writes an int64 as a
+        // string, and a rejection written so was taken for a full success.
+        for (body, want) in [
+            (r#"{"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"too old"}}"#, Some((2, "too old".into()))),
+            (r#"{"partialSuccess":{"rejectedLogRecords":2}}"#, Some((2, String::new()))),
+            (r#"{"partial_success":{"rejected_log_records":"5"}}"#, Some((5, String::new()))),
+            (r#"{"partialSuccess":{"errorMessage":"slow down"}}"#, Some((0, "slow down".into()))),
+            (r#"{"partialSuccess":{}}"#, None),
+            (r#"{}"#, None),
+            (r#"{"partialSuccess":{"rejectedLogRecords":"two"}}"#, None),
+        ] {
+            assert_eq!(partial_success(body.as_bytes(), "application/json"), want, "{body}");
+        }
     }
 }
