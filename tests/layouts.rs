@@ -225,6 +225,41 @@ fn kubectl_timestamps_alone_are_removed_from_continuation_lines() {
     assert!(!e["message"].as_str().unwrap().contains("08:00:30.868199739Z"), "{e}");
 }
 
+/// `kubectl logs --timestamps --previous` of a crashed pod: a panic behind the runtime's time
+/// was plain text when it was the stream's first line, and when only INFO lines came before it
+/// in a block that `--unknown warn` skims (their times were never read, so the prefix was not
+/// known): the crash was missing from JSON, `--summary`, `discover` and `report` (found by a
+/// second reader).
+#[test]
+fn regression_a_panic_behind_kubectl_timestamps_is_a_panic() {
+    let fx = fixture();
+    let panic = [
+        "2026-03-02T08:00:02.447446023Z thread 'rw-main' (14) panicked at src/meta/src/barrier/checkpoint/state.rs:207:34:",
+        "2026-03-02T08:00:02.447462148Z attempt to subtract with overflow",
+        "2026-03-02T08:00:02.447464646Z note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    ];
+    let info = format!("2026-03-02T08:00:02.0Z {}", info_line(1, "starting leader services"));
+    for (first, input) in [(1, lines(&panic)), (2, lines(&[&info, panic[0], panic[1], panic[2]]))] {
+        let file = fx.write("crash.log", &input);
+        for from_file in [false, true] {
+            let out = if from_file {
+                fx.run(&["--unknown", "warn", &file.display().to_string()], b"")
+            } else {
+                fx.run(&["--unknown", "warn"], input.as_bytes())
+            };
+            let evs = ok_events(&out);
+            assert_eq!(evs.len(), 1, "{input}\n{evs:#?}");
+            let e = &evs[0];
+            assert_eq!((src_line(e), src_lines(e)), (first, 3), "{e}");
+            assert_eq!(e["log"]["format"], "panic", "{e}");
+            assert_eq!(e["@timestamp"], "2026-03-02T08:00:02.447446023Z", "{e}");
+            assert!(e["message"].as_str().unwrap().starts_with("thread 'rw-main' (14) panicked at"), "{e}");
+            assert!(!e["message"].as_str().unwrap().contains("08:00:02.447462148Z"), "{e}");
+            assert!(e["unknown"]["template"].as_str().unwrap().contains("panicked at"), "{e}");
+        }
+    }
+}
+
 /// `journalctl -u risingwave | annotail` and a tailed `/var/log/syslog`: every line, its
 /// continuation lines too, behind `<time> <host> <ident>[<pid>]: `. Such lines were plain text:
 /// no level, no fields, no `Caused by:` report joined, nothing clustered at `--unknown warn`.

@@ -556,12 +556,16 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
                 || (rest.first().is_some_and(u8::is_ascii_alphabetic) && !level_at(rest) && go_header(rest).is_some())
                 // Or a line that starts with its level and a colon (Python's `logging`, uvicorn).
                 || (rest.first().is_some_and(u8::is_ascii_uppercase) && leveled_line(rest).is_some())
+                // Or a panic (`kubectl logs --timestamps --previous` of a crashed pod starts
+                // there, and a file read in blocks may have no other line before it).
+                || (rest.first() == Some(&b't') && panic_header(rest))
             {
                 // Two timestamps: the first is the runtime's (the second may be another
                 // program's zone-less one: log4j's, Python's). So is a timestamp before a JSON
                 // object (`kubectl logs --timestamps` of RisingWave's JSON logs): no line of
                 // RisingWave's own starts with a time and then a brace. Nor with a time and
-                // then a Go program's klog or logfmt header, or a level word and a colon.
+                // then a Go program's klog or logfmt header, a level word and a colon, or a
+                // panic's `thread '…' panicked at`.
                 state.kubectl_ts = true;
                 p.runtime_ts = Some(i..i + t);
                 i += t + 1;
