@@ -386,8 +386,8 @@ pub struct Matcher {
     pub prefilter: Prefilter,
     /// Records without a key literal: confirmed on every event.
     pub unkeyed: Vec<u32>,
-    /// Records by `filePath`, each file's sorted by `lineNumber`: for panics located by file and
-    /// line ([`Matcher::by_location`]).
+    /// Records by `filePath` but log calls, each file's sorted by `lineNumber`: for panics
+    /// located by file and line ([`Matcher::by_location`]).
     by_file: rustc_hash::FxHashMap<Box<str>, Vec<(u64, u32)>>,
 }
 
@@ -455,6 +455,12 @@ impl Matcher {
         let unkeyed = entries.iter().enumerate().filter(|(_, e)| e.key.is_none()).map(|(i, _)| i as u32).collect();
         let mut by_file: rustc_hash::FxHashMap<Box<str>, Vec<(u64, u32)>> = Default::default();
         for (i, e) in entries.iter().enumerate() {
+            // A log call (`warn!`, `error!`: `errorType: log`) is never where a panic happened:
+            // named by location, a crash read as the warning logged beside it and lost its
+            // severity (found by a second reader).
+            if e.rec.is_log_event() {
+                continue;
+            }
             if let (Some(f), Some(l)) = (e.rec.str_field("filePath"), e.rec.source_line) {
                 by_file.entry(f.into()).or_default().push((l, i as u32));
             }
@@ -465,7 +471,8 @@ impl Matcher {
         (Matcher { entries, prefilter, unkeyed, by_file }, problems)
     }
 
-    /// The record nearest a panic's location: among the records of `file` (a path as the panic
+    /// The record nearest a panic's location: among the records of `file` that are not log calls
+    /// (a path as the panic
     /// prints it; a leading `./` or a build directory before the workspace's `src/` is ignored),
     /// the one whose `lineNumber` is nearest `line`, within [`LOCATION_TOLERANCE`]; ties go to the
     /// earlier line, then the earlier record. The record and the distance.
