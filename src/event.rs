@@ -1386,6 +1386,12 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
             );
             out.extend_from_slice(line.as_bytes());
         }
+        // A cause no record explains, met for the first time, is said under a repeat too: the
+        // key is the known error's, and a storm of one known host over new root causes hid
+        // them all (found by a second reader).
+        if let Some(u) = ev.unknown.as_ref().filter(|u| u.count == 1) {
+            write_pretty_unknown(out, u, color, width, "╰─");
+        }
         return;
     }
     // One ioctl per annotation (known errors only), not per line.

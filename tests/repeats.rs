@@ -274,3 +274,33 @@ fn dedupe_loses_nothing_across_kill_9_before_the_summary() {
     let evs = got.lock().unwrap().clone();
     assert_eq!(covered(&evs).len(), 300, "{evs:#?}");
 }
+
+/// A storm of one known host message over causes no record explains: the key is the known
+/// error's, so every repeat was collapsed, and a new root cause inside an ongoing storm was
+/// never said (found by a second reader). A repeat now shows its unknown cause the first time
+/// annotail meets it, and only then.
+#[test]
+fn regression_a_repeat_still_shows_an_unknown_cause_met_for_the_first_time() {
+    let with_cause = |secs: u64, cause: &str| barrier(secs, 7).replace('\n', &format!(" error={cause}\n"));
+    let input = [
+        with_cause(0, "dns error: failed to lookup address information"),
+        with_cause(5, "disk quota exceeded on /data"),
+        with_cause(6, "dns error: failed to lookup address information"),
+        with_cause(7, "certificate has expired"),
+    ]
+    .concat();
+    let out = pretty(&["--unknown", "warn"], &input);
+    let unknown: Vec<&str> = out.lines().filter(|l| l.contains("unknown warning, cluster")).collect();
+    let templates: Vec<&str> = out.lines().filter_map(|l| l.trim().strip_prefix("template: ")).collect();
+    assert_eq!(unknown.len(), 3, "{out}");
+    assert!(unknown.iter().all(|l| l.ends_with("seen 1×")), "{out}");
+    assert_eq!(templates, ["dns error", "disk quota exceeded on <*>", "certificate has expired"], "{out}");
+    let known = out.lines().filter(|l| l.contains("╰─ WARNING barrier-collect")).count();
+    assert_eq!(known, 1, "one full annotation of the known error: {out}");
+    assert!(out.contains("again: ×2 in 5 s\n  ╰─ unknown warning"), "under the marker: {out}");
+    assert_eq!(markers(&out).len(), 1, "{out}");
+    // Without --unknown the repeats are as before: the lines and one marker.
+    let plain = pretty(&[], &input);
+    assert_eq!((full_annotations(&plain), markers(&plain).len()), (1, 1), "{plain}");
+    assert!(!plain.contains("unknown"), "{plain}");
+}
