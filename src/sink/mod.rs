@@ -766,6 +766,19 @@ impl Failure {
     }
 }
 
+/// Whether the other end of `s` has closed it (its FIN or a reset has arrived): a look that does
+/// not wait. A receiver of these streams sends nothing back, so any bytes it did send are left
+/// where they are and the connection is taken as open.
+async fn peer_closed(s: &tokio::net::TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    // A zero timeout polls the peek once: ready at once with 0 bytes (end of stream) or an
+    // error (reset), else pending, which the timeout turns into "open".
+    match tokio::time::timeout(Duration::ZERO, s.peek(&mut byte)).await {
+        Ok(Ok(0)) | Ok(Err(_)) => true,
+        Ok(Ok(_)) | Err(_) => false,
+    }
+}
+
 /// `write_all` that says how much was written when it fails.
 async fn write_counted<W: tokio::io::AsyncWrite + Unpin>(w: &mut W, buf: &[u8]) -> Result<(), (std::io::Error, usize)> {
     let mut at = 0;
@@ -1223,6 +1236,15 @@ async fn deliver(spec: &SinkSpec, conn: &mut Conn, payload: &[u8]) -> Result<Opt
     };
     let timeout = spec.timeout;
     let io = async {
+        if let Conn::Tcp(s) = conn
+            && peer_closed(s).await
+        {
+            // The receiver went away since the last write (a restart of Vector, Fluent Bit,
+            // rsyslog): writing now would succeed into the kernel's buffer and fail only at the
+            // next write, so this batch would be lost and counted as delivered (found by a
+            // second reader). A new connection is made instead, and waited for as any other.
+            *conn = Conn::None;
+        }
         match (&spec.target, &mut *conn) {
             (Target::Stdout, Conn::None) => *conn = Conn::Stdout(tokio::io::stdout()),
             (Target::File(p), Conn::None) => {
