@@ -83,24 +83,43 @@ fn any(v: &Value) -> AnyValue {
 }
 
 /// OTel's severity numbers for a log level word (the data model's table: TRACE 1, DEBUG 5,
-/// INFO 9, WARN 13, ERROR 17, FATAL 21; NOTICE is INFO2).
+/// INFO 9, WARN 13, ERROR 17, FATAL 21; NOTICE is INFO2). Every level word annotail reads
+/// elsewhere has its number, so that a collector's `severity_number >= WARN` keeps what
+/// `--unknown` takes for a warning or an error: log15's `eror`, zap's `dpanic`, syslog's `emerg`
+/// were 0 (unspecified) while clustered as errors (found by a second reader); so were
+/// PostgreSQL's `LOG` and `DEBUG1`…`DEBUG5`, MySQL's `Note` and `System`, and a Kubernetes
+/// event's `Normal`.
 pub fn severity_number(level: &str) -> SeverityNumber {
-    const TABLE: [(&str, SeverityNumber); 15] = [
+    const TABLE: [(&str, SeverityNumber); 28] = [
         ("trace", SeverityNumber::Trace),
         ("debug", SeverityNumber::Debug),
+        ("debug1", SeverityNumber::Debug),
+        ("debug2", SeverityNumber::Debug),
+        ("debug3", SeverityNumber::Debug),
+        ("debug4", SeverityNumber::Debug),
+        ("debug5", SeverityNumber::Debug),
         ("info", SeverityNumber::Info),
         ("informational", SeverityNumber::Info),
+        ("information", SeverityNumber::Info),
+        ("log", SeverityNumber::Info),
+        ("note", SeverityNumber::Info),
+        ("system", SeverityNumber::Info),
+        ("normal", SeverityNumber::Info),
         ("notice", SeverityNumber::Info2),
         ("warn", SeverityNumber::Warn),
         ("warning", SeverityNumber::Warn),
         ("error", SeverityNumber::Error),
         ("err", SeverityNumber::Error),
+        ("eror", SeverityNumber::Error),
         ("critical", SeverityNumber::Fatal),
         ("crit", SeverityNumber::Fatal),
         ("fatal", SeverityNumber::Fatal),
         ("alert", SeverityNumber::Fatal),
         ("emergency", SeverityNumber::Fatal),
+        ("emerg", SeverityNumber::Fatal),
+        // zap's `dpanic` and `panic` are above its `error`, as OTel's zap bridge has them.
         ("panic", SeverityNumber::Fatal),
+        ("dpanic", SeverityNumber::Fatal),
     ];
     TABLE
         .iter()
@@ -579,6 +598,17 @@ mod tests {
             ("FATAL", SeverityNumber::Fatal),
             ("critical", SeverityNumber::Fatal),
             ("chatty", SeverityNumber::Unspecified),
+            // regression (found by a second reader): words `--unknown` takes as errors or reads
+            // as levels were 0.
+            ("eror", SeverityNumber::Error),
+            ("dpanic", SeverityNumber::Fatal),
+            ("panic", SeverityNumber::Fatal),
+            ("emerg", SeverityNumber::Fatal),
+            ("LOG", SeverityNumber::Info),
+            ("DEBUG1", SeverityNumber::Debug),
+            ("Note", SeverityNumber::Info),
+            ("System", SeverityNumber::Info),
+            ("Normal", SeverityNumber::Info),
         ];
         for (word, want) in cases {
             assert_eq!(severity_number(word), want, "{word}");
