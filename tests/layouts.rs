@@ -351,6 +351,25 @@ fn cri_joined_record_counts_both_physical_lines() {
     assert_covers(&evs, 3);
 }
 
+/// Pretty output echoes a joined line with its first record's prefixes; it kept that record's
+/// `P`, where README promises `<time> <stream> F <text>` (found by a second reader). The
+/// runtime's times differ in length (RFC 3339 with its trailing zeros cut), so the tag is
+/// found in the first record.
+#[test]
+fn regression_a_joined_record_is_echoed_as_a_full_one() {
+    let fx = fixture();
+    let p = "2026-03-02T08:00:30.5Z stdout P 2026-03-02T08:00:30.867644121Z  WARN risingwave_meta::barrier::rpc: collect failed error=barrier collection fai";
+    for input in [lines(&[CRI_P, CRI_F, CRI_NEXT]), lines(&[p, CRI_F, CRI_NEXT])] {
+        let out = fx.run(&["--format", "pretty", "--color", "never"], input.as_bytes());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let joined = text.lines().next().unwrap();
+        let want_head = &input[..input.find(" stdout P ").unwrap()];
+        assert!(joined.starts_with(&format!("{want_head} stdout F 2026-03-02T08:00:30.867644121Z  WARN")), "{text}");
+        assert!(joined.ends_with("barrier collection failed for actor 4242 epoch=1"), "{text}");
+        assert!(!text.contains(" stdout P "), "{text}");
+    }
+}
+
 /// stdout and stderr records interleave: partial records are joined per stream.
 #[test]
 fn cri_partial_records_are_joined_per_stream() {

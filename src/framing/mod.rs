@@ -192,6 +192,8 @@ const LEVEL_HIT: u32 = u32::MAX;
 /// A CRI line being assembled from partial (`P`) records.
 struct Partial {
     text: Vec<u8>,
+    /// Where in `text` its first record's `P` tag is.
+    tag: usize,
     first_line: u64,
     offset: u64,
     records: u32,
@@ -688,6 +690,8 @@ impl<'m> Framer<'m> {
                 t.extend_from_slice(&record[..prefix.content]);
                 t
             },
+            // A record's tag is the byte after its stream's name and a blank.
+            tag: stream_name.end + 1,
             first_line: line_no,
             offset,
             records: 0,
@@ -701,7 +705,13 @@ impl<'m> Framer<'m> {
         entry.records += 1;
         entry.truncated |= truncated || content.len() > room;
         if !*partial {
-            let p = self.cri_partial[stream].take().expect("just filled");
+            let mut p = self.cri_partial[stream].take().expect("just filled");
+            // The joined line is echoed (pretty output) with its first record's prefixes: its
+            // `P` said "partial", and the line is now whole, so it reads `F`, as README has it.
+            // The tag is the first record's (a runtime's times vary in length).
+            if let Some(tag) = p.text.get_mut(p.tag) {
+                *tag = b'F';
+            }
             self.materialize(block);
             self.logical_line(p, sink);
         }
