@@ -1216,6 +1216,11 @@ fn line_digits_at(out: &[u8], start: usize) -> usize {
 /// and a path's start stay readable.
 const CUT_MIN: usize = 48;
 
+/// How short strings are cut when an event cut to [`CUT_MIN`] and stripped of its lists still does
+/// not fit: a word or an id's start each, enough for 1024 bytes (the least bound taken) to hold
+/// an event's every key.
+const CUT_LAST: usize = 12;
+
 /// Make the event rendered at `out[start..]` fit in `max` bytes, as valid JSON: first the record
 /// fields it can do without go (`match.record`, then code and prose, longest first), then the
 /// longest strings are halved (cut at a character boundary, marked with `…`) until it fits; a
@@ -1277,28 +1282,35 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
         remove(&mut v, *f, &mut dropped);
     }
     let mut cut = 0u64;
-    while !fits(&v, &dropped, cut) {
-        let Some(longest) = longest_string(&mut v) else { break };
-        // A string cut to CUT_MIN and marked is CUT_MIN + 3 bytes: cutting it (or any string
-        // no longer) gives back one as long, for ever (it did: `--max-event-bytes 1024` on a
-        // line of many short fields never returned).
-        if longest.len() <= CUT_MIN + '…'.len_utf8() {
-            break;
+    let cut_down = |v: &mut Value, dropped: &[Value], cut: &mut u64, floor: usize| {
+        while !fits(v, dropped, *cut) {
+            let Some(longest) = longest_string(v) else { break };
+            // A string cut to `floor` and marked is `floor` + 3 bytes: cutting it (or any string
+            // no longer) gives back one as long, for ever (it did: `--max-event-bytes 1024` on
+            // a line of many short fields never returned).
+            if longest.len() <= floor + '…'.len_utf8() {
+                break;
+            }
+            let mut at = (longest.len() / 2).max(floor);
+            while !longest.is_char_boundary(at) {
+                at -= 1;
+            }
+            longest.truncate(at);
+            longest.push('…');
+            *cut += 1;
         }
-        let mut at = (longest.len() / 2).max(CUT_MIN);
-        while !longest.is_char_boundary(at) {
-            at -= 1;
-        }
-        longest.truncate(at);
-        longest.push('…');
-        cut += 1;
-    }
+    };
+    cut_down(&mut v, &dropped, &mut cut, CUT_MIN);
     for f in last {
         if fits(&v, &dropped, cut) {
             break;
         }
         remove(&mut v, *f, &mut dropped);
     }
+    // Still too large: many strings of CUT_MIN bytes (a span's error, a long target, a path, a
+    // template, an error class, each cut to 48 left a 1,044-byte event under a bound of 1,024:
+    // found by a second reader). They are cut shorter: the bound is kept.
+    cut_down(&mut v, &dropped, &mut cut, CUT_LAST);
     let mark = mark(&dropped, cut);
     if let Some(o) = v.as_object_mut() {
         match format {

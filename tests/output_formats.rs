@@ -463,3 +463,24 @@ fn regression_named_captures_are_dropped_when_nothing_else_fits() {
     let dropped = v["truncated"]["dropped"].as_array().unwrap();
     assert!(dropped.iter().any(|d| d == "match.named_captures"), "{v}");
 }
+
+/// Regression (found by a second reader): a WARN line with a long thread, a span's error, a long
+/// target and a record with a long error class and file held a dozen strings once each was cut
+/// to 48 bytes, and the event stayed over the bound (JSON 1,044 and ECS 1,048 bytes at 1024).
+/// Such strings are now cut shorter, and the bound holds.
+#[test]
+fn regression_many_strings_cut_to_48_bytes_are_cut_shorter_to_fit() {
+    let line = "2026-03-02T08:06:54.73720124Z  WARN      rw-standalone-meta failure_recovery{error=merge group_1 Running group_2 person_dedup failed to fetch created table ids}:recovery_attempt: risingwave_meta::barrier::rpc: recovered creating snapshot backfill job 33167 catch up with upstream already job_id=44359 epoch=10174805597749248\n";
+    for format in ["json", "ecs"] {
+        let out = run(&["--format", format, "--unknown", "warn", "--max-event-bytes", "1024"], line.as_bytes());
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let ev = text.lines().next().expect("the event");
+        assert!(ev.len() <= 1024, "{format}: {} bytes: {ev}", ev.len());
+        let v: Value = serde_json::from_str(ev).unwrap();
+        let truncated = if format == "ecs" { &v["annotail"]["truncated"] } else { &v["truncated"] };
+        assert!(truncated["cut_strings"].as_u64().unwrap() > 0, "{v}");
+        let id = if format == "ecs" { &v["rule"]["id"] } else { &v["match"]["id"] };
+        assert_eq!(id, "2feb8b530b4ad601", "the record's id is never cut: {v}");
+    }
+}
