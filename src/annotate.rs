@@ -97,6 +97,9 @@ pub struct Annotator<'m, W> {
     /// (entry, key, time) of each match here for the reader to observe in order.
     pub deferred: Option<Vec<crate::repeat::Deferred>>,
     seen: Vec<crate::repeat::Seen>,
+    /// Pretty output's storms of one unknown cluster, collapsed as a known error's are (their
+    /// own tracker: the incident counts are the catalog's records').
+    unknown_repeats: Option<crate::repeat::Repeats>,
     /// `--unknown`: the run's clusterer and the levels it takes; none when off.
     pub unknown: Option<crate::unknown::Shared>,
     /// Workers of a parallel read do not cluster (cluster ids, templates and counts follow the
@@ -135,6 +138,7 @@ impl<'m, W: Writer> Annotator<'m, W> {
             incidents: None,
             deferred: None,
             seen: Vec::new(),
+            unknown_repeats: None,
             unknown: None,
             pending_unknown: None,
             unknown_metrics: None,
@@ -655,6 +659,18 @@ impl<W: Writer> Annotator<'_, W> {
             if inc.collapse {
                 ann.seen = &seen;
             }
+        } else if let Some(inc) = &self.incidents
+            && inc.collapse
+            && self.writer.echoes_lines()
+            && self.deferred.is_none()
+            && ann.context.is_empty()
+            && let Some(u) = &ann.unknown
+        {
+            // An event no record explains at all: its cluster stands for the record in the key.
+            let key = crate::repeat::Parts::of_unknown(&ann, u.cluster).key(&inc.key);
+            let repeats = self.unknown_repeats.get_or_insert_with(|| crate::repeat::Repeats::new(inc.window));
+            seen.push(repeats.observe(key, crate::repeat::event_millis(ann.timestamp)));
+            ann.seen = &seen;
         }
         self.stopped |= self.writer.annotated(&ann) == Flow::Stop;
         self.counters.written += 1;

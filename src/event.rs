@@ -1369,6 +1369,21 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
     out.push(b'\n');
     if ev.found.is_empty() && ev.context.is_empty() {
         if let Some(u) = &ev.unknown {
+            // A repeat of an unknown error's open incident: its line, and now and then a marker,
+            // as for a known error.
+            if let Some(&crate::repeat::Seen::Repeat { count, elapsed_ms, mark }) = ev.seen.first() {
+                if mark {
+                    let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
+                    let line = format!(
+                        "  {dim}↻ unknown {}, cluster {:016x} again: ×{count} in {}{reset}\n",
+                        unknown_word(u),
+                        u.cluster,
+                        crate::repeat::elapsed_text(elapsed_ms),
+                    );
+                    out.extend_from_slice(line.as_bytes());
+                }
+                return;
+            }
             write_pretty_unknown(out, u, color, width, "╰─");
         }
         return;
@@ -1535,11 +1550,22 @@ fn context_list(ev: &Annotated<'_>) -> String {
     format!("{} (in {})", names.join(", "), fields.join(", "))
 }
 
+/// What pretty output calls an unknown event: by its severity, `error`, `warning` or `event`.
+fn unknown_word(u: &Unknown<'_>) -> &'static str {
+    if u.severity >= crate::catalog::Severity::Error {
+        "error"
+    } else if u.severity == crate::catalog::Severity::Warning {
+        "warning"
+    } else {
+        "event"
+    }
+}
+
 /// The dim lines under an event whose text (or root cause) no record explains.
 fn write_pretty_unknown(out: &mut Vec<u8>, u: &Unknown<'_>, color: bool, width: usize, lead: &str) {
     let width = if width == TERMINAL_WIDTH { terminal_width() } else { width };
     let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
-    let what = if u.severity >= crate::catalog::Severity::Error { "error" } else if u.severity == crate::catalog::Severity::Warning { "warning" } else { "event" };
+    let what = unknown_word(u);
     push_wrapped(out, &format!("{dim}{lead} unknown {what}, cluster {:016x}, seen {}×{reset}", u.cluster, u.count), "  ", width);
     push_wrapped(out, &format!("{dim}template: {}{reset}", u.template), "     ", width);
 }

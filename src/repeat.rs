@@ -126,6 +126,19 @@ impl Parts {
         Parts(p)
     }
 
+    /// The parts of an event that no record explains, clustered as `cluster` (`--unknown`): the
+    /// cluster stands for the record, and there are no captures.
+    pub fn of_unknown(ev: &Annotated<'_>, cluster: u64) -> Parts {
+        let mut p = [0u64; PARTS];
+        p[KeyPart::Record.index()] = hash_of(&("unknown", cluster));
+        p[KeyPart::Message.index()] = hash_of(ev.message);
+        p[KeyPart::File.index()] = hash_of(&ev.source.path);
+        p[KeyPart::Pod.index()] = hash_of(&ev.log.pod.as_deref());
+        p[KeyPart::Namespace.index()] = hash_of(&ev.log.namespace.as_deref());
+        p[KeyPart::Container.index()] = hash_of(&ev.log.container.as_deref());
+        Parts(p)
+    }
+
     /// Parts that differ only in the record's hash.
     #[cfg(test)]
     pub(crate) fn with_record(h: u64) -> Parts {

@@ -304,3 +304,41 @@ fn regression_a_repeat_still_shows_an_unknown_cause_met_for_the_first_time() {
     assert_eq!((full_annotations(&plain), markers(&plain).len()), (1, 1), "{plain}");
     assert!(!plain.contains("unknown"), "{plain}");
 }
+
+/// A storm of one error no record explains filled the screen: every repeat got its own two
+/// `unknown …` lines (found by a second reader). Its cluster is now collapsed as a known
+/// error's record is: the first in full, then the lines and a marker at ×2, ×10, ×100.
+#[test]
+fn a_storm_of_one_unknown_error_is_collapsed_by_its_cluster() {
+    let storm: String = (0..100u64)
+        .map(|i| {
+            format!(
+                "2026-11-29T10:00:{:02}.{:03}Z ERROR risingwave_stream::sink: sink writer {} failed: broken pipe\n",
+                i / 10,
+                i % 10 * 100,
+                i % 3
+            )
+        })
+        .collect();
+    let out = pretty(&["--unknown", "warn"], &storm);
+    assert_eq!(out.lines().filter(|l| l.starts_with("2026-")).count(), 100, "every line: {out}");
+    let full: Vec<&str> = out.lines().filter(|l| l.contains("╰─ unknown error, cluster")).collect();
+    assert_eq!(full.len(), 1, "{out}");
+    let marks = markers(&out);
+    assert_eq!(marks.len(), 3, "×2, ×10, ×100: {out}");
+    assert!(marks[0].contains("↻ unknown error, cluster") && marks[0].contains("again: ×2 in 0.1 s"), "{marks:?}");
+    assert!(marks[2].contains("again: ×100 in 9 s"), "{marks:?}");
+    // `--no-collapse`: each in full.
+    let every = pretty(&["--unknown", "warn", "--no-collapse"], &storm);
+    assert_eq!(every.lines().filter(|l| l.contains("╰─ unknown error, cluster")).count(), 100, "{every}");
+    // A known error's incident counts are the catalog's: the unknown storm opens none.
+    let fx = fixture();
+    let log = fx.write("storm.log", &storm);
+    for format in ["json", "pretty"] {
+        let out = fx.run(&["--unknown", "warn", "--format", format, "--summary", &log.display().to_string()], b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let incidents = err.lines().find(|l| l.trim_start().starts_with("incidents")).expect("incidents line");
+        assert_eq!(incidents.split_whitespace().collect::<Vec<_>>(), ["incidents", "0"], "{format}: {err}");
+        assert!(err.contains("100 events, 1 cluster alive"), "{format}: {err}");
+    }
+}

@@ -528,7 +528,8 @@ fn pretty_and_ecs_show_the_cluster() {
     let d = Dir::new();
     let input = format!("{}\n{}\n", error(1, "sink writer 1 crashed"), error(2, "sink writer 2 crashed"));
     let out = run(
-        &["-c", &d.catalog(), "--unknown", "warn", "--format", "pretty", "--color", "always"],
+        // Each in full: by default the second is a repeat of the first's cluster, collapsed.
+        &["-c", &d.catalog(), "--unknown", "warn", "--format", "pretty", "--color", "always", "--no-collapse"],
         input.as_bytes(),
     );
     let text = String::from_utf8(out.stdout).unwrap();
