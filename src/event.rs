@@ -1451,8 +1451,9 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
             c(RESET)
         ));
     }
-    out.extend_from_slice(line.as_bytes());
-    out.push(b'\n');
+    // Wrapped like the lines below it: a long slug, class and location ran past the terminal's
+    // edge (found by a second reader).
+    push_wrapped(out, line.strip_prefix("  ").unwrap_or(&line), "  ", width);
     let indent = "     ";
     if let Some(doc) = r.str_field("documentation").map(first_sentence) {
         push_wrapped(out, doc, indent, width);

@@ -484,3 +484,36 @@ fn regression_many_strings_cut_to_48_bytes_are_cut_shorter_to_fit() {
         assert_eq!(id, "2feb8b530b4ad601", "the record's id is never cut: {v}");
     }
 }
+
+/// Regression (found by a second reader): the annotation's first line (severity, slug, id,
+/// class, and a panic's "by location" note) was not wrapped, where README says annotail wraps
+/// the annotation to the terminal's width: it ran to 178 columns in a 56-column terminal.
+#[test]
+fn regression_the_annotations_first_line_is_wrapped_too() {
+    let panic = "thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:850:21:\n";
+    let out = cmd()
+        .env("COLUMNS", "60")
+        .args(["--format", "pretty", "--color", "never"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write as _;
+            c.stdin.take().unwrap().write_all(panic.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let notes: Vec<&str> = text.lines().skip(1).collect();
+    assert!(notes[0].starts_with("  ╰─ ERROR inject-barrier-failure (c60da90c507837e7)"), "{text}");
+    assert!(text.contains("by location"), "{text}");
+    for l in notes.iter().filter(|l| !l.contains("https://")) {
+        assert!(l.chars().count() <= 60, "{} columns: {l:?}\n{text}", l.chars().count());
+    }
+    let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>().join(" ");
+    let head: Vec<&str> = notes.iter().take_while(|l| !l.trim_start().starts_with("see:")).copied().collect();
+    assert!(
+        words(&head.join(" ")).contains("(by location: the record is 8 lines from the panic, at src/meta/src/barrier/worker.rs:842)"),
+        "every word of the first line, in order: {text}"
+    );
+}
