@@ -260,6 +260,36 @@ fn regression_a_panic_behind_kubectl_timestamps_is_a_panic() {
     }
 }
 
+/// `grep -n -A2 ERROR meta.log | annotail`: the line numbers grep puts before each line
+/// (`12:`, and `13-` on its context lines) made every line plain text, with no level, so
+/// `--unknown warn` dropped the unknown errors without a word (found by a second reader). They
+/// are taken off, continuation lines' too; a RisingWave line's own time is never taken for one.
+#[test]
+fn regression_grep_line_numbers_are_taken_off() {
+    let fx = fixture();
+    let input = lines(&[
+        "12:2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe",
+        "13-Caused by:",
+        "14-    disk gone",
+        "--",
+        "20:2026-03-02T08:00:01.0Z  WARN risingwave_meta::x: slow disk on node 3",
+        "2026-03-02T08:00:02.0Z  WARN risingwave_meta::x: slow disk on node 4",
+    ]);
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
+    let got: Vec<(u64, u64, &str, &str)> = evs
+        .iter()
+        .map(|e| (src_line(e), src_lines(e), e["log"]["level"].as_str().unwrap(), e["unknown"]["template"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [(1, 4, "ERROR", "sink writer <*> failed"), (5, 1, "WARN", "slow disk on node <*>"), (6, 1, "WARN", "slow disk on node <*>")],
+        "{evs:#?}"
+    );
+    // grep's `--` between groups is a line of the event above, with no text.
+    assert_eq!(evs[0]["message"], "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe\nCaused by:\n    disk gone\n");
+    assert_eq!(evs[2]["@timestamp"], "2026-03-02T08:00:02.0Z");
+}
+
 /// `journalctl -u risingwave | annotail` and a tailed `/var/log/syslog`: every line, its
 /// continuation lines too, behind `<time> <host> <ident>[<pid>]: `. Such lines were plain text:
 /// no level, no fields, no `Caused by:` report joined, nothing clustered at `--unknown warn`.

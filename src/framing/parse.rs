@@ -71,6 +71,9 @@ pub struct StreamState {
     pub kubectl_ts: bool,
     /// Lines carry stern's `<pod> <container> ` prefix, continuation lines too.
     pub stern: bool,
+    /// Lines carry `grep -n`'s line number (`12:`, `13-` for a line of context), continuation
+    /// lines too.
+    pub grep: bool,
     /// The last header was pasted inside a markdown quote: the lines that follow it start with
     /// `>` too, which is not part of their text.
     pub quote: bool,
@@ -423,6 +426,14 @@ fn json_object_line(s: &[u8]) -> bool {
     s.starts_with(b"{\"") && end > 2 && s[end - 1] == b'}'
 }
 
+/// `grep -n`'s prefix: the line's number and a colon (`-` on a context line of `-A`/`-B`/`-C`).
+/// Its length. A line that starts with a time is never taken for one (the caller looks only at
+/// lines that do not): `2026-03-02T…` would read as `2026-`.
+fn grep_prefix(line: &[u8]) -> Option<usize> {
+    let digits = line.iter().take(12).take_while(|b| b.is_ascii_digit()).count();
+    (digits > 0 && matches!(line.get(digits), Some(b':' | b'-'))).then_some(digits + 1)
+}
+
 /// stern's default prefix, `<pod> <container> `: a pod name (a DNS subdomain) and a container
 /// name (a DNS label), each followed by one space. The ranges of both and the prefix's length.
 fn stern_prefix(line: &[u8]) -> Option<(Range<usize>, Range<usize>, usize)> {
@@ -490,6 +501,16 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         && (state.syslog || header_at(&line[n..]))
     {
         state.syslog = true;
+        i = n;
+    } else if state.grep && line == b"--" {
+        // grep's separator between two groups of context: no text of the log's.
+        i = line.len();
+    } else if ts0.is_none()
+        && line.first().is_some_and(u8::is_ascii_digit)
+        && let Some(n) = grep_prefix(line)
+        && (state.grep || header_at(&line[n..]))
+    {
+        state.grep = true;
         i = n;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
         && let Some((pod, container, n)) = stern_prefix(line)
