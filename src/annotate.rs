@@ -667,7 +667,7 @@ impl<W: Writer> Annotator<'_, W> {
             && let Some(u) = &ann.unknown
         {
             // An event no record explains at all: its cluster stands for the record in the key.
-            let key = crate::repeat::Parts::of_unknown(&ann, u.cluster).key(&inc.key);
+            let key = crate::repeat::Parts::of_unknown(&ann, u.cluster, u.severity).key(&inc.key);
             let repeats = self.unknown_repeats.get_or_insert_with(|| crate::repeat::Repeats::new(inc.window));
             seen.push(repeats.observe(key, crate::repeat::event_millis(ann.timestamp)));
             ann.seen = &seen;

@@ -1282,9 +1282,9 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
         remove(&mut v, *f, &mut dropped);
     }
     let mut cut = 0u64;
-    let cut_down = |v: &mut Value, dropped: &[Value], cut: &mut u64, floor: usize| {
+    let cut_down = |v: &mut Value, dropped: &[Value], cut: &mut u64, floor: usize, spare: &[&str]| {
         while !fits(v, dropped, *cut) {
-            let Some(longest) = longest_string(v) else { break };
+            let Some(longest) = longest_string(v, spare) else { break };
             // A string cut to `floor` and marked is `floor` + 3 bytes: cutting it (or any string
             // no longer) gives back one as long, for ever (it did: `--max-event-bytes 1024` on
             // a line of many short fields never returned).
@@ -1300,7 +1300,7 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
             *cut += 1;
         }
     };
-    cut_down(&mut v, &dropped, &mut cut, CUT_MIN);
+    cut_down(&mut v, &dropped, &mut cut, CUT_MIN, &[]);
     for f in last {
         if fits(&v, &dropped, cut) {
             break;
@@ -1310,7 +1310,9 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
     // Still too large: many strings of CUT_MIN bytes (a span's error, a long target, a path, a
     // template, an error class, each cut to 48 left a 1,044-byte event under a bound of 1,024:
     // found by a second reader). They are cut shorter: the bound is kept.
-    cut_down(&mut v, &dropped, &mut cut, CUT_LAST);
+    // Not values a receiver parses or keys on: times (a cut one is no date), ids, slugs,
+    // levels and severities, which are short anyway (the reader found `@timestamp` cut).
+    cut_down(&mut v, &dropped, &mut cut, CUT_LAST, SPARED);
     let mark = mark(&dropped, cut);
     if let Some(o) = v.as_object_mut() {
         match format {
@@ -1329,12 +1331,22 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
     serde_json::to_writer(&mut *out, &v).expect("writing to a Vec cannot fail");
 }
 
-/// The longest string value (not key) in `v`.
-fn longest_string(v: &mut Value) -> Option<&mut String> {
+/// Keys whose string values the last cut of [`fit`] leaves whole, at any depth.
+const SPARED: &[&str] = &[
+    "@timestamp", "observed", "created", "schema", "id", "slug", "severity", "level", "format", "kind", "cluster",
+    "event_id",
+];
+
+/// The longest string value (not key) in `v`, but the values of `spare`'s keys.
+fn longest_string<'v>(v: &'v mut Value, spare: &[&str]) -> Option<&'v mut String> {
     match v {
         Value::String(s) => Some(s),
-        Value::Array(a) => a.iter_mut().filter_map(longest_string).max_by_key(|s| s.len()),
-        Value::Object(o) => o.values_mut().filter_map(longest_string).max_by_key(|s| s.len()),
+        Value::Array(a) => a.iter_mut().filter_map(|x| longest_string(x, spare)).max_by_key(|s| s.len()),
+        Value::Object(o) => o
+            .iter_mut()
+            .filter(|(k, _)| !spare.contains(&k.as_str()))
+            .filter_map(|(_, x)| longest_string(x, spare))
+            .max_by_key(|s| s.len()),
         _ => None,
     }
 }

@@ -126,11 +126,13 @@ impl Parts {
         Parts(p)
     }
 
-    /// The parts of an event that no record explains, clustered as `cluster` (`--unknown`): the
-    /// cluster stands for the record, and there are no captures.
-    pub fn of_unknown(ev: &Annotated<'_>, cluster: u64) -> Parts {
+    /// The parts of an event that no record explains, clustered as `cluster` at `severity`
+    /// (`--unknown`): the cluster and the severity stand for the record (a cluster spans levels,
+    /// and its first ERROR after WARNs is no repeat of them: found by a second reader), and there
+    /// are no captures.
+    pub fn of_unknown(ev: &Annotated<'_>, cluster: u64, severity: crate::catalog::Severity) -> Parts {
         let mut p = [0u64; PARTS];
-        p[KeyPart::Record.index()] = hash_of(&("unknown", cluster));
+        p[KeyPart::Record.index()] = hash_of(&("unknown", cluster, severity as u8));
         p[KeyPart::Message.index()] = hash_of(ev.message);
         p[KeyPart::File.index()] = hash_of(&ev.source.path);
         p[KeyPart::Pod.index()] = hash_of(&ev.log.pod.as_deref());

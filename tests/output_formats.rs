@@ -483,6 +483,23 @@ fn regression_many_strings_cut_to_48_bytes_are_cut_shorter_to_fit() {
         let id = if format == "ecs" { &v["rule"]["id"] } else { &v["match"]["id"] };
         assert_eq!(id, "2feb8b530b4ad601", "the record's id is never cut: {v}");
     }
+    // The second cut spares times, ids and slugs (a third reader found `@timestamp` cut to
+    // `2026-03-02T08:…`, no date, on a longer line from a file under a long directory).
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("a".repeat(60)).join("b".repeat(60));
+    std::fs::create_dir_all(&deep).unwrap();
+    let log = deep.join("meb2.log");
+    std::fs::write(&log, "[pod/risingwave-standalone-meta-0-very-long-pod-name-xxxxxxxxxxxxxxxx/standalone-container-name-long] 2026-03-02T08:06:54.73720124Z  WARN      rw-standalone-meta-with-a-long-thread-name failure_recovery{error=merge group_1 Running group_2 person_dedup failed to fetch created table ids}:recovery_attempt{attempt=first and another very long value here ok}: risingwave_meta::barrier::rpc::something_long::deeper_module: recovered creating snapshot backfill job 33167 catch up with upstream already job_id=44359 epoch=10174805597749248\n").unwrap();
+    for format in ["json", "ecs"] {
+        let out = run(&["--format", format, "--unknown", "warn", "--max-event-bytes", "1024", &path_str(&log)], b"");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let ev = text.lines().next().expect("the event");
+        assert!(ev.len() <= 1024, "{format}: {} bytes: {ev}", ev.len());
+        let v: Value = serde_json::from_str(ev).unwrap();
+        assert_eq!(v["@timestamp"], "2026-03-02T08:06:54.73720124Z", "{format}: {v}");
+        let slug = if format == "ecs" { &v["rule"]["name"] } else { &v["match"]["slug"] };
+        assert_eq!(slug, "merge-group-1-group-2-failed-to-fetch-create", "{format}: {v}");
+    }
 }
 
 /// Regression (found by a second reader): the annotation's first line (severity, slug, id,

@@ -328,6 +328,18 @@ fn a_storm_of_one_unknown_error_is_collapsed_by_its_cluster() {
     assert_eq!(marks.len(), 3, "×2, ×10, ×100: {out}");
     assert!(marks[0].contains("↻ unknown error, cluster") && marks[0].contains("again: ×2 in 0.1 s"), "{marks:?}");
     assert!(marks[2].contains("again: ×100 in 9 s"), "{marks:?}");
+    // A cluster spans levels: its first ERROR after a storm of WARNs is no repeat of them (a
+    // third reader found the escalation echoed bare).
+    let escalation: String = (0..6u64)
+        .map(|i| {
+            let level = if i == 5 { "ERROR" } else { " WARN" };
+            format!("2026-11-29T10:00:0{i}.000Z {level} risingwave_meta::barrier: widget {i} exploded\n")
+        })
+        .collect();
+    let out = pretty(&["--unknown", "warn"], &escalation);
+    assert_eq!(out.lines().filter(|l| l.contains("╰─ unknown warning, cluster")).count(), 1, "{out}");
+    let error_at = out.lines().position(|l| l.contains("ERROR risingwave_meta")).unwrap();
+    assert!(out.lines().nth(error_at + 1).unwrap().contains("╰─ unknown error, cluster"), "{out}");
     // `--no-collapse`: each in full.
     let every = pretty(&["--unknown", "warn", "--no-collapse"], &storm);
     assert_eq!(every.lines().filter(|l| l.contains("╰─ unknown error, cluster")).count(), 100, "{every}");

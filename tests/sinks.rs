@@ -1272,12 +1272,17 @@ fn regression_a_tcp_receiver_gone_between_batches_loses_no_batch() {
     // listening, as a killed receiver's kernel does.
     let (s, _) = first.accept().unwrap();
     s.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut said = s.try_clone().unwrap();
     let mut got: Vec<u64> = Vec::new();
     let mut lines = BufReader::new(s).lines();
     while got.len() < 10 {
         let l = lines.next().expect("the first batch").unwrap();
         got.extend(seq_of(&serde_json::from_str(&l).unwrap()));
     }
+    // A word before it goes (a third reader's receiver said goodbye): what a receiver sends is
+    // read and dropped, and the end of the stream behind it is still seen.
+    said.write_all(b"closing: restart\n").unwrap();
+    drop(said);
     drop(lines);
     drop(first);
     thread::sleep(Duration::from_millis(200));

@@ -1745,11 +1745,13 @@ fn span_fields(s: &[u8], from: usize, to: usize) -> Vec<KeyValue> {
 /// Milliseconds since the Unix epoch of an RFC 3339 timestamp (`2026-03-02T08:00:00.123Z`, a
 /// space for the `T`, any fraction, `Z`, `+HH:MM`, `+HHMM` or no zone, read as UTC).
 pub fn parse_timestamp(s: &str) -> Option<i64> {
-    parse_timestamp_nanos(s).map(|ns| ns.div_euclid(1_000_000))
+    parse_timestamp_parts(s).map(|(secs, ns)| secs * 1_000 + ns / 1_000_000)
 }
 
-/// [`parse_timestamp`] to the nanosecond (a fraction past nine digits is cut).
-pub fn parse_timestamp_nanos(s: &str) -> Option<i64> {
+/// [`parse_timestamp`] as seconds since the Unix epoch and the nanoseconds past them (a
+/// fraction past nine digits is cut): apart, so that any year is right (a year-1 or year-2300
+/// time overflowed nanoseconds in an `i64`: found by a second reader).
+pub fn parse_timestamp_parts(s: &str) -> Option<(i64, i64)> {
     let b = s.trim().as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let d = b.get(r)?;
@@ -1803,7 +1805,7 @@ pub fn parse_timestamp_nanos(s: &str) -> Option<i64> {
         _ => return None,
     };
     let days = days_from_civil(y, mo, d);
-    Some(((days * 86_400 + h * 3_600 + mi * 60 + sec) - offset_min * 60) * 1_000_000_000 + ns)
+    Some(((days * 86_400 + h * 3_600 + mi * 60 + sec) - offset_min * 60, ns))
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
@@ -1846,6 +1848,10 @@ mod tests {
             ("2026-03-02T08:00:00.Z", None),
             ("2026-03-02T08:00:00Zjunk", None),
             ("yesterday", None),
+            // regression (found by a second reader): years an `i64` of nanoseconds cannot hold
+            // wrapped around once the milliseconds were taken from the nanoseconds.
+            ("0001-01-01T00:00:00Z", Some(-62_135_596_800_000)),
+            ("2300-01-01T00:00:00.5Z", Some(10_413_792_000_500)),
         ];
         for (s, want) in cases {
             assert_eq!(parse_timestamp(s), *want, "{s}");

@@ -132,7 +132,10 @@ pub fn severity_number(level: &str) -> SeverityNumber {
 fn unix_nano(t: &str) -> u64 {
     // The zone as written: humantime's weak parse read `+08:00` as UTC, and its strict one
     // takes `Z` only, so a line's own offset put its record hours off or at 0.
-    crate::framing::parse::parse_timestamp_nanos(t).and_then(|ns| u64::try_from(ns).ok()).unwrap_or(0)
+    // Seconds and nanoseconds apart: a `u64` of nanoseconds holds years to 2554, an `i64` to 2262.
+    crate::framing::parse::parse_timestamp_parts(t)
+        .and_then(|(secs, ns)| u64::try_from(secs).ok()?.checked_mul(1_000_000_000)?.checked_add(ns as u64))
+        .unwrap_or(0)
 }
 
 /// `service.name`: the crate of the line's target (`risingwave_meta::barrier` →
@@ -633,6 +636,7 @@ mod tests {
             ("2026-03-02T16:00:00+08:00", at_8z),
             ("2026-03-02T16:00:00+0800", at_8z),
             ("1969-12-31T23:59:59Z", 0),
+            ("2300-01-01T00:00:00Z", 10_413_792_000_000_000_000),
         ] {
             assert_eq!(unix_nano(t), want, "{t}");
         }
