@@ -71,9 +71,9 @@ pub struct StreamState {
     pub kubectl_ts: bool,
     /// Lines carry stern's `<pod> <container> ` prefix, continuation lines too.
     pub stern: bool,
-    /// Lines carry `grep -n`'s line number (`12:`, `13-` for a line of context), continuation
-    /// lines too.
-    pub grep: bool,
+    /// Lines carry `grep -n`'s line number (`12:`, `13-` for a line of context): the last one
+    /// taken off.
+    pub grep_line: Option<u64>,
     /// The last header was pasted inside a markdown quote: the lines that follow it start with
     /// `>` too, which is not part of their text.
     pub quote: bool,
@@ -387,6 +387,11 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
             return (p, h);
         }
     }
+    if (line.first().is_some_and(u8::is_ascii_digit) || state.grep_line.is_some())
+        && let Some(found) = grep_lead(line, state)
+    {
+        return found;
+    }
     if state.quote && line.first() == Some(&b'>') {
         // A quoted line after a quoted header: the quote is not the line's text.
         let n = if line.get(1) == Some(&b' ') { 2 } else { 1 };
@@ -427,11 +432,42 @@ fn json_object_line(s: &[u8]) -> bool {
 }
 
 /// `grep -n`'s prefix: the line's number and a colon (`-` on a context line of `-A`/`-B`/`-C`).
-/// Its length. A line that starts with a time is never taken for one (the caller looks only at
-/// lines that do not): `2026-03-02T…` would read as `2026-`.
-fn grep_prefix(line: &[u8]) -> Option<usize> {
+/// Its length and the number. A date is none (`2026-03-02T…` would read as line 2026): every
+/// RisingWave line starts with a digit, and this is their one look.
+fn grep_prefix(line: &[u8]) -> Option<(usize, u64)> {
     let digits = line.iter().take(12).take_while(|b| b.is_ascii_digit()).count();
-    (digits > 0 && matches!(line.get(digits), Some(b':' | b'-'))).then_some(digits + 1)
+    let sep = *line.get(digits)?;
+    if digits == 0 || !matches!(sep, b':' | b'-') {
+        return None;
+    }
+    if digits == 4 && sep == b'-' && line.get(5..8).is_some_and(|d| d[0].is_ascii_digit() && d[1].is_ascii_digit() && d[2] == b'-') {
+        return None;
+    }
+    let n = line[..digits].iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'));
+    Some((digits + 1, n))
+}
+
+/// `grep -n`'s prefix taken off `line`, when it is one: where a full header follows it (behind
+/// any other prefix: a CRI record's, `kubectl --timestamps`', a journal's), or on the line after
+/// the last one taken off (a context line, a report's continuation). Once grep's lines are read,
+/// its `--` between groups of context is a line of no text. A line that starts with digits and
+/// a colon or a dash in another stream (`10:30:00 …`, `404-not-found`) is left alone: it has no
+/// header after them, and no number that follows grep's last (found by a second reader).
+fn grep_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Header)> {
+    if state.grep_line.is_some() && line == b"--" {
+        return Some((Prefix { content: line.len(), ..Prefix::default() }, Header::None));
+    }
+    let (n, number) = grep_prefix(line)?;
+    let mut st = *state;
+    let (mut p, h) = classify_inner(&line[n..], &mut st);
+    let full = matches!(h, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt);
+    if !full && state.grep_line.is_none_or(|last| number != last + 1) {
+        return None;
+    }
+    *state = st;
+    state.grep_line = Some(number);
+    p.shift(n);
+    Some((p, h))
 }
 
 /// stern's default prefix, `<pod> <container> `: a pod name (a DNS subdomain) and a container
@@ -501,16 +537,6 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         && (state.syslog || header_at(&line[n..]))
     {
         state.syslog = true;
-        i = n;
-    } else if state.grep && line == b"--" {
-        // grep's separator between two groups of context: no text of the log's.
-        i = line.len();
-    } else if ts0.is_none()
-        && line.first().is_some_and(u8::is_ascii_digit)
-        && let Some(n) = grep_prefix(line)
-        && (state.grep || header_at(&line[n..]))
-    {
-        state.grep = true;
         i = n;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
         && let Some((pod, container, n)) = stern_prefix(line)
