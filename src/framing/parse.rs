@@ -1706,12 +1706,17 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     if !spans.is_empty() && i == k {
         out.spans = spans;
     }
-    let target = target_len(&s[i..]);
-    if out.thread.is_some() && out.spans.is_empty() && target.is_none() {
+    let mut target = target_len(&s[i..]);
+    // A module path has `::` or a crate's `_` (`risingwave_meta::barrier`, `risingwave_rt`); one
+    // plain word after the first is the message's (`upload failed: s3 timeout`: found by a
+    // second reader).
+    let plain_word = |n: usize| !s[i..i + n].windows(2).any(|w| w == b"::") && !s[i..i + n].contains(&b'_');
+    if out.thread.is_some() && out.spans.is_empty() && target.is_none_or(plain_word) {
         // No span or target after the word: it is the message's first word (another program's
         // `<time> ERROR failed to connect`), not a thread's name.
         out.thread = None;
         i = no_thread;
+        target = target_len(&s[i..]);
     }
     if let Some(n) = target {
         out.target = Some(i..i + n);
@@ -2676,6 +2681,8 @@ mod tests {
             ("2026-12-06 09:18:11 ERROR connection refused by 10.0.0.1:5432", "connection refused by 10.0.0.1:5432"),
             ("2026-12-06T09:18:11.123Z  WARN   slow disk", "slow disk"),
             ("2026-12-06T09:18:11.123Z  WARN slow disk job=3", "slow disk"),
+            ("2026-12-06T09:18:11.123Z ERROR upload failed: s3 timeout", "upload failed: s3 timeout"),
+            ("2026-12-06T09:18:11.123Z ERROR Failed sending: broken pipe", "Failed sending: broken pipe"),
         ] {
             let t = parse_text(s.as_bytes()).unwrap();
             assert_eq!((&s[t.message.clone()], t.thread, t.target), (message, None, None), "{s:?}");
