@@ -1333,7 +1333,17 @@ pub fn fit(out: &mut Vec<u8>, start: usize, max: usize, format: Format) {
 
 /// Keys whose string values the last cut of [`fit`] leaves whole, at any depth.
 const SPARED: &[&str] = &[
-    "@timestamp", "observed", "created", "schema", "id", "slug", "severity", "level", "format", "kind", "cluster",
+    "@timestamp",
+    "observed",
+    "created",
+    "schema",
+    "id",
+    "slug",
+    "severity",
+    "level",
+    "format",
+    "kind",
+    "cluster",
     "event_id",
 ];
 

@@ -278,26 +278,45 @@ fn regression_grep_line_numbers_are_taken_off() {
     let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
     let got: Vec<(u64, u64, &str, &str)> = evs
         .iter()
-        .map(|e| (src_line(e), src_lines(e), e["log"]["level"].as_str().unwrap(), e["unknown"]["template"].as_str().unwrap()))
+        .map(|e| {
+            (src_line(e), src_lines(e), e["log"]["level"].as_str().unwrap(), e["unknown"]["template"].as_str().unwrap())
+        })
         .collect();
     assert_eq!(
         got,
-        [(1, 4, "ERROR", "sink writer <*> failed"), (5, 1, "WARN", "slow disk on node <*>"), (6, 1, "WARN", "slow disk on node <*>")],
+        [
+            (1, 4, "ERROR", "sink writer <*> failed"),
+            (5, 1, "WARN", "slow disk on node <*>"),
+            (6, 1, "WARN", "slow disk on node <*>")
+        ],
         "{evs:#?}"
     );
     // grep's `--` between groups is a line of the event above, with no text.
-    assert_eq!(evs[0]["message"], "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe\nCaused by:\n    disk gone\n");
+    assert_eq!(
+        evs[0]["message"],
+        "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe\nCaused by:\n    disk gone\n"
+    );
     assert_eq!(evs[2]["@timestamp"], "2026-03-02T08:00:02.0Z");
     // grep of a container's log file, of `kubectl logs --timestamps`, of the journal: the
     // prefixes behind grep's are read too (a third reader found these dropped).
     for (line, format) in [
         ("3:2026-03-02T08:00:00.1Z stderr F 2026-03-02T08:00:00.123Z ERROR risingwave_meta::b: via cri", "cri"),
-        ("7:2026-03-02T08:00:00.447446023Z 2026-03-02T08:00:00.123Z ERROR risingwave_meta::b: via kubectl", "risingwave"),
-        ("9:Mar  2 08:00:00 host risingwave[12]: 2026-03-02T08:00:00.123Z ERROR risingwave_meta::b: via the journal", "risingwave"),
+        (
+            "7:2026-03-02T08:00:00.447446023Z 2026-03-02T08:00:00.123Z ERROR risingwave_meta::b: via kubectl",
+            "risingwave",
+        ),
+        (
+            "9:Mar  2 08:00:00 host risingwave[12]: 2026-03-02T08:00:00.123Z ERROR risingwave_meta::b: via the journal",
+            "risingwave",
+        ),
     ] {
         let evs = ok_events(&fx.run(&["--unknown", "warn"], format!("{line}\n").as_bytes()));
         assert_eq!(evs.len(), 1, "{line}");
-        assert_eq!((evs[0]["log"]["format"].as_str(), evs[0]["log"]["level"].as_str()), (Some(format), Some("ERROR")), "{line}");
+        assert_eq!(
+            (evs[0]["log"]["format"].as_str(), evs[0]["log"]["level"].as_str()),
+            (Some(format), Some("ERROR")),
+            "{line}"
+        );
         assert!(evs[0]["message"].as_str().unwrap().starts_with("2026-03-02T08:00:00.123Z ERROR"), "{}", evs[0]);
     }
     // Lines of another stream that start with digits and a colon or a dash, after grep's: left
@@ -309,7 +328,10 @@ fn regression_grep_line_numbers_are_taken_off() {
     ]);
     let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
     let text: String = evs.iter().map(|e| e["message"].as_str().unwrap()).collect::<Vec<_>>().join("\n");
-    assert!(text.contains("\n10:30:00 ERROR something bad happened here\n404-not-found ERROR page missing"), "{evs:#?}");
+    assert!(
+        text.contains("\n10:30:00 ERROR something bad happened here\n404-not-found ERROR page missing"),
+        "{evs:#?}"
+    );
 }
 
 /// `journalctl -u risingwave | annotail` and a tailed `/var/log/syslog`: every line, its

@@ -530,7 +530,8 @@ fn regression_the_annotations_first_line_is_wrapped_too() {
     let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>().join(" ");
     let head: Vec<&str> = notes.iter().take_while(|l| !l.trim_start().starts_with("see:")).copied().collect();
     assert!(
-        words(&head.join(" ")).contains("(by location: the record is 8 lines from the panic, at src/meta/src/barrier/worker.rs:842)"),
+        words(&head.join(" "))
+            .contains("(by location: the record is 8 lines from the panic, at src/meta/src/barrier/worker.rs:842)"),
         "every word of the first line, in order: {text}"
     );
 }

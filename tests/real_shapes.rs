@@ -200,18 +200,30 @@ fn panics_are_located_by_file_and_line() {
         ("thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:850:21:", "c60da90c507837e7", Some(8)),
         ("thread 'rw-main' (11) panicked at src/meta/src/barrier/worker.rs:842:9:", "c60da90c507837e7", Some(0)),
         // A build directory before the workspace's `src/` is ignored.
-        ("thread 'rw-main' panicked at /build/risingwave/src/meta/src/barrier/worker.rs:845:1:", "c60da90c507837e7", Some(3)),
+        (
+            "thread 'rw-main' panicked at /build/risingwave/src/meta/src/barrier/worker.rs:845:1:",
+            "c60da90c507837e7",
+            Some(3),
+        ),
         // regression (found by a second reader): worker.rs:1300 is a `warn!` call (a log
         // record), never where a panic happens: the crash read as that warning. The nearest
         // record that is no log call is 1306's error.
-        ("thread 'main' panicked at 'assertion failed: ok', src/meta/src/barrier/worker.rs:1300:9", "8c164118e0240df6", Some(6)),
+        (
+            "thread 'main' panicked at 'assertion failed: ok', src/meta/src/barrier/worker.rs:1300:9",
+            "8c164118e0240df6",
+            Some(6),
+        ),
         // The message wins over the location.
         (
             "thread 'main' panicked at 'should not pause when having snapshot backfill job 5', src/meta/src/barrier/worker.rs:850:9",
             JOB,
             None,
         ),
-        ("thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:850:21:\nshould not pause when having snapshot backfill job 5", JOB, None),
+        (
+            "thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:850:21:\nshould not pause when having snapshot backfill job 5",
+            JOB,
+            None,
+        ),
     ];
     for (input, id, distance) in cases {
         let evs = all_events(&format!("{input}\n"));

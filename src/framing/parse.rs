@@ -440,7 +440,10 @@ fn grep_prefix(line: &[u8]) -> Option<(usize, u64)> {
     if digits == 0 || !matches!(sep, b':' | b'-') {
         return None;
     }
-    if digits == 4 && sep == b'-' && line.get(5..8).is_some_and(|d| d[0].is_ascii_digit() && d[1].is_ascii_digit() && d[2] == b'-') {
+    if digits == 4
+        && sep == b'-'
+        && line.get(5..8).is_some_and(|d| d[0].is_ascii_digit() && d[1].is_ascii_digit() && d[2] == b'-')
+    {
         return None;
     }
     let n = line[..digits].iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'));
