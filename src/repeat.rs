@@ -118,12 +118,17 @@ impl Parts {
             value.hash(&mut h);
         }
         p[KeyPart::Captures.index()] = h.finish();
+        Parts::where_from(ev, &mut p);
+        Parts(p)
+    }
+
+    /// The parts that are the event's own text and where it came from, whatever matched.
+    fn where_from(ev: &Annotated<'_>, p: &mut [u64; PARTS]) {
         p[KeyPart::Message.index()] = hash_of(ev.message);
         p[KeyPart::File.index()] = hash_of(&ev.source.path);
         p[KeyPart::Pod.index()] = hash_of(&ev.log.pod.as_deref());
         p[KeyPart::Namespace.index()] = hash_of(&ev.log.namespace.as_deref());
         p[KeyPart::Container.index()] = hash_of(&ev.log.container.as_deref());
-        Parts(p)
     }
 
     /// The parts of an event that no record explains, clustered as `cluster` at `severity`
@@ -133,11 +138,7 @@ impl Parts {
     pub fn of_unknown(ev: &Annotated<'_>, cluster: u64, severity: crate::catalog::Severity) -> Parts {
         let mut p = [0u64; PARTS];
         p[KeyPart::Record.index()] = hash_of(&("unknown", cluster, severity as u8));
-        p[KeyPart::Message.index()] = hash_of(ev.message);
-        p[KeyPart::File.index()] = hash_of(&ev.source.path);
-        p[KeyPart::Pod.index()] = hash_of(&ev.log.pod.as_deref());
-        p[KeyPart::Namespace.index()] = hash_of(&ev.log.namespace.as_deref());
-        p[KeyPart::Container.index()] = hash_of(&ev.log.container.as_deref());
+        Parts::where_from(ev, &mut p);
         Parts(p)
     }
 
