@@ -1395,14 +1395,8 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
             // as for a known error.
             if let Some(&crate::repeat::Seen::Repeat { count, elapsed_ms, mark }) = ev.seen.first() {
                 if mark {
-                    let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
-                    let line = format!(
-                        "  {dim}↻ unknown {}, cluster {:016x} again: ×{count} in {}{reset}\n",
-                        unknown_word(u),
-                        u.cluster,
-                        crate::repeat::elapsed_text(elapsed_ms),
-                    );
-                    out.extend_from_slice(line.as_bytes());
+                    let what = format!("unknown {}, cluster {:016x}", unknown_word(u), u.cluster);
+                    repeat_marker(out, &what, count, elapsed_ms, color);
                 }
                 return;
             }
@@ -1425,15 +1419,7 @@ pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: u
     // says so (the full annotation is above, and comes back after the window).
     if let Some(&crate::repeat::Seen::Repeat { count, elapsed_ms, mark }) = ev.seen.first() {
         if mark {
-            let line = format!(
-                "  {}↻ {} ({}) again: ×{count} in {}{}\n",
-                c(DIM),
-                r.slug().unwrap_or(&r.id),
-                r.id,
-                crate::repeat::elapsed_text(elapsed_ms),
-                c(RESET)
-            );
-            out.extend_from_slice(line.as_bytes());
+            repeat_marker(out, &format!("{} ({})", r.slug().unwrap_or(&r.id), r.id), count, elapsed_ms, color);
         }
         // A cause no record explains, met for the first time, is said under a repeat too: the
         // key is the known error's, and a storm of one known host over new root causes hid
@@ -1571,6 +1557,13 @@ fn context_list(ev: &Annotated<'_>) -> String {
     let names: Vec<String> =
         groups.iter().map(|(n, k)| if *k == 1 { (*n).to_owned() } else { format!("{n} ({k} call sites)") }).collect();
     format!("{} (in {})", names.join(", "), fields.join(", "))
+}
+
+/// The dim line under a repeat of an open incident (`what` names it): how many and since when.
+fn repeat_marker(out: &mut Vec<u8>, what: &str, count: u64, elapsed_ms: i64, color: bool) {
+    let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
+    let line = format!("  {dim}↻ {what} again: ×{count} in {}{reset}\n", crate::repeat::elapsed_text(elapsed_ms));
+    out.extend_from_slice(line.as_bytes());
 }
 
 /// What pretty output calls an unknown event: by its severity, `error`, `warning` or `event`.
