@@ -468,6 +468,9 @@ impl<W: Writer> Annotator<'_, W> {
             if let Some(t) = &self.tally {
                 for f in &self.scratch.found {
                     t.add(f.entry);
+                    if f.distance.is_some() {
+                        t.add_located(f.entry);
+                    }
                 }
             }
         }

@@ -366,6 +366,9 @@ struct RecordStats {
     /// Incidents among the primary matches (repeats within the window count once).
     incidents: u64,
     also: u64,
+    /// Of `primary`, panics matched by their location, and the nearest of them (lines).
+    located: u64,
+    nearest: Option<u32>,
     first: Option<Seen>,
     last: Option<Seen>,
     values: Vec<Values>,
@@ -545,6 +548,8 @@ impl<'m> Collector<'m> {
                     "count": s.primary,
                     "incidents": s.incidents,
                     "also_count": s.also,
+                    "by_location": s.located,
+                    "nearest_distance": s.nearest,
                     "first": s.first.as_ref().map(ts_of),
                     "last": s.last.as_ref().map(ts_of),
                     "captures": values,
@@ -744,6 +749,10 @@ impl Writer for Collector<'_> {
         let captures = ev.captures(first);
         let s = &mut self.records[first.entry as usize];
         s.primary += 1;
+        if let Some(d) = first.distance {
+            s.located += 1;
+            s.nearest = Some(s.nearest.map_or(d, |n| n.min(d)));
+        }
         // Incidents of the primary matches, with the default window and key (a run's counts
         // include the records an event also matched).
         let key = crate::repeat::Parts::of_found(ev, first).key(&crate::repeat::KeySpec::default());

@@ -175,6 +175,13 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
     let name_w = width.saturating_sub(count_w + inc_w + sev_w + 6).max(10);
     for r in sum.records.iter().take(MAX_ROWS) {
         let name = if r.title == r.id { r.id.clone() } else { format!("{} ({})", r.title, r.id) };
+        // A panic matched by where it happened is not that record's error: said first, where
+        // cutting the name to the width cannot take it off.
+        let name = match r.located {
+            0 => name,
+            n if n == r.count => format!("[by a panic's location] {name}"),
+            n => format!("[{} by a panic's location] {name}", thousands(n)),
+        };
         let _ = writeln!(
             out,
             "{:>count_w$}  {:>inc_w$}  {}{:<sev_w$}{}  {}",
@@ -230,7 +237,14 @@ mod tests {
     use super::*;
 
     fn rec(id: &str, sev: &str, count: u64) -> RecordCount {
-        RecordCount { id: id.into(), title: format!("title-of-{id}"), severity: sev.into(), count, incidents: count.div_ceil(10) }
+        RecordCount {
+            id: id.into(),
+            title: format!("title-of-{id}"),
+            severity: sev.into(),
+            count,
+            incidents: count.div_ceil(10),
+            located: 0,
+        }
     }
 
     #[test]
@@ -272,6 +286,31 @@ mod tests {
         assert!(text.contains("… 5 more records"), "{text}");
         let plain = render(&sum, 60, false);
         assert!(plain.lines().all(|l| l.chars().count() <= 60), "{plain}");
+    }
+
+    #[test]
+    fn regression_a_panic_by_location_is_said_so_in_its_row() {
+        // Found by a second reader: a panic matched by the record nearest its location read, in
+        // the summary, as that record's error (pretty output and JSON said "by location").
+        let mut all = rec("a", "error", 3);
+        all.located = 3;
+        all.title = "y".repeat(200);
+        let mut some = rec("b", "error", 2);
+        some.located = 1;
+        let sum = Summary {
+            lines: 5,
+            events: 5,
+            matched_events: 5,
+            records: vec![all, some, rec("c", "error", 1)],
+            ended: None,
+            unknown: None,
+        };
+        let text = render(&sum, 80, false);
+        let rows: Vec<&str> = text.lines().skip_while(|l| !l.trim_start().starts_with("COUNT")).skip(1).collect();
+        assert!(rows[0].contains("  [by a panic's location] yyy"), "{text}");
+        assert!(rows[0].ends_with('…'), "{text}");
+        assert!(rows[1].ends_with("  [1 by a panic's location] title-of-b (b)"), "{text}");
+        assert!(rows[2].ends_with("  title-of-c (c)"), "{text}");
     }
 
     #[test]

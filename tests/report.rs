@@ -511,3 +511,32 @@ fn regression_unknown_errors_count_panics_show_the_last_template_and_an_event_li
     let panic = clusters.iter().find(|c| c["template"].as_str().unwrap().contains("panicked at"));
     assert!(panic.is_some_and(|p| p["count"] == 1), "{clusters:?}");
 }
+
+/// A second reader's note: a panic matched by its location read, on the page and in `--summary`,
+/// as the error of the record nearest it; only pretty output and JSON said "by location".
+#[test]
+fn regression_a_panic_by_location_is_said_so_on_the_page_and_in_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    // worker.rs:842 is `inject barrier failure` (c60da90c507837e7): 8 lines from 850, 3 from 845.
+    let input = "thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:850:21:\n\
+                 2026-03-02T08:00:01.000000000Z  INFO risingwave_meta::x: between\n\
+                 thread 'rw-main' panicked at src/meta/src/barrier/worker.rs:845:1:\n";
+    let log = dir.path().join("in.log");
+    std::fs::write(&log, input).unwrap();
+    let (html, data) = written(&[&path_str(&log)], b"", &dir.path().join("report.html"));
+    let recs = records_by_id(&data);
+    let r = recs.get("c60da90c507837e7").unwrap_or_else(|| panic!("{}", data["records"]));
+    assert_eq!(
+        (&r["count"], &r["by_location"], &r["nearest_distance"]),
+        (&Value::from(2), &Value::from(2), &Value::from(3))
+    );
+    assert!(html.contains("by a panic's location, "), "the page's script shows it");
+    let out = run(&["--summary", "--format", "json", &path_str(&log)], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let row = stderr_of(&out).lines().find(|l| l.contains("(c60da90c507837e7)")).map(str::to_owned);
+    assert!(
+        row.as_deref().is_some_and(|l| l.contains("  [by a panic's location] inject-barrier")),
+        "{row:?}\n{}",
+        stderr_of(&out)
+    );
+}

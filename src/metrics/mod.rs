@@ -135,6 +135,10 @@ pub struct Tally {
     /// Per entry: incidents (first occurrences of a key within the repeat window, see
     /// [`crate::repeat`]); zero where nobody tracks them.
     incidents: Vec<AtomicU64>,
+    /// Per entry: matches of a panic by its location, not its message
+    /// ([`crate::matcher::Matcher::by_location`]): `--summary` says so, or a crash reads as
+    /// the error logged near it.
+    located: Vec<AtomicU64>,
 }
 
 impl Tally {
@@ -142,6 +146,7 @@ impl Tally {
         Tally {
             counts: (0..entries).map(|_| AtomicU64::new(0)).collect(),
             incidents: (0..entries).map(|_| AtomicU64::new(0)).collect(),
+            located: (0..entries).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -153,6 +158,16 @@ impl Tally {
 
     pub fn incidents(&self, entry: usize) -> u64 {
         self.incidents.get(entry).map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+
+    pub fn add_located(&self, entry: u32) {
+        if let Some(c) = self.located.get(entry as usize) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn located(&self, entry: usize) -> u64 {
+        self.located.get(entry).map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     pub fn add(&self, entry: u32) {
@@ -175,6 +190,8 @@ pub struct RecordCount {
     pub count: u64,
     /// Distinct incidents among the matches (see [`crate::repeat`]).
     pub incidents: u64,
+    /// Of `count`, the panics matched by their location.
+    pub located: u64,
 }
 
 /// Per-record counts across reloads: the current generation's tally plus what earlier
@@ -198,9 +215,11 @@ impl Tallies {
                     severity: e.rec.severity.name().to_owned(),
                     count: 0,
                     incidents: 0,
+                    located: 0,
                 });
             rc.count += n;
             rc.incidents += t.incidents(i);
+            rc.located += t.located(i);
         }
     }
 }
