@@ -976,13 +976,21 @@ fn unexplained(
     // not found in barrier state` over a record's `job {} not found in barrier state`): an
     // error's text stands at the start of a message or field, after a `: `, a quote or a
     // bracket, or in a host's capture, not after words of its own. It explains nothing there.
+    // After another match's words, with only blanks between, it is the words that follow a
+    // known error, the piece this function leaves unexplained when no record knows it: a
+    // record for that piece (a draft `discover` made of it) explains it, or the draft never
+    // explained its own lines and each round drafted it again (found by a second reader).
     let mid_words = |f: &Found, r: &Range<usize>| {
         let t = hays[f.hay as usize].text;
         m.entries[f.entry as usize].class != crate::matcher::Class::LogEvent
             && f.start >= r.start + 2
             && t[f.start - 1] == b' '
             && t[f.start - 2].is_ascii_alphanumeric()
-            && !found.iter().any(|g| g.hay == f.hay && g.tail == f.start && g.start < f.start)
+            && !found.iter().any(|g| {
+                g.hay == f.hay
+                    && g.start < f.start
+                    && (g.tail == f.start || (g.end < f.start && t[g.end..f.start].iter().all(|&b| b == b' ')))
+            })
     };
     let in_region = |f: &Found, (h, r): &(usize, Range<usize>)| {
         f.hay as usize == *h && f.start < r.end && f.end > r.start && !mid_words(f, r)
@@ -1217,7 +1225,7 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     while r.end > r.start && sep(text[r.end - 1]) {
         r.end -= 1;
     }
-    let r = unquoted(text, r);
+    let mut r = unquoted(text, r);
     // The end of a `{:?}`-quoted chain whose first links a record explained: `cause"` (quotes
     // inside it are escaped: `cause \"x\""`).
     let t = &text[r.clone()];
@@ -1226,7 +1234,15 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         && t[t.len() - 2] != b'\\'
         && !memchr::memchr_iter(b'"', &t[..t.len() - 1]).any(|q| q == 0 || t[q - 1] != b'\\')
     {
-        return r.start..r.end - 1;
+        r.end -= 1;
+    }
+    // Then the end of a value quoted inside that string, whose opening quote is before the
+    // piece (`pk: \"Starrocks error: early eof\""` leaves `early eof\"`): an escaped quote
+    // without its pair in the piece (found by a second reader: the template was `early eof"`
+    // and its draft matched no line).
+    let escaped_quotes = |t: &[u8]| memchr::memmem::find_iter(t, b"\\\"").count();
+    while text[r.clone()].ends_with(b"\\\"") && escaped_quotes(&text[r.clone()]) % 2 == 1 {
+        r.end -= 2;
     }
     r
 }

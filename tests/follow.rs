@@ -1025,6 +1025,30 @@ fn regression_logrotate_copytruncate_delivers_each_line_once() {
     assert_eq!(dups, 0, "every line once\n{}", tail(&env.stderr()));
 }
 
+/// Found by a second reader: a copytruncate made while the original's last event was still
+/// open (its line waiting out `--idle-timeout`) started the copy at that event, and the original
+/// emitted it too: one event twice at every rotation of a busy log, the same line counted twice
+/// by `--unknown`. A long idle timeout holds the event open across the copy here.
+#[test]
+fn regression_a_copytruncate_while_the_last_event_is_open_delivers_it_once() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("meta.log"));
+    let d = env.start("meta.log*", &["--idle-timeout", "1500"]);
+    w.write(3);
+    env.must_catch_up(2, "before the copy");
+    thread::sleep(Duration::from_millis(100));
+    assert!(!env.has(2), "the last event is still open");
+    fs::copy(env.log("meta.log"), env.log("meta.log.1")).unwrap();
+    w.file.set_len(0).unwrap();
+    thread::sleep(Duration::from_millis(2500));
+    w.write(2);
+    env.must_catch_up(5, "after the rotation");
+    thread::sleep(Duration::from_millis(500));
+    d.term();
+    let (_, dups) = env.verdict("copytruncate over an open event", 5, 0);
+    assert_eq!(dups, 0, "every line once\n{}", tail(&env.stderr()));
+}
+
 /// A copytruncate while the daemon was down after a kill -9: what it had delivered without a
 /// checkpoint is delivered again from the copy, with the ids it had (they were the copy's own,
 /// new ids, so a downstream could not drop the repeats).

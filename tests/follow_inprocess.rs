@@ -45,6 +45,7 @@ fn settings(dir: &Path, out: &Path) -> Settings {
         line_timeout: Duration::from_millis(200),
         rotate_wait: Duration::from_secs(1),
         checkpoint_interval: Duration::from_millis(10),
+        clusters_interval: Duration::from_millis(10),
         shutdown_timeout: Duration::from_secs(5),
         state_dir: dir.join("state"),
         state_dir_origin: "test",

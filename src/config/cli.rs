@@ -203,6 +203,11 @@ pub struct FollowArgs {
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub checkpoint_interval: Option<Duration>,
 
+    /// With --unknown, the clusters are written to the state directory at most this often (and
+    /// when the daemon stops); a kill -9 loses at most this much of their counts [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub clusters_interval: Option<Duration>,
+
     /// On SIGTERM/SIGINT, how long to wait for the output to take what was read [default: 10s].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub shutdown_timeout: Option<Duration>,

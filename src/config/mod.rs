@@ -159,6 +159,7 @@ pub struct InputConfig {
 pub struct StateConfig {
     pub dir: Option<PathBuf>,
     pub checkpoint_interval: Option<Dur>,
+    pub clusters_interval: Option<Dur>,
     pub shutdown_timeout: Option<Dur>,
 }
 
@@ -298,6 +299,7 @@ impl Config {
         let positive = [
             ("input.poll_interval", c.input.poll_interval),
             ("state.checkpoint_interval", c.state.checkpoint_interval),
+            ("state.clusters_interval", c.state.clusters_interval),
             ("state.shutdown_timeout", c.state.shutdown_timeout),
         ];
         for (key, v) in positive {

@@ -1282,7 +1282,10 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
     let mut end = bound;
     let quoted = quotes(&text[line_start..start]) % 2 == 1;
     if quoted {
-        let mut esc = false;
+        // The lazy group's one byte may be the backslash of an escaped quote (`\"x\"` as a
+        // `{:?}` value inside a `{:?}` string): that quote does not close the string (found by
+        // a second reader: the value was `\` and the rest of the string was left unexplained).
+        let mut esc = text[start..lazy_end].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
         for (i, &b) in text[lazy_end..bound].iter().enumerate() {
             if b == b'"' && !esc {
                 end = lazy_end + i;

@@ -119,6 +119,17 @@ fn json_level_wanted(line: &[u8], wanted: impl Fn(&[u8]) -> bool, least: u64) ->
     })
 }
 
+/// How much of a line with ANSI codes [`level_marker`] strips of them and reads: its level
+/// window and, for a JSON object behind coloured prefixes, room for the keys before its level
+/// (a level key further in than this is not looked for).
+const MAX_ANSI_LOOK: usize = 64 * 1024;
+
+thread_local! {
+    /// [`level_marker`]'s line without its ANSI codes: reused, so a coloured stream costs no
+    /// allocation a line.
+    static STRIPPED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// How far into a line its level is looked for: past a `kubectl --prefix` and `--timestamps`
 /// prefix and RisingWave's own timestamp (30 bytes), with room for a thread name.
 pub const LEVEL_WINDOW: usize = 160;
@@ -158,6 +169,17 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         Levels::Error => true,
         Levels::Warn => false,
     };
+    // A line with ANSI codes (copied from a terminal, `grep --color`, stern's and compose's
+    // coloured prefixes) is read as framing reads it, without them: a code before a JSON
+    // object hid the object, and `\x1b[K` before a level word hid the word, and the event was
+    // dropped unclustered (found by a second reader).
+    if memchr::memchr(0x1b, &line[..line.len().min(MAX_ANSI_LOOK)]).is_some() {
+        return STRIPPED.with_borrow_mut(|buf| {
+            buf.clear();
+            crate::framing::parse::strip_ansi(&line[..line.len().min(MAX_ANSI_LOOK)], buf);
+            level_marker(buf, levels)
+        });
+    }
     let w = &line[..line.len().min(LEVEL_WINDOW)];
     // Behind a `kubectl --prefix` (`[pod/…] `) the line is read as it would be without it.
     let skip = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(0, |i| i + 1) } else { 0 };
@@ -187,8 +209,8 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         return json_level_wanted(line, wanted, if error_only { 50 } else { 40 });
     }
     // Anywhere else in the window, a level word between blanks, tabs or brackets (other programs'
-    // `- WARNING -`, `[WARN]`, zap's `\tERROR\t`, `CRITICAL:`), or between ANSI codes (a line
-    // copied from a terminal: `\x1b[33m WARN\x1b[0m`, `\x1b[31mERROR\x1b[0m`). Only upper-case
+    // `- WARNING -`, `[WARN]`, zap's `\tERROR\t`, `CRITICAL:`; ANSI codes are gone by now).
+    // Only upper-case
     // words with an `R` in them: in a RisingWave stream framing finds the lines to look at by
     // the `R`s the skim marks (`level_candidates`), so a `FATAL` or `Warning` would be taken in
     // some blocks and not in others.
@@ -197,9 +219,7 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         // At the line's start, a level word with a colon after it (Python's `logging`, uvicorn:
         // `ERROR:root:…`, `WARNING:  …`: framing's `leveled_line`).
         let ends: &[u8] = if i == 0 { b":" } else { b" \t]>):,\x1b" };
-        (i == 0
-            || matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'(')
-            || (w[i - 1] == b'm' && memchr::memchr(0x1b, &w[..i]).is_some()))
+        (i == 0 || matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'('))
             && {
                 let word = |l: &[u8]| r.starts_with(l) && r.get(l.len()).is_some_and(|b| ends.contains(b));
                 word(b"ERROR")
@@ -347,6 +367,12 @@ impl Shared {
             clusters: std::sync::Arc::new(std::sync::Mutex::new(Clusterer::new(cap))),
             saved: std::sync::Arc::default(),
         }
+    }
+
+    /// Have the clusters changed since they were last written?
+    pub fn changed(&self) -> bool {
+        let version = self.clusters.lock().unwrap_or_else(|e| e.into_inner()).version();
+        *self.saved.lock().unwrap_or_else(|e| e.into_inner()) != Some(version)
     }
 }
 
@@ -1361,6 +1387,15 @@ mod tests {
             ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, true),
             ("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[2mx\x1b[0m: y", Levels::Error, false),
             ("[pod/m/m] 2026-03-02T08:00:00.1Z \x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m x: y", Levels::Error, true),
+            // regression (found by a second reader): `grep --color=always WARN` puts `\x1b[K`
+            // before the word, and a coloured prefix before a JSON object hid the object: the
+            // events were dropped unclustered.
+            ("2026-03-02T08:00:01.8Z  \x1b[01;31m\x1b[KWARN\x1b[m\x1b[K risingwave_meta::x: y", Levels::Warn, true),
+            ("2026-03-02T08:00:01.8Z  \x1b[01;31m\x1b[KWARN\x1b[m\x1b[K risingwave_meta::x: y", Levels::Error, false),
+            ("2026-03-02T08:00:01.8Z  INFO risingwave_meta::x: \x1b[01;31m\x1b[KWARN\x1b[m\x1b[K", Levels::Warn, false),
+            ("\x1b[0m{\"level\":\"WARN\",\"fields\":{\"message\":\"x\"}}", Levels::Warn, true),
+            ("\x1b[32mrisingwave-meta-0\x1b[0m \x1b[34mmeta\x1b[0m {\"level\":\"ERROR\",\"fields\":{\"message\":\"x\"}}", Levels::Error, true),
+            ("\x1b[36mrisingwave-meta-1  |\x1b[0m {\"level\":\"INFO\",\"fields\":{\"message\":\"WARN x\"}}", Levels::Warn, false),
             ("a lemma WARNINGS and a storm ERRORS", Levels::Warn, false),
             // A line that starts with its level and a colon (Python's `logging`, uvicorn).
             ("ERROR:root:UDF gcd failed", Levels::Error, true),

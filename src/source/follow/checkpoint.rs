@@ -221,8 +221,11 @@ pub fn write_clusters(dir: &Path, clusters: Vec<crate::unknown::SavedCluster>) -
 }
 
 /// The unknown clusters saved in the state directory; none when there is no file. A file that
-/// cannot be read or is of another version is reported and left alone: the clusters start over
-/// (their ids are the same anyway, only the counts restart).
+/// cannot be read is reported and left alone; one that does not parse, or is of another
+/// version, is reported and set aside (`unknown-clusters.json.corrupt`, `….v<N>`), as a corrupt
+/// checkpoint file is: the next write would replace it, and the evidence with it (found by a
+/// second reader). The clusters start over (their ids are the same anyway, only the counts
+/// restart).
 pub fn read_clusters(dir: &Path) -> Vec<crate::unknown::SavedCluster> {
     let path = dir.join(CLUSTERS);
     let bytes = match fs::read(&path) {
@@ -236,11 +239,17 @@ pub fn read_clusters(dir: &Path) -> Vec<crate::unknown::SavedCluster> {
     match serde_json::from_slice::<ClustersOnDisk>(&bytes) {
         Ok(d) if d.version == CLUSTERS_VERSION => d.clusters,
         Ok(d) => {
-            tracing::warn!(path = %path.display(), version = d.version, "unknown clusters of another format version; their counts start over");
+            let aside = dir.join(format!("{CLUSTERS}.v{}", d.version));
+            let moved = fs::rename(&path, &aside).map(|()| aside.display().to_string());
+            tracing::warn!(path = %path.display(), version = d.version, moved_to = %moved.unwrap_or_else(|e| format!("not moved: {e}")),
+                "unknown clusters of another format version; set aside, their counts start over");
             Vec::new()
         }
         Err(e) => {
-            tracing::warn!(path = %path.display(), cause = %e, "unknown clusters file unreadable; their counts start over");
+            let aside = dir.join(format!("{CLUSTERS}.corrupt"));
+            let moved = fs::rename(&path, &aside).map(|()| aside.display().to_string());
+            tracing::warn!(path = %path.display(), cause = %e, moved_to = %moved.unwrap_or_else(|e| format!("not moved: {e}")),
+                "unknown clusters file unreadable; set aside, their counts start over");
             Vec::new()
         }
     }

@@ -402,6 +402,12 @@ impl Discovery {
     /// for a new file then, it was read from its start: every line twice, with new event ids.
     /// Once it is as long, [`Self::copy_of`] starts it where the original had got to; a file
     /// that stops growing shorter is a new file after all.
+    ///
+    /// A copy is also kept waiting while the original holds an open event (its last lines,
+    /// until `--idle-timeout` closes it or the original is found truncated and flushes it), at
+    /// most `rotate_wait` from when the copy was found: taken then, the copy started at that
+    /// event's first line, and the original emitted the event too (found by a second reader:
+    /// one event twice at every copytruncate of a busy log).
     fn copy_in_progress(
         &mut self,
         id: (u64, u64),
@@ -412,6 +418,14 @@ impl Discovery {
     ) -> bool {
         let w = &self.waiting[&id];
         let Ok(size) = w.file.metadata().map(|m| m.len()) else { return false };
+        let open_event = files.values().any(|t| {
+            let pending = t.pending().0;
+            (t.dev, t.ino) != id && same_head(&t.head, head) && pending < t.read_pos && size >= pending
+        });
+        if open_event && now.duration_since(w.first_seen) < settings.rotate_wait {
+            tracing::debug!(path = %w.path.display(), size, "a copy of a followed file whose last event is open: waiting for it to close");
+            return true;
+        }
         let shorter_copy =
             files.values().any(|t| (t.dev, t.ino) != id && same_head(&t.head, head) && size < t.pending().0)
                 || self.truncated.iter().any(|(old, _)| same_head(&old.head, head) && size < old.pos.0);

@@ -61,6 +61,8 @@ pub struct Settings {
     pub line_timeout: Duration,
     pub rotate_wait: Duration,
     pub checkpoint_interval: Duration,
+    /// With `--unknown`: the clusters are written at most this often, and when the daemon stops.
+    pub clusters_interval: Duration,
     pub shutdown_timeout: Duration,
     pub state_dir: PathBuf,
     /// What chose `state_dir` (an option, the config, the environment, a default), logged.
@@ -358,7 +360,7 @@ async fn supervise(
     let saver = tokio::spawn(save_every(
         store.clone(),
         settings.stage.unknown.clone(),
-        settings.checkpoint_interval,
+        (settings.checkpoint_interval, settings.clusters_interval),
         metrics.clone(),
         saved.clone(),
         lock_lost,
@@ -460,30 +462,58 @@ async fn supervise(
 async fn save_every(
     store: Arc<Mutex<Store>>,
     unknown: Option<crate::unknown::Shared>,
-    every: Duration,
+    (every, clusters_every): (Duration, Duration),
     metrics: Arc<Metrics>,
     acked: Arc<tokio::sync::Notify>,
     lock_lost: Arc<std::sync::atomic::AtomicBool>,
     wake: Sender<Wake>,
     clock: clock::Clock,
 ) {
+    // When the clusters were last written, and whether a change of them waits for its turn.
+    let mut clusters_at: Option<std::time::Instant> = None;
+    let mut clusters_waiting = false;
     loop {
         let dirty = store.lock().expect("store lock").dirty();
         if !dirty {
             metrics.checkpoint_idle();
-            acked.notified().await;
+            match clusters_at.filter(|_| clusters_waiting) {
+                // Clusters changed since their last write, and their turn comes before another
+                // acknowledgement may: written then, and at rest after that.
+                Some(at) => {
+                    let due = (at + clusters_every).saturating_duration_since(clock.now());
+                    tokio::select! {
+                        () = acked.notified() => {}
+                        () = clock.sleep(due) => {}
+                    }
+                }
+                None => acked.notified().await,
+            }
             // Acknowledgements the last write already held leave a permit (`notify_one`): woken
             // by one, nothing is dirty, and the age would count up to the next write for nothing.
-            if !store.lock().expect("store lock").dirty() {
+            if !store.lock().expect("store lock").dirty() && !clusters_waiting {
                 continue;
             }
             metrics.checkpoint_current();
         }
         // What is acknowledged in the meantime goes into the same write.
         clock.sleep(every).await;
-        let Some(snap) = store.lock().expect("store lock").snapshot() else { continue };
+        let snap = store.lock().expect("store lock").snapshot();
+        let clusters_due = clusters_at.is_none_or(|at| clock.now().saturating_duration_since(at) >= clusters_every);
+        clusters_waiting = unknown.as_ref().is_some_and(|u| u.changed()) && !clusters_due;
+        if snap.is_none() && !clusters_due {
+            continue;
+        }
+        if clusters_due {
+            clusters_at = Some(clock.now());
+        }
         let (unknown, dir) = (unknown.clone(), store.lock().expect("store lock").dir().to_owned());
-        match tokio::task::spawn_blocking(move || snap.write().and_then(|()| save_clusters(unknown.as_ref(), &dir))).await {
+        let write = move || {
+            if let Some(snap) = snap {
+                snap.write()?;
+            }
+            if clusters_due { save_clusters(unknown.as_ref(), &dir) } else { Ok(()) }
+        };
+        match tokio::task::spawn_blocking(write).await {
             Ok(Ok(())) => metrics.checkpoint_current(),
             Ok(Err(e)) if checkpoint::is_lock_lost(&e) => {
                 tracing::error!(dir = %store.lock().expect("store lock").dir().display(), "the state directory's lock file is gone or replaced (the directory was deleted?): stopping, so that two daemons never share one directory");
@@ -494,6 +524,7 @@ async fn save_every(
             Ok(Err(e)) => {
                 tracing::error!(cause = %e, "checkpoint not written; retrying");
                 store.lock().expect("store lock").mark_dirty();
+                clusters_at = None;
                 // A full or failing disk is retried, not hammered (nor the log flooded).
                 clock.sleep(WRITE_RETRY.saturating_sub(every)).await;
             }
