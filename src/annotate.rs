@@ -1236,13 +1236,36 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     {
         r.end -= 1;
     }
-    // Then the end of a value quoted inside that string, whose opening quote is before the
-    // piece (`pk: \"Starrocks error: early eof\""` leaves `early eof\"`): an escaped quote
-    // without its pair in the piece (found by a second reader: the template was `early eof"`
-    // and its draft matched no line).
-    let escaped_quotes = |t: &[u8]| memchr::memmem::find_iter(t, b"\\\"").count();
-    while text[r.clone()].ends_with(b"\\\"") && escaped_quotes(&text[r.clone()]) % 2 == 1 {
-        r.end -= 2;
+    // Then the ends of values quoted inside that string, whose opening quotes are before the
+    // piece (`pk: \"Starrocks error: early eof\""` leaves `early eof\"`; a level deeper,
+    // `\\\"`): an escaped quote without its pair in the piece, counted at its own level (found
+    // by a second reader: the template was `early eof"` and its draft matched no line).
+    loop {
+        let t = &text[r.clone()];
+        let Some(body) = t.strip_suffix(b"\"") else { break };
+        let k = body.len() - body.iter().rposition(|&b| b != b'\\').map_or(0, |p| p + 1);
+        if k % 2 == 0 {
+            break;
+        }
+        let level = &t[t.len() - k - 1..];
+        let pairs = memchr::memmem::find_iter(t, level).filter(|&at| at == 0 || t[at - 1] != b'\\').count();
+        if pairs % 2 == 0 {
+            break;
+        }
+        r.end -= k + 1;
+    }
+    // A piece quoted whole at a level of escaping (`\"x: y\"`, `\\\"x\\\"`): without its quotes,
+    // as `unquoted` takes plain ones off.
+    let t = &text[r.clone()];
+    let k = t.iter().take_while(|&&b| b == b'\\').count();
+    if k % 2 == 1
+        && t.get(k) == Some(&b'"')
+        && t.len() > 2 * (k + 1)
+        && t.ends_with(&t[..k + 1])
+        && t[t.len() - k - 2] != b'\\'
+        && memchr::memmem::find_iter(t, &t[..k + 1]).filter(|&at| at == 0 || t[at - 1] != b'\\').count() == 2
+    {
+        r = r.start + k + 1..r.end - k - 1;
     }
     r
 }
@@ -1966,6 +1989,17 @@ mod tests {
             ("object store timeout\n\nCaused by:\n    x", "object store timeout"),
             // the end of a `{:?}` string whose first links a record explained
             ("disk full\"", "disk full"),
+            // regression (found by a second reader): and of values quoted inside it, whose
+            // opening quotes are before the piece, at each level of escaping; a quoted value
+            // whole in the piece keeps its quotes
+            (r#"early eof\"""#, "early eof"),
+            (r#"early eof\""#, "early eof"),
+            (r#"refused (os error 111)\\\"\""#, "refused (os error 111)"),
+            (r#"table \"t\" gone\""#, r#"table \"t\" gone"#),
+            (r#"table \"t\""#, r#"table \"t\""#),
+            (r#"\"transport error: refused\""#, "transport error"),
+            (r#"\"a\" and \"b\""#, r#"\"a\" and \"b\""#),
+            (r#"\\\"transport error: refused (os error 111)\\\"\""#, "transport error"),
             // backticks quote too; an unclosed quote runs to the end
             ("column `a: b` missing: x", "column `a: b` missing"),
             ("unclosed \"quote: here", "unclosed \"quote: here"),

@@ -3147,3 +3147,44 @@ fn regression_a_trickle_of_unknown_events_writes_the_clusters_once_an_interval()
     let err = std::fs::read_to_string(&err_file).unwrap();
     assert!(err.contains("unknown clusters file unreadable; set aside"), "{err}");
 }
+
+/// Found by a second reader (a catalog keeper): a `{:?}` value inside a `{:?}` string
+/// (`encode \"trades_mv\"`) ended after its first byte, the backslash, and the rest of the string
+/// was clustered (`<*> by:\n PermissionDenied …`); and a cause that ends a value quoted inside
+/// the string (`pk: \"Starrocks error: early eof\""`) kept that value's closing quote (`early
+/// eof"`). Neither draft matched its line, and each round drafted them again.
+#[test]
+fn regression_values_quoted_inside_a_debug_string_end_at_their_own_quote() {
+    let d = Dir::new();
+    let catalog = d.write(
+        "nested.jsonl",
+        concat!(
+            r#"{"id":"sr","errorMessage":"Starrocks error: {0}","messagePattern":"Starrocks error: (.+?)"}"#,
+            "\n",
+            r#"{"id":"pt","errorMessage":"progress table column not matched: progress table: {:?}, pk: {:?}","messagePattern":"progress table column not matched: progress table: (.+?), pk: (.+?)"}"#,
+            "\n",
+            r#"{"id":"uf","errorMessage":"Unsupported format {:?} encode {:?}","messagePattern":"Unsupported format (.+?) encode (.+?)"}"#,
+            "\n"
+        ),
+    );
+    let log = d.write(
+        "in.log",
+        &format!(
+            "{}\n{}\n",
+            warn(1, r#"skip refresh: status is not idle: "progress table column not matched: progress table: \"device_src\", pk: \"Starrocks error: early eof\"" fragment_id=46511"#),
+            warn(2, r#"skip refresh: status is not idle: "Unsupported format Some(65958) encode \"trades_mv\"\n\nCaused by:\n    PermissionDenied (persistent) at read\n""#),
+        ),
+    );
+    let evs = common::events(&run(&["-c", &catalog, "--unknown", "warn", "--format", "json", &log], b"").stdout);
+    assert_eq!(evs.len(), 2);
+    assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("early eof"), "{}", evs[0]);
+    assert_eq!(evs[1]["match"]["id"], "uf", "{}", evs[1]);
+    assert_eq!(evs[1]["match"]["captures"]["_2"], r#"\"trades_mv\""#, "{}", evs[1]);
+    assert_eq!(unknown(&evs[1]).map(|u| u.1), Some("PermissionDenied (persistent) at read"), "{}", evs[1]);
+    let out = run(&["discover", "-c", &catalog, "--format", "catalog", &log], b"");
+    let drafts = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let evs = common::events(&run(&["-c", &catalog, "-c", &drafts, "--unknown", "warn", "--format", "json", &log], b"").stdout);
+    assert!(evs.iter().all(|e| e.get("unknown").is_none()), "its draft explains it: {evs:?}");
+    let out = run(&["discover", "-c", &catalog, "-c", &drafts, "--format", "catalog", &log], b"");
+    assert!(out.stdout.is_empty(), "drafted again: {}", String::from_utf8_lossy(&out.stdout));
+}

@@ -642,6 +642,19 @@ impl Matcher {
             if let Some(p) = hay.starts.iter().rev().find(|&&p| p < ge) {
                 s = s.max(*p);
             }
+            // The literal after the group starts a value of its own (`… ddl_controller:
+            // unsupported yet`: the message's first word after the target's `: `), or a link of
+            // its own (`failed to plan: unsupported yet`): the group's value would be the empty
+            // text before it, which `(.+?)` is not, and the match took the line's header or the
+            // link before for it (found by a second reader: `_1` was the timestamp, level and
+            // target).
+            let blanks = ge + text[ge..].iter().take_while(|&&b| b == b' ').count();
+            let at_value_start = hay.starts.iter().any(|&p| p > ge && p <= blanks);
+            let after_link = ge > s && text[ge - 1] == b':' && blanks > ge;
+            if at_value_start || after_link {
+                caps.truncate(first);
+                return None;
+            }
             if let Some(p) = last_link(&text[s..ge]) {
                 s += p;
             }
