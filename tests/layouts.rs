@@ -334,6 +334,46 @@ fn regression_grep_line_numbers_are_taken_off() {
     );
 }
 
+/// Found by a second reader pasting logs: `grep -r ERROR /var/log/risingwave/`, `grep -H`,
+/// `zgrep` and piped `rg` put the file's name before each line (`meta-0.log:`, `meta-0.log-` on a
+/// line of context, `meta-0.log:12:` with `-n`), `cat -n` and `nl` a number and a tab, and
+/// `stern --timestamps` a time after its prefix: every line was plain text (no level, no time,
+/// no unknown errors, a cluster per file name; `cat -n` made 1,000-line events). They are read
+/// as the lines without them.
+#[test]
+fn regression_grep_file_names_cat_n_numbers_and_stern_times_are_taken_off() {
+    let fx = fixture();
+    let err = "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe";
+    let warn = "2026-03-02T08:00:01.0Z  WARN risingwave_meta::x: slow disk on node 3";
+    let cases: Vec<(&str, String)> = vec![
+        ("grep -H -A2", lines(&[&format!("logs/meta-0.log:{err}"), "logs/meta-0.log-Caused by:", "logs/meta-0.log-    disk gone", "--", &format!("logs/meta-1.log:{warn}")])),
+        ("grep -Hn -A2", lines(&[&format!("meta-0.log:12:{err}"), "meta-0.log-13-Caused by:", "meta-0.log-14-    disk gone", "--", &format!("meta-1.log:3:{warn}")])),
+        ("cat -n", lines(&[&format!("     1\t{err}"), "     2\tCaused by:", "     3\t    disk gone", &format!("     4\t{warn}")])),
+        (
+            "stern --timestamps",
+            lines(&[
+                &format!("risingwave-meta-0 meta 2026-03-02T08:00:00.1Z {err}"),
+                "risingwave-meta-0 meta 2026-03-02T08:00:00.1Z Caused by:",
+                "risingwave-meta-0 meta 2026-03-02T08:00:00.1Z     disk gone",
+                &format!("risingwave-meta-0 meta 2026-03-02T08:00:01.1Z {warn}"),
+            ]),
+        ),
+    ];
+    for (shape, input) in cases {
+        let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
+        let got: Vec<(&str, &str)> =
+            evs.iter().map(|e| (e["log"]["level"].as_str().unwrap_or("-"), e["unknown"]["template"].as_str().unwrap_or("-"))).collect();
+        assert_eq!(got, [("ERROR", "sink writer <*> failed"), ("WARN", "slow disk on node <*>")], "{shape}: {evs:#?}");
+        let first = evs[0]["message"].as_str().unwrap();
+        assert!(first.starts_with(&format!("{err}\nCaused by:\n    disk gone")), "{shape}: {first:?}");
+        assert_eq!(evs[1]["@timestamp"], "2026-03-02T08:00:01.0Z", "{shape}");
+    }
+    // A line of another stream with a word and a colon before it keeps them: no header follows.
+    let input = lines(&["error:2026-03-02T08:00:00.0Z is when it broke", "Caused by: something"]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    assert!(evs[0]["message"].as_str().unwrap().starts_with("error:2026-03-02T08:00:00.0Z is when"), "{evs:#?}");
+}
+
 /// `journalctl -u risingwave | annotail` and a tailed `/var/log/syslog`: every line, its
 /// continuation lines too, behind `<time> <host> <ident>[<pid>]: `. Such lines were plain text:
 /// no level, no fields, no `Caused by:` report joined, nothing clustered at `--unknown warn`.

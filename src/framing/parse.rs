@@ -74,6 +74,10 @@ pub struct StreamState {
     /// Lines carry `grep -n`'s line number (`12:`, `13-` for a line of context): the last one
     /// taken off.
     pub grep_line: Option<u64>,
+    /// Lines carry the file name grep prints before each line when it searches several files
+    /// (`grep -H`, `grep -r`, `zgrep`, `rg` piped: `<path>:`, `<path>-` on a line of context):
+    /// the last one taken off, as its length and a hash of its bytes.
+    pub grep_file: Option<(usize, u64)>,
     /// The last header was pasted inside a markdown quote: the lines that follow it start with
     /// `>` too, which is not part of their text.
     pub quote: bool,
@@ -387,7 +391,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
             return (p, h);
         }
     }
-    if (line.first().is_some_and(u8::is_ascii_digit) || state.grep_line.is_some())
+    if (matches!(line.first(), Some(b'0'..=b'9' | b' ')) || state.grep_line.is_some() || state.grep_file.is_some())
         && let Some(found) = grep_lead(line, state)
     {
         return found;
@@ -398,10 +402,58 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         return (Prefix { content: n, ..Prefix::default() }, Header::None);
     }
     let (p, h) = classify_inner(line, state);
+    if h == Header::None
+        && let Some(found) = grep_file_lead(line, state)
+    {
+        return found;
+    }
     if !matches!(h, Header::None | Header::Stamped | Header::Logfmt) {
         state.quote = false;
     }
     (p, h)
+}
+
+/// Longest file name looked at before a line (`grep -H`'s `<path>:`).
+const MAX_GREP_PATH: usize = 512;
+
+/// The file name grep prints before each line when it searches several files (`grep -H`, `-r`,
+/// `zgrep`, piped `rg`): `<path>:`, and `<path>-` on a line of context (`-A`/`-B`/`-C`), with
+/// `grep -n`'s number after it when there is one. Taken off where a full header follows it,
+/// and then off the lines of the same file that follow (its continuation lines, its context),
+/// as `grep -n`'s number is (found by a second reader: `grep -r ERROR /var/log/risingwave/`
+/// read as plain text, no level, no time, a cluster per file name). Only a line that holds no
+/// header of its own is looked at, and a path has no blank in it (`Caused by:` is none).
+fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Header)> {
+    let hash = |p: &[u8]| p.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    // The line after `n` bytes of prefix and its separator, read with the stream's state.
+    let after = |n: usize, state: &StreamState| {
+        let mut st = *state;
+        let (mut p, h) = classify(&line[n + 1..], &mut st);
+        p.shift(n + 1);
+        (p, h, st)
+    };
+    if let Some((len, h)) = state.grep_file
+        && line.len() > len
+        && matches!(line[len], b':' | b'-')
+        && hash(&line[..len]) == h
+    {
+        let (p, header, st) = after(len, state);
+        *state = st;
+        return Some((p, header));
+    }
+    let colon = memchr::memchr(b':', &line[..line.len().min(MAX_GREP_PATH)])?;
+    let path = &line[..colon];
+    let path_byte = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+' | b'~' | b'@' | b',' | b'=');
+    if path.is_empty() || !path.iter().all(path_byte) || path.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let (p, header, mut st) = after(colon, state);
+    if !matches!(header, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt) {
+        return None;
+    }
+    st.grep_file = Some((colon, hash(path)));
+    *state = st;
+    Some((p, header))
 }
 
 /// Leading whitespace, markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
@@ -435,11 +487,15 @@ fn json_object_line(s: &[u8]) -> bool {
 /// Its length and the number. A date is none (`2026-03-02T…` would read as line 2026): every
 /// RisingWave line starts with a digit, and this is their one look.
 fn grep_prefix(line: &[u8]) -> Option<(usize, u64)> {
-    let digits = line.iter().take(12).take_while(|b| b.is_ascii_digit()).count();
-    let sep = *line.get(digits)?;
-    if digits == 0 || !matches!(sep, b':' | b'-') {
+    // `cat -n`'s and `nl`'s numbers are right-aligned in six columns and followed by a tab.
+    let blanks = line.iter().take(12).take_while(|&&b| b == b' ').count();
+    let digits = line[blanks..].iter().take(12).take_while(|b| b.is_ascii_digit()).count();
+    let sep = *line.get(blanks + digits)?;
+    let seps: &[u8] = if blanks > 0 { b"\t" } else { b":-\t" };
+    if digits == 0 || !seps.contains(&sep) {
         return None;
     }
+    let line = &line[blanks..];
     if digits == 4
         && sep == b'-'
         && line.get(5..8).is_some_and(|d| d[0].is_ascii_digit() && d[1].is_ascii_digit() && d[2] == b'-')
@@ -447,7 +503,7 @@ fn grep_prefix(line: &[u8]) -> Option<(usize, u64)> {
         return None;
     }
     let n = line[..digits].iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'));
-    Some((digits + 1, n))
+    Some((blanks + digits + 1, n))
 }
 
 /// `grep -n`'s prefix taken off `line`, when it is one: where a full header follows it (behind
@@ -457,7 +513,7 @@ fn grep_prefix(line: &[u8]) -> Option<(usize, u64)> {
 /// a colon or a dash in another stream (`10:30:00 …`, `404-not-found`) is left alone: it has no
 /// header after them, and no number that follows grep's last (found by a second reader).
 fn grep_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Header)> {
-    if state.grep_line.is_some() && line == b"--" {
+    if (state.grep_line.is_some() || state.grep_file.is_some()) && line == b"--" {
         return Some((Prefix { content: line.len(), ..Prefix::default() }, Header::None));
     }
     let (n, number) = grep_prefix(line)?;
@@ -488,6 +544,13 @@ fn stern_prefix(line: &[u8]) -> Option<(Range<usize>, Range<usize>, usize)> {
 /// Does a full header start `s` (what may follow stern's prefix)?
 fn header_at(s: &[u8]) -> bool {
     risingwave_header(s).is_some() || json_object_line(s) || panic_header(s) || go_header(s).is_some()
+}
+
+/// A timestamp and a blank before a full header: `stern --timestamps`' time after its prefix
+/// (read then as `kubectl logs --timestamps`' is).
+fn timestamped_header(s: &[u8]) -> bool {
+    s.first().is_some_and(u8::is_ascii_digit)
+        && timestamp_len(s).is_some_and(|t| s.get(t) == Some(&b' ') && header_at(&s[t + 1..]))
 }
 
 /// A Go program's header at the start of `s`: a klog line's, or a logfmt line's
@@ -543,7 +606,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = n;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
         && let Some((pod, container, n)) = stern_prefix(line)
-        && (state.stern || header_at(&line[n..]))
+        && (state.stern || header_at(&line[n..]) || timestamped_header(&line[n..]))
     {
         state.stern = true;
         p.kubectl = Some((pod, container));
