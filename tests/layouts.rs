@@ -374,6 +374,46 @@ fn regression_grep_file_names_cat_n_numbers_and_stern_times_are_taken_off() {
     assert!(evs[0]["message"].as_str().unwrap().starts_with("error:2026-03-02T08:00:00.0Z is when"), "{evs:#?}");
 }
 
+/// Found by a second reader pasting logs: behind a paste's indent or quotes, a header's other
+/// prefixes (compose's, the journal's, `kubectl --prefix`'s) stayed on every line below it, and
+/// so did a nested quote's second `>` and an indented paste's indent: the cause below a header
+/// was lost or clustered with the prefix (`<*> |`, one cluster for seven errors), and a record
+/// whose message spans lines no longer matched. The lines of a pasted event lose the header's
+/// prefix, and the prefixes behind it are read as on the header.
+#[test]
+fn regression_the_lines_of_a_pasted_event_lose_the_headers_prefixes() {
+    let fx = fixture();
+    let bare = [
+        "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe",
+        "",
+        "Caused by:",
+        "    disk gone",
+        "2026-03-02T08:00:01.0Z  WARN risingwave_meta::x: slow disk on node 3",
+    ];
+    let summary = |input: String| -> Vec<(u64, String, String)> {
+        ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()))
+            .iter()
+            .map(|e| {
+                (src_line(e), e["message"].as_str().unwrap().to_owned(), e["unknown"]["template"].as_str().unwrap_or("-").to_owned())
+            })
+            .collect()
+    };
+    let want = summary(lines(&bare));
+    assert_eq!(want[0].2, "sink writer <*> failed", "{want:?}");
+    for prefix in [
+        "> risingwave-meta-1  | ",
+        "> Mar 02 08:00:00 node1 risingwave[4242]: ",
+        "    [pod/risingwave-meta-0/meta] ",
+        "> > ",
+        "    ",
+        "  ",
+    ] {
+        let pasted: Vec<String> = bare.iter().map(|l| format!("{prefix}{l}")).collect();
+        let refs: Vec<&str> = pasted.iter().map(String::as_str).collect();
+        assert_eq!(summary(lines(&refs)), want, "{prefix:?}");
+    }
+}
+
 /// `journalctl -u risingwave | annotail` and a tailed `/var/log/syslog`: every line, its
 /// continuation lines too, behind `<time> <host> <ident>[<pid>]: `. Such lines were plain text:
 /// no level, no fields, no `Caused by:` report joined, nothing clustered at `--unknown warn`.

@@ -81,6 +81,9 @@ pub struct StreamState {
     /// The last header was pasted inside a markdown quote: the lines that follow it start with
     /// `>` too, which is not part of their text.
     pub quote: bool,
+    /// The paste prefix (indent, quotes) of the last header, as its length and a hash of its
+    /// bytes: the lines of its event that start with the same bytes have it too.
+    pub paste: Option<(usize, u64)>,
     /// Lines carry a syslog or journal prefix (`journalctl -u risingwave`, `/var/log/syslog`),
     /// continuation lines too: journald stores each line of a message as an entry of its own.
     pub syslog: bool,
@@ -385,11 +388,26 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         };
         if full {
             st.quote = quote;
+            st.paste = (!table).then(|| (lead, fnv(&line[..lead])));
             *state = st;
             p.shift(lead);
             p.table_row = table;
             return (p, h);
         }
+    }
+    // A line of a pasted event: the header's prefix is not its text either, and the prefixes
+    // behind it are read as on the header (found by a second reader: a quoted or indented paste
+    // of compose's, the journal's or `kubectl --prefix`'s lines kept them on every line below
+    // the header, and an indented `HINT:` line, its indent).
+    if let Some((len, h)) = state.paste
+        && line.len() >= len
+        && fnv(&line[..len]) == h
+    {
+        let mut st = *state;
+        let (mut p, header) = classify_inner(&line[len..], &mut st);
+        *state = st;
+        p.shift(len);
+        return (p, header);
     }
     if (matches!(line.first(), Some(b'0'..=b'9' | b' ')) || state.grep_line.is_some() || state.grep_file.is_some())
         && let Some(found) = grep_lead(line, state)
@@ -409,8 +427,14 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     }
     if !matches!(h, Header::None | Header::Stamped | Header::Logfmt) {
         state.quote = false;
+        state.paste = None;
     }
     (p, h)
+}
+
+/// FNV-1a of `b`: a stream's prefixes are kept as their length and this.
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Longest file name looked at before a line (`grep -H`'s `<path>:`).
@@ -424,7 +448,7 @@ const MAX_GREP_PATH: usize = 512;
 /// read as plain text, no level, no time, a cluster per file name). Only a line that holds no
 /// header of its own is looked at, and a path has no blank in it (`Caused by:` is none).
 fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Header)> {
-    let hash = |p: &[u8]| p.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let hash = fnv;
     // The line after `n` bytes of prefix and its separator, read with the stream's state.
     let after = |n: usize, state: &StreamState| {
         let mut st = *state;
