@@ -1049,6 +1049,35 @@ fn regression_a_copytruncate_while_the_last_event_is_open_delivers_it_once() {
     assert_eq!(dups, 0, "every line once\n{}", tail(&env.stderr()));
 }
 
+/// Found by a second reader: after the followed glob's directory was removed and made again
+/// (a redeploy, a volume mounted again), inotify watched nothing: lines came out only with the
+/// poll, about 100 times later, and nothing said so. The new directory is watched again.
+#[test]
+fn regression_a_directory_made_again_is_watched_again() {
+    let env = Env::new();
+    let mut w = Writer::new(env.log("meta.log"));
+    w.write(1);
+    let d = env.start("*.log", &["--poll-interval", "5s"]);
+    env.must_catch_up(1, "before");
+    fs::remove_dir_all(env.logs()).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    fs::create_dir(env.logs()).unwrap();
+    let mut w = Writer { path: env.log("meta.log"), file: File::create(env.log("meta.log")).unwrap(), seq: 1, rotations: 0, buf: Vec::new() };
+    w.write(1);
+    // Found at the next poll at the latest.
+    env.must_catch_up(2, "the file in the new directory");
+    for n in 3..6 {
+        let t = Instant::now();
+        w.write(1);
+        while !env.has(n - 1) {
+            assert!(t.elapsed() < Duration::from_millis(2500), "line {} waited for the poll\n{}", n - 1, tail(&env.stderr()));
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+    d.term();
+    assert!(env.stderr().contains("a watched directory was removed or made again"), "{}", tail(&env.stderr()));
+}
+
 /// A copytruncate while the daemon was down after a kill -9: what it had delivered without a
 /// checkpoint is delivered again from the copy, with the ids it had (they were the copy's own,
 /// new ids, so a downstream could not drop the repeats).

@@ -10,7 +10,7 @@
 //! `/var/log/containers` needs); [`Watcher::watch_dir`] is idempotent and silently leaves
 //! directories that cannot be watched to polling.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
@@ -165,14 +165,18 @@ pub fn watch_root(pattern: &str) -> (PathBuf, RecursiveMode) {
 
 pub struct Watcher {
     inner: Option<notify::RecommendedWatcher>,
-    watched: HashSet<PathBuf>,
+    /// Directories watched, with the device and inode watched: a directory removed and made
+    /// again is another inode, which inotify does not follow (found by a second reader: after
+    /// `rm -rf logs; mkdir logs` events came only with the poll, about 100 times later, and
+    /// nothing said so).
+    watched: HashMap<PathBuf, (u64, u64)>,
 }
 
 impl Watcher {
     /// A watcher that wakes `wake`; `None` inside when notification is off or unavailable.
     pub fn new(enabled: bool, wake: Sender<Wake>) -> Watcher {
         if !enabled {
-            return Watcher { inner: None, watched: HashSet::new() };
+            return Watcher { inner: None, watched: HashMap::new() };
         }
         let handler = move |res: notify::Result<notify::Event>| {
             let Ok(ev) = res else {
@@ -195,10 +199,10 @@ impl Watcher {
             let _ = wake.send(w);
         };
         match notify::recommended_watcher(handler) {
-            Ok(w) => Watcher { inner: Some(w), watched: HashSet::new() },
+            Ok(w) => Watcher { inner: Some(w), watched: HashMap::new() },
             Err(e) => {
                 tracing::warn!(cause = %e, "file notification unavailable; polling only");
-                Watcher { inner: None, watched: HashSet::new() }
+                Watcher { inner: None, watched: HashMap::new() }
             }
         }
     }
@@ -207,16 +211,28 @@ impl Watcher {
         self.inner.is_some()
     }
 
-    /// Watch `dir` (once); a directory that does not exist yet is tried again on a later call.
+    /// Watch `dir` (once while it is the same directory: a `stat` a call); a directory that
+    /// does not exist yet, or was made again, is watched on a later call.
     pub fn watch_dir(&mut self, dir: &Path, mode: RecursiveMode) {
+        use std::os::unix::fs::MetadataExt;
         let Some(w) = &mut self.inner else { return };
-        if self.watched.contains(dir) {
-            return;
+        let id = std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()));
+        match (self.watched.get(dir), id) {
+            (Some(old), Some(id)) if *old == id => return,
+            (Some(_), _) => {
+                // Gone or made again: its watch is gone with it (inotify's IN_IGNORED); the
+                // error of removing it again is of no interest.
+                let _ = w.unwatch(dir);
+                self.watched.remove(dir);
+                tracing::info!(dir = %dir.display(), "a watched directory was removed or made again: watching it anew");
+            }
+            (None, _) => {}
         }
+        let Some(id) = id else { return };
         match w.watch(dir, mode) {
             Ok(()) => {
                 tracing::debug!(dir = %dir.display(), "watching");
-                self.watched.insert(dir.to_owned());
+                self.watched.insert(dir.to_owned(), id);
             }
             Err(e) => tracing::debug!(dir = %dir.display(), cause = %e, "not watched (polled)"),
         }
