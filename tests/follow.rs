@@ -691,6 +691,8 @@ fn unreadable_file_is_reported_and_others_continue() {
         tail(&err)
     );
     assert_eq!(err.matches("secret.log").count(), 1, "reported once, not on every poll: {err}");
+    // regression (found by a second reader): the start-up line counted it as followed.
+    assert!(err.contains("initial scan done; following files=1 unreadable=1"), "{}", tail(&err));
     assert!(!env.has(500));
     signal(&d.child, "TERM");
     assert!(wait_timeout(&mut d.child, PATIENCE).unwrap().success());
