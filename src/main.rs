@@ -569,11 +569,20 @@ fn write_discovery(
             }
         }
         DiscoverFormat::Catalog => {
-            let skipped;
-            (text, skipped) = d.catalog(&reports);
+            let (skipped, generic);
+            (text, skipped, generic) = d.catalog(&reports);
             if skipped > 0 {
                 eprintln!(
                     "annotail: {skipped} cluster(s) without 4 letters or digits between two variables of their template have no draft (see --format text)"
+                );
+            }
+            if !generic.is_empty() {
+                let shown: Vec<&str> = generic.iter().take(5).map(String::as_str).collect();
+                let more = if generic.len() > 5 { format!(" and {} more", generic.len() - 5) } else { String::new() };
+                eprintln!(
+                    "annotail: {} draft(s) say one word of their own (`discovered.generic`: {}{more}): they may match lines of other errors; review them before adding them",
+                    generic.len(),
+                    shown.join(", ")
                 );
             }
         }
