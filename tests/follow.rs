@@ -1064,7 +1064,13 @@ fn regression_a_directory_made_again_is_watched_again() {
     fs::remove_dir_all(env.logs()).unwrap();
     thread::sleep(Duration::from_millis(300));
     fs::create_dir(env.logs()).unwrap();
-    let mut w = Writer { path: env.log("meta.log"), file: File::create(env.log("meta.log")).unwrap(), seq: 1, rotations: 0, buf: Vec::new() };
+    let mut w = Writer {
+        path: env.log("meta.log"),
+        file: File::create(env.log("meta.log")).unwrap(),
+        seq: 1,
+        rotations: 0,
+        buf: Vec::new(),
+    };
     w.write(1);
     // Found at the next poll at the latest.
     env.must_catch_up(2, "the file in the new directory");
@@ -1072,7 +1078,12 @@ fn regression_a_directory_made_again_is_watched_again() {
         let t = Instant::now();
         w.write(1);
         while !env.has(n - 1) {
-            assert!(t.elapsed() < Duration::from_millis(2500), "line {} waited for the poll\n{}", n - 1, tail(&env.stderr()));
+            assert!(
+                t.elapsed() < Duration::from_millis(2500),
+                "line {} waited for the poll\n{}",
+                n - 1,
+                tail(&env.stderr())
+            );
             thread::sleep(Duration::from_millis(10));
         }
     }

@@ -346,9 +346,35 @@ fn regression_grep_file_names_cat_n_numbers_and_stern_times_are_taken_off() {
     let err = "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe";
     let warn = "2026-03-02T08:00:01.0Z  WARN risingwave_meta::x: slow disk on node 3";
     let cases: Vec<(&str, String)> = vec![
-        ("grep -H -A2", lines(&[&format!("logs/meta-0.log:{err}"), "logs/meta-0.log-Caused by:", "logs/meta-0.log-    disk gone", "--", &format!("logs/meta-1.log:{warn}")])),
-        ("grep -Hn -A2", lines(&[&format!("meta-0.log:12:{err}"), "meta-0.log-13-Caused by:", "meta-0.log-14-    disk gone", "--", &format!("meta-1.log:3:{warn}")])),
-        ("cat -n", lines(&[&format!("     1\t{err}"), "     2\tCaused by:", "     3\t    disk gone", &format!("     4\t{warn}")])),
+        (
+            "grep -H -A2",
+            lines(&[
+                &format!("logs/meta-0.log:{err}"),
+                "logs/meta-0.log-Caused by:",
+                "logs/meta-0.log-    disk gone",
+                "--",
+                &format!("logs/meta-1.log:{warn}"),
+            ]),
+        ),
+        (
+            "grep -Hn -A2",
+            lines(&[
+                &format!("meta-0.log:12:{err}"),
+                "meta-0.log-13-Caused by:",
+                "meta-0.log-14-    disk gone",
+                "--",
+                &format!("meta-1.log:3:{warn}"),
+            ]),
+        ),
+        (
+            "cat -n",
+            lines(&[
+                &format!("     1\t{err}"),
+                "     2\tCaused by:",
+                "     3\t    disk gone",
+                &format!("     4\t{warn}"),
+            ]),
+        ),
         (
             "stern --timestamps",
             lines(&[
@@ -361,8 +387,10 @@ fn regression_grep_file_names_cat_n_numbers_and_stern_times_are_taken_off() {
     ];
     for (shape, input) in cases {
         let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
-        let got: Vec<(&str, &str)> =
-            evs.iter().map(|e| (e["log"]["level"].as_str().unwrap_or("-"), e["unknown"]["template"].as_str().unwrap_or("-"))).collect();
+        let got: Vec<(&str, &str)> = evs
+            .iter()
+            .map(|e| (e["log"]["level"].as_str().unwrap_or("-"), e["unknown"]["template"].as_str().unwrap_or("-")))
+            .collect();
         assert_eq!(got, [("ERROR", "sink writer <*> failed"), ("WARN", "slow disk on node <*>")], "{shape}: {evs:#?}");
         let first = evs[0]["message"].as_str().unwrap();
         assert!(first.starts_with(&format!("{err}\nCaused by:\n    disk gone")), "{shape}: {first:?}");
@@ -394,7 +422,11 @@ fn regression_the_lines_of_a_pasted_event_lose_the_headers_prefixes() {
         ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()))
             .iter()
             .map(|e| {
-                (src_line(e), e["message"].as_str().unwrap().to_owned(), e["unknown"]["template"].as_str().unwrap_or("-").to_owned())
+                (
+                    src_line(e),
+                    e["message"].as_str().unwrap().to_owned(),
+                    e["unknown"]["template"].as_str().unwrap_or("-").to_owned(),
+                )
             })
             .collect()
     };

@@ -3183,7 +3183,9 @@ fn regression_values_quoted_inside_a_debug_string_end_at_their_own_quote() {
     assert_eq!(unknown(&evs[1]).map(|u| u.1), Some("PermissionDenied (persistent) at read"), "{}", evs[1]);
     let out = run(&["discover", "-c", &catalog, "--format", "catalog", &log], b"");
     let drafts = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
-    let evs = common::events(&run(&["-c", &catalog, "-c", &drafts, "--unknown", "warn", "--format", "json", &log], b"").stdout);
+    let evs = common::events(
+        &run(&["-c", &catalog, "-c", &drafts, "--unknown", "warn", "--format", "json", &log], b"").stdout,
+    );
     assert!(evs.iter().all(|e| e.get("unknown").is_none()), "its draft explains it: {evs:?}");
     let out = run(&["discover", "-c", &catalog, "-c", &drafts, "--format", "catalog", &log], b"");
     assert!(out.stdout.is_empty(), "drafted again: {}", String::from_utf8_lossy(&out.stdout));
@@ -3206,14 +3208,18 @@ fn regression_drafts_of_one_word_of_their_own_are_marked_for_review() {
     let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &log], b"");
     assert!(out.status.success(), "{}", stderr_of(&out));
     let drafts = events(&out.stdout);
-    let by_template = |t: &str| drafts.iter().find(|r| r["record"]["errorMessage"] == t).unwrap_or_else(|| panic!("{t}: {drafts:?}"));
+    let by_template =
+        |t: &str| drafts.iter().find(|r| r["record"]["errorMessage"] == t).unwrap_or_else(|| panic!("{t}: {drafts:?}"));
     // The message no record knows is clustered whole, its fields left out: one word.
     let wide = by_template("validation");
     assert_eq!(wide["discovered"]["generic"], true);
     assert_eq!(by_template("compaction group {} stalled for {}")["discovered"]["generic"], false);
     let err = stderr_of(&out);
     assert!(
-        err.contains(&format!("1 draft(s) say one word of their own (`discovered.generic`: {})", wide["record"]["id"].as_str().unwrap())),
+        err.contains(&format!(
+            "1 draft(s) say one word of their own (`discovered.generic`: {})",
+            wide["record"]["id"].as_str().unwrap()
+        )),
         "{err}"
     );
 }

@@ -467,7 +467,8 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
     }
     let colon = memchr::memchr(b':', &line[..line.len().min(MAX_GREP_PATH)])?;
     let path = &line[..colon];
-    let path_byte = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+' | b'~' | b'@' | b',' | b'=');
+    let path_byte =
+        |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+' | b'~' | b'@' | b',' | b'=');
     if path.is_empty() || !path.iter().all(path_byte) || path.iter().all(u8::is_ascii_digit) {
         return None;
     }

@@ -219,15 +219,14 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         // At the line's start, a level word with a colon after it (Python's `logging`, uvicorn:
         // `ERROR:root:…`, `WARNING:  …`: framing's `leveled_line`).
         let ends: &[u8] = if i == 0 { b":" } else { b" \t]>):,\x1b" };
-        (i == 0 || matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'('))
-            && {
-                let word = |l: &[u8]| r.starts_with(l) && r.get(l.len()).is_some_and(|b| ends.contains(b));
-                word(b"ERROR")
-                    || word(b"ERR")
-                    || word(b"CRITICAL")
-                    || word(b"CRIT")
-                    || (!error_only && (word(b"WARN") || word(b"WARNING")))
-            }
+        (i == 0 || matches!(w[i - 1], b' ' | b'\t' | b'[' | b'<' | b'(')) && {
+            let word = |l: &[u8]| r.starts_with(l) && r.get(l.len()).is_some_and(|b| ends.contains(b));
+            word(b"ERROR")
+                || word(b"ERR")
+                || word(b"CRITICAL")
+                || word(b"CRIT")
+                || (!error_only && (word(b"WARN") || word(b"WARNING")))
+        }
     })
 }
 
@@ -1394,8 +1393,16 @@ mod tests {
             ("2026-03-02T08:00:01.8Z  \x1b[01;31m\x1b[KWARN\x1b[m\x1b[K risingwave_meta::x: y", Levels::Error, false),
             ("2026-03-02T08:00:01.8Z  INFO risingwave_meta::x: \x1b[01;31m\x1b[KWARN\x1b[m\x1b[K", Levels::Warn, false),
             ("\x1b[0m{\"level\":\"WARN\",\"fields\":{\"message\":\"x\"}}", Levels::Warn, true),
-            ("\x1b[32mrisingwave-meta-0\x1b[0m \x1b[34mmeta\x1b[0m {\"level\":\"ERROR\",\"fields\":{\"message\":\"x\"}}", Levels::Error, true),
-            ("\x1b[36mrisingwave-meta-1  |\x1b[0m {\"level\":\"INFO\",\"fields\":{\"message\":\"WARN x\"}}", Levels::Warn, false),
+            (
+                "\x1b[32mrisingwave-meta-0\x1b[0m \x1b[34mmeta\x1b[0m {\"level\":\"ERROR\",\"fields\":{\"message\":\"x\"}}",
+                Levels::Error,
+                true,
+            ),
+            (
+                "\x1b[36mrisingwave-meta-1  |\x1b[0m {\"level\":\"INFO\",\"fields\":{\"message\":\"WARN x\"}}",
+                Levels::Warn,
+                false,
+            ),
             ("a lemma WARNINGS and a storm ERRORS", Levels::Warn, false),
             // A line that starts with its level and a colon (Python's `logging`, uvicorn).
             ("ERROR:root:UDF gcd failed", Levels::Error, true),

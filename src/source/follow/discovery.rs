@@ -155,7 +155,11 @@ impl Discovery {
             // Files that cannot be read are named (each with its error) and counted apart: the
             // count said 2 for one followed file and one unreadable (found by a second reader).
             let unreadable = self.reported.len();
-            tracing::info!(files = present.len().saturating_sub(unreadable), unreadable, "initial scan done; following");
+            tracing::info!(
+                files = present.len().saturating_sub(unreadable),
+                unreadable,
+                "initial scan done; following"
+            );
             self.metrics.set_ready(true);
         }
         self.metrics.files.set(files.len() as i64);
