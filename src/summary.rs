@@ -174,13 +174,19 @@ pub fn render(sum: &Summary, width: usize, color: bool) -> String {
         writeln!(out, "{}{:>count_w$}  {:>inc_w$}  {:<sev_w$}  RECORD{}", c(BOLD), "COUNT", "INCIDENTS", "SEVERITY", c(RESET));
     let name_w = width.saturating_sub(count_w + inc_w + sev_w + 6).max(10);
     for r in sum.records.iter().take(MAX_ROWS) {
-        let name = if r.title == r.id { r.id.clone() } else { format!("{} ({})", r.title, r.id) };
-        // A panic matched by where it happened is not that record's error: said first, where
-        // cutting the name to the width cannot take it off.
-        let name = match r.located {
-            0 => name,
-            n if n == r.count => format!("[by a panic's location] {name}"),
-            n => format!("[{} by a panic's location] {name}", thousands(n)),
+        // A panic matched by where it happened is not that record's error: said first. The
+        // title is cut to make room, never the marker or the id (slugs are not unique: the id
+        // tells rows apart; found by a third reader).
+        let marker = match r.located {
+            0 => String::new(),
+            n if n == r.count => "[by a panic's location] ".to_owned(),
+            n => format!("[{} by a panic's location] ", thousands(n)),
+        };
+        let name = if r.title == r.id {
+            format!("{marker}{}", r.id)
+        } else {
+            let room = name_w.saturating_sub(marker.chars().count() + r.id.chars().count() + 3).max(1);
+            format!("{marker}{} ({})", fit(&r.title, room), r.id)
         };
         let _ = writeln!(
             out,
@@ -308,7 +314,8 @@ mod tests {
         let text = render(&sum, 80, false);
         let rows: Vec<&str> = text.lines().skip_while(|l| !l.trim_start().starts_with("COUNT")).skip(1).collect();
         assert!(rows[0].contains("  [by a panic's location] yyy"), "{text}");
-        assert!(rows[0].ends_with('…'), "{text}");
+        // The title is cut, not the id (found by a third reader).
+        assert!(rows[0].ends_with("y… (a)"), "{text}");
         assert!(rows[1].ends_with("  [1 by a panic's location] title-of-b (b)"), "{text}");
         assert!(rows[2].ends_with("  title-of-c (c)"), "{text}");
     }

@@ -396,6 +396,19 @@ fn regression_grep_file_names_cat_n_numbers_and_stern_times_are_taken_off() {
         assert!(first.starts_with(&format!("{err}\nCaused by:\n    disk gone")), "{shape}: {first:?}");
         assert_eq!(evs[1]["@timestamp"], "2026-03-02T08:00:01.0Z", "{shape}");
     }
+    // regression (found by a third reader): the first line of another file's context, after
+    // grep's `--`, was glued to the event above; and a line of many `word:` tokens overflowed
+    // the stack (one look for a file name a token).
+    let input = lines(&[
+        &format!("./a.log:{err}"),
+        "--",
+        "./b-0.log-2026-03-02T08:00:00.5Z  INFO risingwave_meta::y: starting barrier manager",
+        &format!("./b-0.log:{warn}"),
+        &"ab:".repeat(20_000),
+    ]);
+    let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));
+    let got: Vec<(u64, &str)> = evs.iter().map(|e| (src_line(e), e["log"]["level"].as_str().unwrap_or("-"))).collect();
+    assert_eq!(got, [(1, "ERROR"), (3, "INFO"), (4, "WARN")], "{evs:#?}");
     // A line of another stream with a word and a colon before it keeps them: no header follows.
     let input = lines(&["error:2026-03-02T08:00:00.0Z is when it broke", "Caused by: something"]);
     let evs = ok_events(&fx.run(&["--all"], input.as_bytes()));

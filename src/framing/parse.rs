@@ -373,6 +373,13 @@ pub fn go_panic_header(s: &[u8]) -> bool {
 
 /// Classify one physical line (ANSI codes already removed).
 pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
+    classify_at(line, state, true)
+}
+
+/// [`classify`], looking for grep's file name before the line only when `file_names` (once: the
+/// text after a file name is read without that look, or a line of many `word:` tokens recursed
+/// once a token and overflowed the stack; found by a third reader).
+fn classify_at(line: &[u8], state: &mut StreamState, file_names: bool) -> (Prefix, Header) {
     // A paste prefix counts only where a full header follows it: an indented line is otherwise
     // a continuation (`Caused by` causes, backtraces), and `| ` may be a table in a message.
     if let Some((lead, quote, table)) = paste_lead(line) {
@@ -421,6 +428,7 @@ pub fn classify(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     }
     let (p, h) = classify_inner(line, state);
     if h == Header::None
+        && file_names
         && let Some(found) = grep_file_lead(line, state)
     {
         return found;
@@ -452,7 +460,7 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
     // The line after `n` bytes of prefix and its separator, read with the stream's state.
     let after = |n: usize, state: &StreamState| {
         let mut st = *state;
-        let (mut p, h) = classify(&line[n + 1..], &mut st);
+        let (mut p, h) = classify_at(&line[n + 1..], &mut st, false);
         p.shift(n + 1);
         (p, h, st)
     };
@@ -465,21 +473,34 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
         *state = st;
         return Some((p, header));
     }
-    let colon = memchr::memchr(b':', &line[..line.len().min(MAX_GREP_PATH)])?;
-    let path = &line[..colon];
+    // Where the name may end: at the `:` that ends a run of a path's bytes, or at a `-` in it
+    // (a line of context, the first of its file after grep's `--`: `meta-0.log-2026-…`, where
+    // only the header after it tells which `-` it is).
     let path_byte =
         |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+' | b'~' | b'@' | b',' | b'=');
-    if path.is_empty() || !path.iter().all(path_byte) || path.iter().all(u8::is_ascii_digit) {
-        return None;
+    let run = &line[..line.len().min(MAX_GREP_PATH)];
+    let end = run.iter().position(|b| !path_byte(b)).unwrap_or(run.len());
+    let dashes = memchr::memchr_iter(b'-', &line[..end]);
+    let colon = (line.get(end) == Some(&b':')).then_some(end);
+    for cut in colon.into_iter().chain(dashes).take(MAX_GREP_CUTS) {
+        let path = &line[..cut];
+        if path.is_empty() || path.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        let (p, header, mut st) = after(cut, state);
+        if matches!(header, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt) {
+            st.grep_file = Some((cut, hash(path)));
+            *state = st;
+            return Some((p, header));
+        }
     }
-    let (p, header, mut st) = after(colon, state);
-    if !matches!(header, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt) {
-        return None;
-    }
-    st.grep_file = Some((colon, hash(path)));
-    *state = st;
-    Some((p, header))
+    None
 }
+
+/// Places a file name before a line may end that are tried (the `:` after it, then its `-`s): a
+/// path has a few (a pod's log path under `/var/log/pods/` about ten); each try reads the rest of
+/// the line for a header.
+const MAX_GREP_CUTS: usize = 16;
 
 /// Leading whitespace, markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
 /// length, and whether there is a quote, and a gutter, among them.

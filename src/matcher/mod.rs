@@ -632,7 +632,35 @@ impl Matcher {
     ) -> Option<Found> {
         let text = hay.text;
         let first = caps.len();
-        let (mut start, mut end) = find_within(e, hay, caps)?;
+        let (mut from, mut tries) = (0, 0);
+        let (mut start, mut end) = loop {
+            let (start, end) = find_within(e, hay, caps, from)?;
+            // The literal after a leading group starts a value of its own (`… ddl_controller:
+            // unsupported yet`: the message's first word after the target's `: `), or a link of
+            // its own (`failed to plan: unsupported yet`): the group's value would be the empty
+            // text before it, which `(.+?)` is not, and the match took the line's header or the
+            // link before for it (found by a second reader: `_1` was the timestamp, level and
+            // target). The next occurrence is looked for (`…: unsupported yet; caused by:
+            // Interval unsupported yet`), a few times at most.
+            if e.forms.leading_group
+                && let Some(Some((gs, ge))) = caps.get(first).copied()
+            {
+                let s = hay.starts.iter().rev().find(|&&p| p < ge).map_or(gs, |&p| gs.max(p));
+                let blanks = ge + text[ge..].iter().take_while(|&&b| b == b' ').count();
+                let at_value_start = hay.starts.iter().any(|&p| p > ge && p <= blanks);
+                let after_link = ge > s && text[ge - 1] == b':' && blanks > ge;
+                if at_value_start || after_link {
+                    caps.truncate(first);
+                    tries += 1;
+                    if tries == MAX_WALL_RETRIES || ge + 1 > text.len() {
+                        return None;
+                    }
+                    from = ge + 1;
+                    continue;
+                }
+            }
+            break (start, end);
+        };
         if e.forms.leading_group
             && let Some(Some((gs, ge))) = caps.get(first).copied()
         {
@@ -641,19 +669,6 @@ impl Matcher {
             let mut s = gs;
             if let Some(p) = hay.starts.iter().rev().find(|&&p| p < ge) {
                 s = s.max(*p);
-            }
-            // The literal after the group starts a value of its own (`… ddl_controller:
-            // unsupported yet`: the message's first word after the target's `: `), or a link of
-            // its own (`failed to plan: unsupported yet`): the group's value would be the empty
-            // text before it, which `(.+?)` is not, and the match took the line's header or the
-            // link before for it (found by a second reader: `_1` was the timestamp, level and
-            // target).
-            let blanks = ge + text[ge..].iter().take_while(|&&b| b == b' ').count();
-            let at_value_start = hay.starts.iter().any(|&p| p > ge && p <= blanks);
-            let after_link = ge > s && text[ge - 1] == b':' && blanks > ge;
-            if at_value_start || after_link {
-                caps.truncate(first);
-                return None;
             }
             if let Some(p) = last_link(&text[s..ge]) {
                 s += p;
@@ -1209,11 +1224,16 @@ fn finders_of(lits: &[Vec<u8>]) -> Vec<memchr::memmem::Finder<'static>> {
 
 /// The leftmost match of the record in `hay` that does not run across a wall foreign to the
 /// record (the greedy trailing value is not checked: it is cut at the next value's start anyway).
-/// Its groups are appended to `caps`.
-fn find_within(e: &Entry, hay: &Hay<'_>, caps: &mut Vec<Option<(usize, usize)>>) -> Option<(usize, usize)> {
+/// Its groups are appended to `caps`. The search starts at `from`.
+fn find_within(
+    e: &Entry,
+    hay: &Hay<'_>,
+    caps: &mut Vec<Option<(usize, usize)>>,
+    from: usize,
+) -> Option<(usize, usize)> {
     let text = hay.text;
     let mark = caps.len();
-    let mut at = 0;
+    let mut at = from;
     // Each retry starts past the wall that stopped the last one, so this ends; the bound keeps a
     // pathological line from costing more than a few searches.
     for _ in 0..MAX_WALL_RETRIES {

@@ -107,6 +107,13 @@ fn table() {
         // group took the line's header (`_1` the timestamp, level and target) or the link before.
         (format!("{TS}  WARN risingwave_meta::x: not found in public"), None, &[], &[]),
         (format!("{TS}  WARN risingwave_meta::x: apply failed: not found in public"), None, &[], &[]),
+        // ... and a later occurrence that has a value still matches (found by a third reader).
+        (
+            format!("{TS}  WARN risingwave_meta::x: apply failed: not found in public; retry: t1 not found in s2"),
+            Some("notfound"),
+            &[("_1", "t1"), ("_2", "s2")],
+            &[],
+        ),
         // A leading lazy group starts at the last chain link.
         (
             format!("{TS}  WARN risingwave_meta::x: apply failed error=context: orders_mv not found in public"),

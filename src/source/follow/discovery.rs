@@ -154,10 +154,10 @@ impl Discovery {
             self.resume_renamed(&present, marks);
             // Files that cannot be read are named (each with its error) and counted apart: the
             // count said 2 for one followed file and one unreadable (found by a second reader).
-            let unreadable = self.reported.len();
+            // Followed: those being read and those waiting for their first line.
             tracing::info!(
-                files = present.len().saturating_sub(unreadable),
-                unreadable,
+                files = files.len() + self.waiting.len(),
+                unreadable = self.reported.len(),
                 "initial scan done; following"
             );
             self.metrics.set_ready(true);
