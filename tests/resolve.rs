@@ -161,7 +161,7 @@ fn a_bad_glob_is_named_before_the_metrics_endpoint() {
     // In the config file: refused as the file is loaded, with the key.
     let cfg = fx.write("annotail.toml", "[[sources]]\npaths = [\"logs/[a.log\"]\n");
     let err = refused(&run_in(&fx, &["--config", &path_str(&cfg)]));
-    assert!(err.starts_with(&format!("annotail: config {}: sources[0].paths: ", cfg.display())), "{err}");
+    assert!(err.starts_with(&format!("annotail: config {}: line 2: sources[0].paths: ", cfg.display())), "{err}");
     assert!(err.contains("is not a valid glob"), "{err}");
     assert!(!fx.path("state").exists(), "no state directory made for a refused run");
 }
@@ -191,7 +191,7 @@ fn a_bad_sink_url_is_named_before_the_metrics_endpoint() {
     );
     let cfg = fx.write("annotail.toml", format!("[[sinks]]\nurl = \"ftp://x\"\n[metrics]\naddr = \"{addr}\"\n"));
     let err = refused(&run_in(&fx, &["--config", &path_str(&cfg), &log]));
-    assert!(err.starts_with(&format!("annotail: config {}: sinks[0].url: ", cfg.display())), "{err}");
+    assert!(err.starts_with(&format!("annotail: config {}: line 2: sinks[0].url: ", cfg.display())), "{err}");
 }
 
 #[test]

@@ -232,6 +232,37 @@ pub enum ConfigError {
     Invalid { path: PathBuf, message: String },
 }
 
+/// The line of `key` (`unknown.max_clusters`, `sinks[1].url`) in the TOML `text`: where the key
+/// is written, for a table's key in a `[table]` or dotted, and for an array of tables' entry.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'[' | b']')) {
+        return None;
+    }
+    let root = DeTable::parse(text).ok()?;
+    let mut table: &DeTable<'_> = root.get_ref();
+    let mut parts = key.split('.').peekable();
+    while let Some(part) = parts.next() {
+        let (name, index) = match part.split_once('[') {
+            Some((n, i)) => (n, Some(i.strip_suffix(']')?.parse::<usize>().ok()?)),
+            None => (part, None),
+        };
+        let (k, v) = table.iter().find(|(k, _)| k.get_ref() == name)?;
+        let v = match (index, v.get_ref()) {
+            (Some(i), DeValue::Array(a)) => a.get(i)?,
+            (Some(_), _) => return None,
+            (None, _) => v,
+        };
+        if parts.peek().is_none() {
+            let at = if index.is_some() { v.span().start } else { k.span().start };
+            return Some(text[..at.min(text.len())].matches('\n').count() + 1);
+        }
+        let DeValue::Table(t) = v.get_ref() else { return None };
+        table = t;
+    }
+    None
+}
+
 impl Config {
     /// The file at `path`, loaded as [`Config::load`] does; no file: every key unset.
     pub fn load_or_default(path: Option<&Path>) -> Result<Config, ConfigError> {
@@ -247,7 +278,16 @@ impl Config {
 
     /// Parse and validate `text`, read from `path` (for messages and relative paths).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let invalid = |message: String| ConfigError::Invalid { path: path.to_owned(), message };
+        // A value that parses but is out of range (`KEY: …`) is said with the key's line, as a
+        // syntax or type error is (found by a second reader: only the key was named).
+        let invalid = |message: String| {
+            let key = message.split_once(": ").map_or("", |(k, _)| k);
+            let message = match key_line(text, key) {
+                Some(line) => format!("line {line}: {message}"),
+                None => message,
+            };
+            ConfigError::Invalid { path: path.to_owned(), message }
+        };
         let mut c: Config = toml::from_str(text).map_err(|e| invalid(e.to_string().trim_end().to_owned()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         for p in &mut c.catalog {
@@ -447,8 +487,18 @@ mod tests {
             ("[metrics]\naddr = \"localhost\"\n", &["line 2", "addr", "socket address"]),
             ("[input]\npoll_intervall = \"1s\"\n", &["line 2", "poll_intervall", "unknown field"]),
             ("[input]\npoll_interval = \"soon\"\n", &["line 2", "poll_interval", "not a duration"]),
-            ("[input]\npoll_interval = \"0s\"\n", &["input.poll_interval: must be more than 0"]),
-            ("[[sources]]\npaths = []\n", &["sources[0].paths: empty"]),
+            // regression (found by a second reader): values out of range named their key only
+            ("[input]\npoll_interval = \"0s\"\n", &["line 2: input.poll_interval: must be more than 0"]),
+            (
+                "# c\n\n[unknown]\nlevels = \"warn\"\nmax_clusters = 0\n",
+                &["line 5: unknown.max_clusters: must be 1 or more"],
+            ),
+            ("unknown.max_clusters = 0\n", &["line 1: unknown.max_clusters"]),
+            (
+                "[[sinks]]\nurl = \"-\"\n\n[[sinks]]\nurl = \"file:/x\"\nformat = \"pretty\"\n",
+                &["line 6: sinks[1].format"],
+            ),
+            ("[[sources]]\npaths = []\n", &["line 2: sources[0].paths: empty"]),
             ("[[sources]]\npaths = [\"/a/[b\"]\n", &["sources[0].paths", "not a valid glob"]),
             ("[outputs]\n", &["unknown field", "outputs"]),
             ("[[sinks]]\nurl = \"ftp://x\"\n", &["sinks[0].url", "unknown output"]),
