@@ -1247,9 +1247,7 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         if k % 2 == 0 {
             break;
         }
-        let level = &t[t.len() - k - 1..];
-        let pairs = memchr::memmem::find_iter(t, level).filter(|&at| at == 0 || t[at - 1] != b'\\').count();
-        if pairs % 2 == 0 {
+        if escaped_quotes(t, &t[t.len() - k - 1..]) % 2 == 0 {
             break;
         }
         r.end -= k + 1;
@@ -1263,11 +1261,17 @@ fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         && t.len() > 2 * (k + 1)
         && t.ends_with(&t[..k + 1])
         && t[t.len() - k - 2] != b'\\'
-        && memchr::memmem::find_iter(t, &t[..k + 1]).filter(|&at| at == 0 || t[at - 1] != b'\\').count() == 2
+        && escaped_quotes(t, &t[..k + 1]) == 2
     {
         r = r.start + k + 1..r.end - k - 1;
     }
     r
+}
+
+/// How many quotes escaped at `level` (`\"`, `\\\"`: the backslashes and the quote) `t` has,
+/// not counting those of a deeper level that end with the same bytes.
+fn escaped_quotes(t: &[u8], level: &[u8]) -> usize {
+    memchr::memmem::find_iter(t, level).filter(|&at| at == 0 || t[at - 1] != b'\\').count()
 }
 
 /// The first link of the error chain in `r`: up to the first `: ` outside brackets and quotes

@@ -406,10 +406,7 @@ fn classify_at(line: &[u8], state: &mut StreamState, file_names: bool) -> (Prefi
     // behind it are read as on the header (found by a second reader: a quoted or indented paste
     // of compose's, the journal's or `kubectl --prefix`'s lines kept them on every line below
     // the header, and an indented `HINT:` line, its indent).
-    if let Some((len, h)) = state.paste
-        && line.len() >= len
-        && fnv(&line[..len]) == h
-    {
+    if let Some(len) = kept_prefix(line, state.paste) {
         let mut st = *state;
         let (mut p, header) = classify_inner(&line[len..], &mut st);
         *state = st;
@@ -445,6 +442,20 @@ fn fnv(b: &[u8]) -> u64 {
     b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
+/// The length of a prefix the stream keeps (`(length, fnv)`, [`StreamState::paste`] and
+/// [`StreamState::grep_file`]) when `line` starts with it.
+fn kept_prefix(line: &[u8], kept: Option<(usize, u64)>) -> Option<usize> {
+    let (len, h) = kept?;
+    (line.len() >= len && fnv(&line[..len]) == h).then_some(len)
+}
+
+/// A header that starts an event of its own, as a prefix taken off before it must be followed
+/// by (another program's dated or leveled line is not: an indented or numbered one is more
+/// likely a message's continuation).
+fn full_header(h: Header) -> bool {
+    matches!(h, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt)
+}
+
 /// Longest file name looked at before a line (`grep -H`'s `<path>:`).
 const MAX_GREP_PATH: usize = 512;
 
@@ -456,7 +467,6 @@ const MAX_GREP_PATH: usize = 512;
 /// read as plain text, no level, no time, a cluster per file name). Only a line that holds no
 /// header of its own is looked at, and a path has no blank in it (`Caused by:` is none).
 fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Header)> {
-    let hash = fnv;
     // The line after `n` bytes of prefix and its separator, read with the stream's state.
     let after = |n: usize, state: &StreamState| {
         let mut st = *state;
@@ -464,10 +474,8 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
         p.shift(n + 1);
         (p, h, st)
     };
-    if let Some((len, h)) = state.grep_file
-        && line.len() > len
-        && matches!(line[len], b':' | b'-')
-        && hash(&line[..len]) == h
+    if let Some(len) = kept_prefix(line, state.grep_file)
+        && matches!(line.get(len), Some(b':' | b'-'))
     {
         let (p, header, st) = after(len, state);
         *state = st;
@@ -488,8 +496,8 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
             continue;
         }
         let (p, header, mut st) = after(cut, state);
-        if matches!(header, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt) {
-            st.grep_file = Some((cut, hash(path)));
+        if full_header(header) {
+            st.grep_file = Some((cut, fnv(path)));
             *state = st;
             return Some((p, header));
         }
@@ -565,8 +573,7 @@ fn grep_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Header)> {
     let (n, number) = grep_prefix(line)?;
     let mut st = *state;
     let (mut p, h) = classify_inner(&line[n..], &mut st);
-    let full = matches!(h, Header::RisingWave | Header::Json | Header::Panic | Header::Klog | Header::Logfmt);
-    if !full && state.grep_line.is_none_or(|last| number != last + 1) {
+    if !full_header(h) && state.grep_line.is_none_or(|last| number != last + 1) {
         return None;
     }
     *state = st;

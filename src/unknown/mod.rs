@@ -173,7 +173,9 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     // coloured prefixes) is read as framing reads it, without them: a code before a JSON
     // object hid the object, and `\x1b[K` before a level word hid the word, and the event was
     // dropped unclustered (found by a second reader).
-    if memchr::memchr(0x1b, &line[..line.len().min(MAX_ANSI_LOOK)]).is_some() {
+    // Looked for in the level's window only: the codes that hide a level or a JSON object stand
+    // before them, and the line's end is not read for every line looked at.
+    if memchr::memchr(0x1b, &line[..line.len().min(LEVEL_WINDOW)]).is_some() {
         return STRIPPED.with_borrow_mut(|buf| {
             buf.clear();
             crate::framing::parse::strip_ansi(&line[..line.len().min(MAX_ANSI_LOOK)], buf);

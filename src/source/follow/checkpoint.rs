@@ -239,20 +239,26 @@ pub fn read_clusters(dir: &Path) -> Vec<crate::unknown::SavedCluster> {
     match serde_json::from_slice::<ClustersOnDisk>(&bytes) {
         Ok(d) if d.version == CLUSTERS_VERSION => d.clusters,
         Ok(d) => {
-            let aside = dir.join(format!("{CLUSTERS}.v{}", d.version));
-            let moved = fs::rename(&path, &aside).map(|()| aside.display().to_string());
-            tracing::warn!(path = %path.display(), version = d.version, moved_to = %moved.unwrap_or_else(|e| format!("not moved: {e}")),
+            let moved_to = set_aside(&path, &format!("v{}", d.version));
+            tracing::warn!(path = %path.display(), version = d.version, moved_to = %moved_to,
                 "unknown clusters of another format version; set aside, their counts start over");
             Vec::new()
         }
         Err(e) => {
-            let aside = dir.join(format!("{CLUSTERS}.corrupt"));
-            let moved = fs::rename(&path, &aside).map(|()| aside.display().to_string());
-            tracing::warn!(path = %path.display(), cause = %e, moved_to = %moved.unwrap_or_else(|e| format!("not moved: {e}")),
+            let moved_to = set_aside(&path, "corrupt");
+            tracing::warn!(path = %path.display(), cause = %e, moved_to = %moved_to,
                 "unknown clusters file unreadable; set aside, their counts start over");
             Vec::new()
         }
     }
+}
+
+/// Rename `path` to `<path>.<suffix>`: where it went, or why it did not move.
+fn set_aside(path: &Path, suffix: &str) -> String {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(format!(".{suffix}"));
+    let aside = PathBuf::from(aside);
+    fs::rename(path, &aside).map_or_else(|e| format!("not moved: {e}"), |()| aside.display().to_string())
 }
 
 /// The checkpoints at one moment, to be written.

@@ -469,14 +469,14 @@ async fn save_every(
     wake: Sender<Wake>,
     clock: clock::Clock,
 ) {
-    // When the clusters were last written, and whether a change of them waits for its turn.
+    // When the clusters were last written; a change since then waits for its turn.
     let mut clusters_at: Option<std::time::Instant> = None;
-    let mut clusters_waiting = false;
+    let clusters_waiting = || unknown.as_ref().is_some_and(crate::unknown::Shared::changed);
     loop {
         let dirty = store.lock().expect("store lock").dirty();
         if !dirty {
             metrics.checkpoint_idle();
-            match clusters_at.filter(|_| clusters_waiting) {
+            match clusters_at.filter(|_| clusters_waiting()) {
                 // Clusters changed since their last write, and their turn comes before another
                 // acknowledgement may: written then, and at rest after that.
                 Some(at) => {
@@ -490,7 +490,7 @@ async fn save_every(
             }
             // Acknowledgements the last write already held leave a permit (`notify_one`): woken
             // by one, nothing is dirty, and the age would count up to the next write for nothing.
-            if !store.lock().expect("store lock").dirty() && !clusters_waiting {
+            if !store.lock().expect("store lock").dirty() && !clusters_waiting() {
                 continue;
             }
             metrics.checkpoint_current();
@@ -499,7 +499,6 @@ async fn save_every(
         clock.sleep(every).await;
         let snap = store.lock().expect("store lock").snapshot();
         let clusters_due = clusters_at.is_none_or(|at| clock.now().saturating_duration_since(at) >= clusters_every);
-        clusters_waiting = unknown.as_ref().is_some_and(|u| u.changed()) && !clusters_due;
         if snap.is_none() && !clusters_due {
             continue;
         }
