@@ -283,7 +283,8 @@ impl<W: Writer> Annotator<'_, W> {
         for i in 0.. {
             let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |n| from + n);
             let line = &bytes[from..end];
-            let l = parse::without_ansi(line, &mut tmp);
+            // Codes that lost their ESC only on a line framing read without them (`rescan`).
+            let l = parse::without_codes(line, &mut tmp, ev.rescan);
             let (content, table_row) = ev.contents.get(i).copied().unwrap_or_else(|| {
                 // Framing reads every line of an event; should the two ever disagree on where
                 // the lines are, the line is read here rather than cut at a wrong offset.

@@ -307,7 +307,7 @@ fn trace_of(m: &Matcher, line: &str, json: &str) -> String {
     let mut text = Vec::new();
     for (i, l) in bytes.split(|&b| b == b'\n').enumerate() {
         clean.clear();
-        parse::strip_ansi(l, &mut clean);
+        parse::strip_codes(l, &mut clean, parse::has_leftovers(l));
         let (p, h) = parse::classify(&clean, &mut state);
         if i == 0 {
             let _ = writeln!(o, "layout:      {h:?}");

@@ -328,7 +328,7 @@ impl Discovery {
 pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
     // The clustered text has no colour codes: neither may the lines it is looked for in.
     let mut plain = Vec::new();
-    let raw = framing::parse::without_ansi(raw, &mut plain);
+    let raw = framing::parse::without_codes(raw, &mut plain, true);
     let first_end = memchr::memchr(b'\n', raw).unwrap_or(raw.len());
     let mut out = example_line(&raw[..first_end]);
     // The clustered text's first line, as far as it is the event's own bytes (a `{:?}` string's

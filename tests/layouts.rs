@@ -813,6 +813,65 @@ fn ansi_colour_codes_are_removed_before_parsing_and_matching() {
     assert_eq!(split["captures"]["actor_id"], "77");
 }
 
+/// Found by a paster: a line coloured on a terminal and pasted where the ESC byte is dropped (a
+/// GitHub issue, a web page, a CI log viewer) reads `[2m2026-…[0m [33m WARN[0m …`, and `cat -v`
+/// shows the ESC as `^[`. Every such line was plain text: no level, no time, no unknown errors,
+/// captures that ended in `[0m`, events that took the lines after them. They are read as the
+/// lines without the codes: the same events as the plain text, on every path (skipped lines,
+/// `--all`, `--unknown`).
+#[test]
+fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_matching() {
+    let fx = fixture();
+    let esc = [
+        "\x1b[2m2026-03-02T08:00:29.1Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mrisingwave_meta::manager\x1b[0m\x1b[2m:\x1b[0m plain",
+        "\x1b[2m2026-03-02T08:00:30.867644121Z\x1b[0m \x1b[33m WARN\x1b[0m \x1b[1mfailure_recovery\x1b[0m\x1b[1m{\x1b[0m\x1b[3merror\x1b[0m\x1b[2m=\x1b[0mcolumn \"s\" is ambiguous\x1b[1m}\x1b[0m\x1b[2m:\x1b[0m \x1b[2mrisingwave_meta::barrier::rpc\x1b[0m\x1b[2m:\x1b[0m collect failed \x1b[3merror\x1b[0m\x1b[2m=\x1b[0mbarrier collection failed for actor 77 \x1b[3mepoch\x1b[0m\x1b[2m=\x1b[0m5",
+        "\x1b[2m2026-03-02T08:00:31.1Z\x1b[0m \x1b[31mERROR\x1b[0m \x1b[2mrisingwave_meta::x\x1b[0m\x1b[2m:\x1b[0m sink writer 7 failed: broken pipe",
+        "Caused by:",
+        "    disk gone",
+        "\x1b[2m2026-03-02T08:00:32.1Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mrisingwave_meta::manager\x1b[0m\x1b[2m:\x1b[0m done",
+    ];
+    let plain: Vec<String> = esc
+        .iter()
+        .map(|l| {
+            let mut out = l.to_string();
+            for code in ["[0m", "[1m", "[2m", "[3m", "[31m", "[32m", "[33m"] {
+                out = out.replace(&format!("\x1b{code}"), "");
+            }
+            out
+        })
+        .collect();
+    let lost: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "")).collect();
+    let caret: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "^[")).collect();
+    let join = |ls: &[String]| lines(&ls.iter().map(String::as_str).collect::<Vec<_>>());
+    let facts = |out: &std::process::Output| -> Vec<Value> {
+        ok_events(out)
+            .into_iter()
+            .map(|mut e| {
+                let o = e.as_object_mut().unwrap();
+                o.remove("observed");
+                o["source"].as_object_mut().unwrap().remove("offset");
+                e
+            })
+            .collect()
+    };
+    for args in [&["--unknown", "warn"][..], &["--all"], &["--all", "--unknown", "any"]] {
+        let want = facts(&fx.run(args, join(&plain).as_bytes()));
+        assert!(want.len() >= 2, "{args:?}: {want:#?}");
+        for (shape, input) in [("ESC dropped", join(&lost)), ("cat -v", join(&caret))] {
+            let got = facts(&fx.run(args, input.as_bytes()));
+            assert_eq!(got, want, "{shape} {args:?}");
+        }
+    }
+    let evs = facts(&fx.run(&["--unknown", "warn"], join(&lost).as_bytes()));
+    let e = at_line(&evs, 2);
+    assert_eq!(e["log"]["level"], "WARN");
+    assert_eq!(e["log"]["spans"][0]["fields"]["error"], "column \"s\" is ambiguous");
+    assert!(!e["message"].as_str().unwrap().contains("[0m"), "{e}");
+    let e = at_line(&evs, 3);
+    assert_eq!((e["log"]["level"].as_str(), src_lines(e)), (Some("ERROR"), 3), "{e}");
+    assert_eq!(e["unknown"]["template"], "sink writer <*> failed", "{e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Panics
 

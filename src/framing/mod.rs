@@ -164,6 +164,9 @@ pub struct Framer<'m> {
     every_event: bool,
     /// The stream carries CRI records (sticky): partial records must be seen to be joined.
     cri_seen: bool,
+    /// The stream shows colour codes that lost their ESC ([`parse::has_leftovers`]; sticky):
+    /// lines are read without them, and no line is skipped (a header is not seen with them).
+    leftovers: bool,
     /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
     levels: crate::unknown::Levels,
     /// Where the last block holds the bytes [`level_candidates`] looks from, found by the
@@ -211,6 +214,7 @@ impl<'m> Framer<'m> {
         Framer {
             every_event,
             cri_seen: false,
+            leftovers: false,
             levels: crate::unknown::Levels::Off,
             marks: crate::matcher::Marks::new(*b"R{"),
             matcher,
@@ -335,7 +339,7 @@ impl<'m> Framer<'m> {
         // Read as framing reads the whole line: without its colours (a line copied from a
         // terminal, `\x1b[2m2026-…\x1b[0m \x1b[33m WARN…`), whose header is not seen with them.
         let mut buf = Vec::new();
-        let carry = parse::without_ansi(&self.carry, &mut buf);
+        let carry = parse::without_codes(&self.carry, &mut buf, self.leftovers);
         let (prefix, header) = parse::classify(carry, &mut self.state.clone());
         match header {
             Header::None => false,
@@ -398,10 +402,14 @@ impl<'m> Framer<'m> {
         let first = &block[..memchr::memchr(b'\n', block).unwrap_or(block.len())];
         let first_cri = parse::docker_shaped(first) || parse::classify(first, &mut self.state.clone()).0.cri.is_some();
         self.cri_seen |= first_cri;
+        // Looked for at a block's start only: a stream pasted with its colours shows them on
+        // every line, and a look through every block would be a pass over every byte.
+        self.leftovers |= parse::has_leftovers(&block[..block.len().min(LEFTOVERS_LOOK)]);
         let dense = self.every_event
             || first_truncated
             || has_esc
             || self.cri_seen
+            || self.leftovers
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
@@ -609,10 +617,11 @@ impl<'m> Framer<'m> {
         }
         let line_no = self.lines;
         let raw = &block[s..e];
-        let ansi = has_esc && memchr::memchr(0x1b, raw).is_some();
+        let lost = self.leftovers && parse::has_leftovers(raw);
+        let ansi = lost || (has_esc && memchr::memchr(0x1b, raw).is_some());
         let (prefix, header) = if ansi {
             self.clean.clear();
-            parse::strip_ansi(raw, &mut self.clean);
+            parse::strip_codes(raw, &mut self.clean, lost);
             parse::classify(&self.clean, &mut self.state)
         } else {
             parse::classify(raw, &mut self.state)
@@ -638,7 +647,8 @@ impl<'m> Framer<'m> {
                 // regard to them, so a code may be cut in two, and they are removed once the line
                 // is joined. A runtime's prefixes hold none, so their ranges are the same in
                 // `raw`; a line with a code among them (not a runtime's) is joined cleaned.
-                if ansi && memchr::memchr(0x1b, &raw[..prefix.content.min(raw.len())]).is_some() {
+                let before = &raw[..prefix.content.min(raw.len())];
+                if ansi && (memchr::memchr(0x1b, before).is_some() || (lost && parse::has_leftovers(before))) {
                     let clean = std::mem::take(&mut self.clean);
                     self.join_record(block, &clean, &prefix, line_no, offset, truncated, sink);
                     self.clean = clean;
@@ -730,10 +740,11 @@ impl<'m> Framer<'m> {
     /// A line assembled from CRI partial records: matched on its joined text.
     fn logical_line(&mut self, mut p: Partial, sink: &mut dyn EventSink) {
         // Records keep their ANSI codes until joined: a split may cut one in two.
-        if memchr::memchr(0x1b, &p.text).is_some() {
+        let lost = self.leftovers && parse::has_leftovers(&p.text);
+        if lost || memchr::memchr(0x1b, &p.text).is_some() {
             let mut clean = std::mem::take(&mut self.joined);
             clean.clear();
-            parse::strip_ansi(&p.text, &mut clean);
+            parse::strip_codes(&p.text, &mut clean, lost);
             self.joined = std::mem::replace(&mut p.text, clean);
         }
         let (mut prefix, header) = parse::classify(&p.text, &mut self.state);
@@ -921,6 +932,10 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
     }
     None
 }
+
+/// How much of a block's start is looked through for colour codes that lost their ESC: the
+/// first lines of a paste, past a shell prompt or a markdown fence before the log.
+const LEFTOVERS_LOOK: usize = 4096;
 
 /// Does `block` hold an ANSI escape (ESC), and a JSON escape the prefilter does not know (`\u`,
 /// `\/`)? One pass for both: the block is otherwise read only by the skim and the line count,

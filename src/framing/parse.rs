@@ -1103,20 +1103,78 @@ pub fn trim_table_row(content: &[u8]) -> &[u8] {
 /// `line` without its ANSI codes: `line` itself when it has none, else its text stripped into
 /// `buf`.
 pub fn without_ansi<'a>(line: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
-    if memchr::memchr(0x1b, line).is_none() {
+    without_codes(line, buf, false)
+}
+
+/// [`without_ansi`], and with `leftovers` a line that [`has_leftovers`] loses those too.
+pub fn without_codes<'a>(line: &'a [u8], buf: &'a mut Vec<u8>, leftovers: bool) -> &'a [u8] {
+    let lost = leftovers && has_leftovers(line);
+    if !lost && memchr::memchr(0x1b, line).is_none() {
         return line;
     }
     buf.clear();
-    strip_ansi(line, buf);
+    strip_codes(line, buf, lost);
     buf
 }
 
 /// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`.
 pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
+    strip_codes(line, out, false);
+}
+
+/// Does `line` show ANSI colour codes that lost their ESC: tracing's reset, `[0m`, as a line
+/// coloured on a terminal reads once pasted where the ESC byte is dropped (a GitHub issue, a
+/// web page, a CI log viewer: `[2m2026-…Z[0m [33m WARN[0m [2mrisingwave_meta[0m[2m:[0m …`), or
+/// shown in caret notation (`cat -v`, `less`: `^[[2m…^[[0m`)? A byte sequence no log line
+/// holds otherwise: it is what decides that [`strip_codes`] takes the line's other leftovers.
+pub fn has_leftovers(line: &[u8]) -> bool {
+    memchr::memchr_iter(b'[', line).any(|i| line[i + 1..].starts_with(b"0m"))
+}
+
+/// The length of the SGR code (or erase-line code, `grep --color`'s `[K`) at `line[i..]` that
+/// lost its ESC: `[`, at most [`MAX_LEFTOVER_PARAMS`] digits and semicolons, `m` (at least one
+/// digit) or `K`.
+fn leftover_at(line: &[u8], i: usize) -> Option<usize> {
+    let rest = line.get(i + 1..)?;
+    let params = rest.iter().take(MAX_LEFTOVER_PARAMS + 1).take_while(|b| b.is_ascii_digit() || **b == b';').count();
+    match rest.get(params)? {
+        b'm' if params > 0 && params <= MAX_LEFTOVER_PARAMS => Some(params + 2),
+        b'K' if params <= MAX_LEFTOVER_PARAMS => Some(params + 2),
+        _ => None,
+    }
+}
+
+/// The longest parameter list a leftover code is taken with: 256-colour and RGB codes
+/// (`38;2;255;255;255`, 16 bytes) fit; a longer run of digits in brackets is text.
+const MAX_LEFTOVER_PARAMS: usize = 16;
+
+/// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`;
+/// with `leftovers`, also the codes that lost their ESC ([`has_leftovers`]: `[2m`, `[1;31m`,
+/// `[K`) and, before one, the caret notation of the lost ESC (`^[`).
+pub fn strip_codes(line: &[u8], out: &mut Vec<u8>, leftovers: bool) {
     let mut i = 0;
-    while let Some(rel) = memchr::memchr(0x1b, &line[i..]) {
-        out.extend_from_slice(&line[i..i + rel]);
-        let mut j = i + rel + 1;
+    loop {
+        let next = if leftovers { memchr::memchr2(0x1b, b'[', &line[i..]) } else { memchr::memchr(0x1b, &line[i..]) };
+        let Some(rel) = next else { break };
+        let at = i + rel;
+        out.extend_from_slice(&line[i..at]);
+        if line[at] == b'[' {
+            match leftover_at(line, at) {
+                Some(len) => {
+                    // `^[[2m`: the caret pair that stood for the ESC was copied just before.
+                    if at >= 2 && &line[at - 2..at] == b"^[" && out.ends_with(b"^[") {
+                        out.truncate(out.len() - 2);
+                    }
+                    i = at + len;
+                }
+                None => {
+                    out.push(b'[');
+                    i = at + 1;
+                }
+            }
+            continue;
+        }
+        let mut j = at + 1;
         if j < line.len() && line[j] == b'[' {
             j += 1;
             while j < line.len() && !(0x40..=0x7e).contains(&line[j]) {
@@ -2866,5 +2924,41 @@ mod tests {
         let mut out = Vec::new();
         strip_ansi(b"\x1b[2m2026\x1b[0m \x1b[33m WARN\x1b[0m x \x1b[3merror\x1b[0m\x1b[2m=\x1b[0mboom", &mut out);
         assert_eq!(out, b"2026  WARN x error=boom");
+    }
+
+    #[test]
+    fn codes_that_lost_their_esc_are_stripped_from_lines_that_show_them() {
+        // (line, has_leftovers, stripped with leftovers)
+        let cases: &[(&str, bool, &str)] = &[
+            // tracing's colours pasted where the ESC was dropped (a GitHub issue, a web page).
+            (
+                "[2m2026-03-02T08:00:00.1Z[0m [33m WARN[0m [2mrisingwave_meta::x[0m[2m:[0m boom [3merror[0m[2m=[0mdisk full",
+                true,
+                "2026-03-02T08:00:00.1Z  WARN risingwave_meta::x: boom error=disk full",
+            ),
+            // `cat -v`'s caret notation for the ESC.
+            ("^[[2m2026-03-02T08:00:00.1Z^[[0m ^[[31mERROR^[[0m x: y", true, "2026-03-02T08:00:00.1Z ERROR x: y"),
+            // grep's match colours and erase-line code; RGB colours.
+            ("[01;31m[KWARN[m[K x[0m", true, "WARN[m x"),
+            ("[38;2;255;0;0mred[0m", true, "red"),
+            // Brackets that are text stay: a list, an empty pair, a long run of digits, a
+            // caret that is not before a code.
+            ("[0m [1, 2] [] [5] a^[b [12345678901234567m", true, " [1, 2] [] [5] a^[b [12345678901234567m"),
+            // Without a reset nothing is a leftover.
+            ("interval [5m] elapsed", false, "interval [5m] elapsed"),
+            ("ends in [0", false, "ends in [0"),
+            // Real escapes and leftovers on one line.
+            ("\x1b[1mbold\x1b[0m [2mdim[0m", true, "bold dim"),
+        ];
+        for (line, has, want) in cases {
+            assert_eq!(has_leftovers(line.as_bytes()), *has, "{line:?}");
+            let mut buf = Vec::new();
+            let got = without_codes(line.as_bytes(), &mut buf, true);
+            assert_eq!(String::from_utf8_lossy(got), *want, "{line:?}");
+            // Without the leftovers asked for, only escapes go.
+            let mut out = Vec::new();
+            strip_ansi(line.as_bytes(), &mut out);
+            assert!(!out.contains(&0x1b), "{line:?}");
+        }
     }
 }

@@ -175,13 +175,21 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     // dropped unclustered (found by a second reader).
     // Looked for in the level's window only: the codes that hide a level or a JSON object stand
     // before them, and the line's end is not read for every line looked at.
-    if memchr::memchr(0x1b, &line[..line.len().min(LEVEL_WINDOW)]).is_some() {
+    // Codes that lost their ESC (a coloured line pasted from a web page) are taken alike.
+    let window = &line[..line.len().min(LEVEL_WINDOW)];
+    let lost = crate::framing::parse::has_leftovers(window);
+    if lost || memchr::memchr(0x1b, window).is_some() {
         return STRIPPED.with_borrow_mut(|buf| {
             buf.clear();
-            crate::framing::parse::strip_ansi(&line[..line.len().min(MAX_ANSI_LOOK)], buf);
-            level_marker(buf, levels)
+            crate::framing::parse::strip_codes(&line[..line.len().min(MAX_ANSI_LOOK)], buf, lost);
+            plain_level_marker(buf, error_only)
         });
     }
+    plain_level_marker(line, error_only)
+}
+
+/// [`level_marker`] on a line without colour codes (`--unknown warn` or `error`).
+fn plain_level_marker(line: &[u8], error_only: bool) -> bool {
     let w = &line[..line.len().min(LEVEL_WINDOW)];
     // Behind a `kubectl --prefix` (`[pod/…] `) the line is read as it would be without it.
     let skip = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(0, |i| i + 1) } else { 0 };
