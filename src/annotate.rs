@@ -381,6 +381,11 @@ impl<W: Writer> Annotator<'_, W> {
         if pre.stream.is_some() {
             log.content_format = Some(log.format);
             log.format = if ev.prefix.docker { "docker" } else { "cri" };
+        } else if ev.prefix.envelope {
+            // A JSON envelope's line (`stern -o json`) is format `json`, what it carries the
+            // layout of `content_format`.
+            log.content_format = Some(log.format);
+            log.format = "json";
         }
         // A text event has one haystack: no allocation for it.
         let json_hays: Vec<Hay<'_>>;

@@ -872,6 +872,79 @@ fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_ma
     assert_eq!(e["unknown"]["template"], "sink writer <*> failed", "{e}");
 }
 
+/// Found by a paster: `stern -o json`, `journalctl -o json` and Loki's `logcli -o jsonl` wrap
+/// each line in a JSON object (`message`, `MESSAGE`, `line`). Each was a JSON line without a
+/// level: no unknown errors, a record's capture running into the line's fields, every line of a
+/// multi-line event an event of its own. They are read as the lines they carry, with stern's
+/// and Loki's pod and container.
+#[test]
+fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
+    let fx = fixture();
+    let text = [
+        ("meta-0", "2026-03-02T08:00:00.0Z ERROR risingwave_meta::x: sink writer 7 failed: broken pipe"),
+        ("meta-0", "Caused by:"),
+        ("meta-0", "    disk gone"),
+        ("meta-1", "2026-03-02T08:00:00.5Z  INFO risingwave_meta::y: starting barrier manager"),
+        ("meta-1", "2026-03-02T08:00:01.0Z  WARN risingwave_meta::x: slow disk on node 3"),
+    ];
+    let prefixed: Vec<String> = text.iter().map(|(pod, l)| format!("[pod/{pod}/meta] {l}")).collect();
+    let stern: Vec<String> = text
+        .iter()
+        .map(|(pod, l)| json!({"message": l, "nodeName": "n1", "namespace": "rw", "podName": pod, "containerName": "meta"}).to_string())
+        .collect();
+    let logcli: Vec<String> = text
+        .iter()
+        .map(|(pod, l)| json!({"labels": {"pod": pod, "container": "meta"}, "line": l, "timestamp": "x"}).to_string())
+        .collect();
+    let journal: Vec<String> = text
+        .iter()
+        .map(|(_, l)| format!(r#"{{ "__CURSOR" : "s=1", "PRIORITY" : "6", "MESSAGE" : {}, "_PID" : "7" }}"#, json!(l)))
+        .collect();
+    let plain: Vec<String> = text.iter().map(|(_, l)| l.to_string()).collect();
+    let join = |ls: &[String]| lines(&ls.iter().map(String::as_str).collect::<Vec<_>>());
+    // What an envelope changes: the format (its line's is `content_format`) and the offsets.
+    let facts = |out: &std::process::Output| -> Vec<Value> {
+        ok_events(out)
+            .into_iter()
+            .map(|mut e| {
+                let o = e.as_object_mut().unwrap();
+                o.remove("observed");
+                o["source"].as_object_mut().unwrap().remove("offset");
+                let log = o["log"].as_object_mut().unwrap();
+                if let Some(inner) = log.remove("content_format") {
+                    assert_eq!(log["format"], "json");
+                    log.insert("format".into(), inner);
+                }
+                e
+            })
+            .collect()
+    };
+    for args in [&["--unknown", "warn"][..], &["--all"]] {
+        let with_pods = facts(&fx.run(args, join(&prefixed).as_bytes()));
+        for (shape, input) in [("stern -o json", &stern), ("logcli -o jsonl", &logcli)] {
+            assert_eq!(facts(&fx.run(args, join(input).as_bytes())), with_pods, "{shape} {args:?}");
+        }
+        let without = facts(&fx.run(args, join(&journal).as_bytes()));
+        // The journal names no pod: its lines of two pods read as one stream.
+        assert_eq!(without, facts(&fx.run(args, join(&plain).as_bytes())), "journalctl -o json {args:?}");
+    }
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], join(&stern).as_bytes()));
+    let got: Vec<(u64, u64, &str, &str)> = evs
+        .iter()
+        .map(|e| {
+            let pod = e["log"]["kubernetes"]["pod"].as_str().unwrap();
+            (src_line(e), src_lines(e), pod, e["unknown"]["template"].as_str().unwrap_or("-"))
+        })
+        .collect();
+    assert_eq!(got, [(1, 3, "meta-0", "sink writer <*> failed"), (5, 1, "meta-1", "slow disk on node <*>")], "{evs:#?}");
+    assert_eq!(evs[0]["message"], format!("{}\nCaused by:\n    disk gone", text[0].1));
+    assert_eq!((&evs[0]["log"]["format"], &evs[0]["log"]["content_format"]), (&json!("json"), &json!("risingwave")));
+    // A JSON line with a level of its own keeps it, whatever its message says.
+    let own = json!({"level": "INFO", "message": text[0].1}).to_string();
+    let evs = ok_events(&fx.run(&["--all"], lines(&[&own]).as_bytes()));
+    assert_eq!((&evs[0]["log"]["format"], &evs[0]["log"]["level"]), (&json!("json"), &json!("INFO")), "{evs:#?}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Panics
 

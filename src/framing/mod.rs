@@ -164,6 +164,11 @@ pub struct Framer<'m> {
     every_event: bool,
     /// The stream carries CRI records (sticky): partial records must be seen to be joined.
     cri_seen: bool,
+    /// The key of [`parse::ENVELOPE_KEYS`] the stream's JSON envelopes carry their lines under,
+    /// once one was seen (sticky): its objects without a level of their own are read as the
+    /// lines they carry, and no line is skipped (a `Caused by:` record continues the event
+    /// above it, which the skim's look at single lines cannot tell).
+    envelope: Option<usize>,
     /// The stream shows colour codes that lost their ESC ([`parse::has_leftovers`]; sticky):
     /// lines are read without them, and no line is skipped (a header is not seen with them).
     leftovers: bool,
@@ -203,6 +208,8 @@ struct Partial {
     truncated: bool,
     /// Its records were Docker json-file records.
     docker: bool,
+    /// It is the line a JSON envelope carried ([`parse::envelope_record`]).
+    envelope: bool,
     /// A block one of its records came in was another program's ([`Acc::foreign`]).
     foreign: bool,
 }
@@ -215,6 +222,7 @@ impl<'m> Framer<'m> {
             every_event,
             cri_seen: false,
             leftovers: false,
+            envelope: None,
             levels: crate::unknown::Levels::Off,
             marks: crate::matcher::Marks::new(*b"R{"),
             matcher,
@@ -400,8 +408,12 @@ impl<'m> Framer<'m> {
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
         // escapes the prefilter does not know, and no record that must see every event.
         let first = &block[..memchr::memchr(b'\n', block).unwrap_or(block.len())];
-        let first_cri = parse::docker_shaped(first) || parse::classify(first, &mut self.state.clone()).0.cri.is_some();
+        let (fp, fh) = parse::classify(first, &mut self.state.clone());
+        let first_cri = parse::docker_shaped(first) || fp.cri.is_some();
         self.cri_seen |= first_cri;
+        if self.envelope.is_none() && fh == Header::Json && fp.cri.is_none() {
+            self.envelope = parse::envelope_key(&first[fp.content.min(first.len())..], None);
+        }
         // Looked for at a block's start only: a stream pasted with its colours shows them on
         // every line, and a look through every block would be a pass over every byte.
         self.leftovers |= parse::has_leftovers(&block[..block.len().min(LEFTOVERS_LOOK)]);
@@ -410,6 +422,7 @@ impl<'m> Framer<'m> {
             || has_esc
             || self.cri_seen
             || self.leftovers
+            || self.envelope.is_some()
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
@@ -638,6 +651,30 @@ impl<'m> Framer<'m> {
                 return;
             }
             self.docker = record;
+            // A JSON envelope (`stern -o json`, `journalctl -o json`, …) is read as the line it
+            // carries, as a line assembled from CRI records is.
+            let json = &cleaned[prefix.content..];
+            if let Some(key) = parse::envelope_key(json, self.envelope) {
+                let mut text = std::mem::take(&mut self.joined);
+                if parse::envelope_record(json, key, &cleaned[..prefix.content], &mut text) {
+                    self.envelope = Some(key);
+                    let p = Partial {
+                        text,
+                        tag: 0,
+                        first_line: line_no,
+                        offset,
+                        records: 1,
+                        truncated,
+                        docker: false,
+                        envelope: true,
+                        foreign: self.foreign,
+                    };
+                    self.materialize(block);
+                    self.logical_line(p, sink);
+                    return;
+                }
+                self.joined = text;
+            }
         }
         if let Some((stream_name, partial)) = &prefix.cri {
             let cleaned: &[u8] = if ansi { &self.clean } else { raw };
@@ -707,6 +744,7 @@ impl<'m> Framer<'m> {
             records: 0,
             truncated: false,
             docker: prefix.docker,
+            envelope: false,
             foreign: false,
         });
         entry.foreign |= foreign;
@@ -749,6 +787,7 @@ impl<'m> Framer<'m> {
         }
         let (mut prefix, header) = parse::classify(&p.text, &mut self.state);
         prefix.docker = p.docker;
+        prefix.envelope = p.envelope;
         let (line, records, offset, truncated) = (&p.text, p.records, p.offset, p.truncated);
         let flags = (true, false);
         self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], flags, truncated, sink);
@@ -922,6 +961,12 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
         // Every Docker json-file record is a JSON line: it is the record's text that may start
         // an event (a `Caused by:` record continues the one above).
         if parse::docker_record(line, &mut record) {
+            line = parse::without_ansi(&record, &mut clean);
+        } else if line.first() == Some(&b'{')
+            && let Some(key) = (0..parse::ENVELOPE_KEYS.len()).find_map(|k| parse::envelope_key(line, Some(k)))
+            && parse::envelope_record(line, key, b"", &mut record)
+        {
+            // So is a JSON envelope's (`stern -o json`): the line it carries.
             line = parse::without_ansi(&record, &mut clean);
         }
         let (prefix, header) = parse::classify(line, &mut StreamState::default());

@@ -62,6 +62,8 @@ pub struct Prefix {
     /// The line is a Docker json-file record, read as the CRI record it stands for
     /// ([`docker_record`]).
     pub docker: bool,
+    /// The line is a JSON envelope, read as the line it carries ([`envelope_record`]).
+    pub envelope: bool,
 }
 
 /// Sticky facts about a stream, learnt from earlier lines.
@@ -960,6 +962,91 @@ pub fn docker_record(json: &[u8], out: &mut Vec<u8>) -> bool {
     out.extend_from_slice(if partial { b" P " } else { b" F " });
     // A record is one line; a line break inside one (not something Docker writes) would make
     // two lines of the event where framing read one.
+    out.extend(text.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
+    true
+}
+
+/// The keys a JSON envelope carries a log line under, as the tools that wrap lines in JSON name
+/// them: `message` (`stern -o json`, Vector, Elastic's exports), `MESSAGE` (`journalctl -o
+/// json`), `msg`, `log` (Fluent Bit), `line` (Loki's `logcli query -o jsonl`).
+pub const ENVELOPE_KEYS: [&str; 5] = ["message", "MESSAGE", "msg", "log", "line"];
+
+/// Searchers for [`ENVELOPE_KEYS`] as they stand in JSON, quoted, and for the `"level"` key
+/// that every JSON log line with a level of its own has (RisingWave's, most programs'): built
+/// once, as a searcher's set-up costs more than a search of a short line.
+static ENVELOPE_FINDERS: std::sync::LazyLock<([memchr::memmem::Finder<'static>; 5], memchr::memmem::Finder<'static>)> =
+    std::sync::LazyLock::new(|| {
+        let finder = |k: &str| memchr::memmem::Finder::new(format!("\"{k}\"").as_bytes()).into_owned();
+        (ENVELOPE_KEYS.map(finder), finder("level"))
+    });
+
+/// The keys that make a JSON object a log record of its own, not an envelope: a line carried
+/// in an object with its own level is that object's message.
+const OWN_LEVEL_KEYS: [&str; 3] = ["level", "severity", "lvl"];
+
+/// How far into a value a header is looked for before the value is decoded: a RisingWave
+/// header (time, level, spans, target) with room for a thread name and span fields.
+const ENVELOPE_LOOK: usize = 512;
+
+/// Is `json` (a JSON object line, past its prefixes) an envelope: a log line carried as the
+/// string value of one of [`ENVELOPE_KEYS`]? With `known` (the key the stream's envelopes use),
+/// any object with a string under that key and no level of its own is one (the lines of a
+/// multi-line event after its first, `Caused by:`); else the value must start with a RisingWave
+/// header or a panic. The key's index, or `None`. A look at the raw bytes: cheap on a JSON line
+/// that is none.
+pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
+    let (keys, level) = &*ENVELOPE_FINDERS;
+    // A JSON log line of RisingWave's own (whose `fields.message` is its message) is passed over
+    // at the cost of one search. (A `"level"` in an envelope's line is escaped, `\"level\"`: not
+    // this.)
+    if level.find(json).is_some() {
+        return None;
+    }
+    let range = match known {
+        Some(k) => k..k + 1,
+        None => 0..ENVELOPE_KEYS.len(),
+    };
+    range.into_iter().find(|&k| {
+        let quoted = keys[k].needle();
+        keys[k].find_iter(json).any(|at| {
+            let rest = json[at + quoted.len()..].trim_ascii_start();
+            let Some(value) = rest.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else { return false };
+            let Some(text) = value.strip_prefix(b"\"") else { return false };
+            known.is_some() || {
+                let head = &text[..text.len().min(ENVELOPE_LOOK)];
+                let head = &head[..memchr::memchr(b'"', head).unwrap_or(head.len())];
+                matches!(classify(head, &mut StreamState::default()).1, Header::RisingWave | Header::Panic)
+            }
+        })
+    })
+}
+
+/// Rewrite a JSON envelope ([`envelope_key`]; `key` its index) as the line it carries, into
+/// `out`, after `outer` (the prefixes before the object): the value decoded, a line break that
+/// ends it taken off and one inside it made a blank (a record is one line), and before it the
+/// `kubectl --prefix` of the pod and container the envelope names (stern's `podName` and
+/// `containerName`, Loki's `labels.pod` and `labels.container`), so that the event says where
+/// it came from. False, with `out` unspecified, when the object does not parse, has a level of
+/// its own, or holds no string under `key`.
+pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], out: &mut Vec<u8>) -> bool {
+    use serde_json::{Map, Value};
+    let Ok(obj) = serde_json::from_slice::<Map<String, Value>>(json) else { return false };
+    if OWN_LEVEL_KEYS.iter().any(|k| obj.contains_key(*k)) {
+        return false;
+    }
+    let Some(Value::String(text)) = obj.get(ENVELOPE_KEYS[key]) else { return false };
+    let text = text.strip_suffix('\n').map_or(text.as_str(), |t| t.strip_suffix('\r').unwrap_or(t));
+    out.clear();
+    out.extend_from_slice(outer);
+    let labels = obj.get("labels").and_then(Value::as_object);
+    let named = |top: &str, label: &str| {
+        obj.get(top).or_else(|| labels.and_then(|l| l.get(label))).and_then(Value::as_str).filter(|v| {
+            !v.is_empty() && !v.bytes().any(|b| b == b'/' || b == b']' || b.is_ascii_whitespace())
+        })
+    };
+    if let (Some(pod), Some(container)) = (named("podName", "pod"), named("containerName", "container")) {
+        out.extend_from_slice(format!("[pod/{pod}/{container}] ").as_bytes());
+    }
     out.extend(text.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
     true
 }
@@ -2924,6 +3011,68 @@ mod tests {
         let mut out = Vec::new();
         strip_ansi(b"\x1b[2m2026\x1b[0m \x1b[33m WARN\x1b[0m x \x1b[3merror\x1b[0m\x1b[2m=\x1b[0mboom", &mut out);
         assert_eq!(out, b"2026  WARN x error=boom");
+    }
+
+    #[test]
+    fn json_envelopes_are_read_as_the_lines_they_carry() {
+        let line = "2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink \\\"s\\\" failed";
+        // (the JSON line, the stream's key so far, the key found, the line carried)
+        let cases: &[(String, Option<usize>, Option<usize>, Option<&str>)] = &[
+            // stern -o json: the pod and container become a `kubectl --prefix`.
+            (
+                format!(r#"{{"message":"{line}","nodeName":"n1","namespace":"rw","podName":"meta-0","containerName":"meta"}}"#),
+                None,
+                Some(0),
+                Some(r#"[pod/meta-0/meta] 2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
+            ),
+            // journalctl -o json, with its blanks around the colons.
+            (
+                format!(r#"{{ "__CURSOR" : "s=1", "PRIORITY" : "3", "MESSAGE" : "{line}", "_PID" : "7" }}"#),
+                None,
+                Some(1),
+                Some(r#"2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
+            ),
+            // Loki's logcli -o jsonl: the pod and container from the labels.
+            (
+                format!(r#"{{"labels":{{"pod":"meta-1","container":"meta"}},"line":"{line}","timestamp":"x"}}"#),
+                None,
+                Some(4),
+                Some(r#"[pod/meta-1/meta] 2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
+            ),
+            // Fluent Bit's `log`, its line break taken off; a panic is a line too.
+            (
+                r#"{"date":1.5,"log":"thread 'main' panicked at src/a.rs:1:2:\n"}"#.to_string(),
+                None,
+                Some(3),
+                Some("thread 'main' panicked at src/a.rs:1:2:"),
+            ),
+            // A `Caused by:` record is one once the stream's envelopes are known.
+            (r#"{"message":"Caused by:","podName":"meta-0","containerName":"meta"}"#.to_string(), None, None, None),
+            (
+                r#"{"message":"Caused by:","podName":"meta-0","containerName":"meta"}"#.to_string(),
+                Some(0),
+                Some(0),
+                Some("[pod/meta-0/meta] Caused by:"),
+            ),
+            // RisingWave's own JSON lines, and any with a level of their own, are no envelopes.
+            (
+                format!(r#"{{"timestamp":"2026-03-02T08:00:00.1Z","level":"INFO","fields":{{"message":"{line}"}}}}"#),
+                None,
+                None,
+                None,
+            ),
+            (format!(r#"{{"severity":"ERROR","msg":"{line}"}}"#), None, Some(2), None),
+            // A value that is no string, or a message with no header.
+            (r#"{"message":{"text":"x"}}"#.to_string(), Some(0), None, None),
+            (r#"{"message":"connection reset"}"#.to_string(), None, None, None),
+        ];
+        for (json, known, key, want) in cases {
+            assert_eq!(envelope_key(json.as_bytes(), *known), *key, "{json}");
+            let Some(key) = key else { continue };
+            let mut out = Vec::new();
+            let got = envelope_record(json.as_bytes(), *key, b"", &mut out).then(|| String::from_utf8(out).unwrap());
+            assert_eq!(got.as_deref(), *want, "{json}");
+        }
     }
 
     #[test]
