@@ -348,3 +348,74 @@ fn regression_a_crlf_event_of_several_lines_is_read_as_its_lf_twin() {
     assert_eq!(e["match"]["slug"], "the-task-may-be-expired-because-of-group-split-ta", "{e}");
     assert!(!e["message"].as_str().unwrap().contains('\r'), "{e}");
 }
+
+/// Found by a second reader in an incident: `annotail meta.log.2.gz` (a rotated, compressed log)
+/// read the gzip bytes as text: "no known error matched", status 0, and with `--unknown any`
+/// events of binary garbage. gzip and zstd inputs (files and standard input, known by their
+/// first bytes) are read decompressed; other compressions are inputs that cannot be read.
+#[test]
+fn regression_compressed_inputs_are_read_decompressed_or_reported() {
+    let fx = fixture();
+    let mut text = String::new();
+    for i in 0..2_000u32 {
+        text.push_str(&info_line(i % 60, &format!("checkpoint {i} done")));
+        text.push('\n');
+        if i % 100 == 7 {
+            text.push_str(&split_line(i % 60, i));
+            text.push('\n');
+            text.push_str(&rw_line(i % 60, "WARN", "risingwave_meta::x", &format!("slow disk on node {i}")));
+            text.push('\n');
+        }
+    }
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let (half_a, half_b) = text.split_at(text.len() / 2);
+    let mut two_members = gz(half_a.as_bytes());
+    two_members.extend(gz(half_b.as_bytes()));
+    let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
+    let facts = |out: &std::process::Output| -> Vec<Value> {
+        ok_events(out)
+            .into_iter()
+            .map(|mut e| {
+                let o = e.as_object_mut().unwrap();
+                o.remove("observed");
+                o.remove("source");
+                e
+            })
+            .collect()
+    };
+    let args = ["--unknown", "warn", "--threads", "2"];
+    let plain_path = path_str(&fx.write("meta.log", &text));
+    let want = facts(&fx.run(&[&args[..], &[&plain_path]].concat(), b""));
+    assert_eq!(want.len(), 40, "{want:#?}");
+    for (name, bytes) in [("meta.log.2.gz", &two_members), ("meta.log.3.zst", &zst), ("compressed-no-suffix", &gz(text.as_bytes()))] {
+        let path = path_str(&fx.write(name, bytes));
+        assert_eq!(facts(&fx.run(&[&args[..], &[&path]].concat(), b"")), want, "{name}");
+    }
+    for (name, bytes) in [("gzip", &two_members), ("zstd", &zst)] {
+        assert_eq!(facts(&fx.run(&args, bytes)), want, "standard input, {name}");
+    }
+    // The other compressions, and a gzip file cut short: reported by name, status 1; the events
+    // before the cut are written.
+    let xz = fx.write("meta.log.4.xz", b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46");
+    let out = fx.run(&[&path_str(&xz)], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("xz-compressed") && stderr_of(&out).contains("meta.log.4.xz"), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    let out = fx.run(&[], b"BZh91AY&SY");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("bzip2-compressed"), "{}", stderr_of(&out));
+    let whole = gz(text.as_bytes());
+    let cut = fx.write("cut.gz", &whole[..whole.len() / 2]);
+    let out = fx.run(&["--unknown", "warn", &path_str(&cut)], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("cut.gz"), "{}", stderr_of(&out));
+    let got = events(&out.stdout);
+    assert!(!got.is_empty() && got.len() < want.len(), "{} events", got.len());
+    // A line that starts like a compressed stream's magic is text.
+    let evs = ok_events(&fx.run(&["--all"], b"BZ is no magic\nPK too\n"));
+    assert_eq!(evs.len(), 2);
+}

@@ -27,6 +27,20 @@ pub(super) fn run(
         use std::io::Seek;
         file.seek(io::SeekFrom::Start(start.0)).map_err(ReadFailure::Input)?;
     }
+    run_reader(matcher, cfg, writer, file, meta, totals, start)
+}
+
+/// Read `input` to its end, its first byte at stream offset `start.0`, after `start.1` lines
+/// (a file from where it was left, or a compressed file's decoded text from its start).
+pub(super) fn run_reader(
+    matcher: &Matcher,
+    cfg: &RunConfig,
+    writer: &mut dyn Writer,
+    mut file: impl Read,
+    meta: SourceMeta,
+    totals: &mut Totals,
+    start: (u64, u64),
+) -> Result<Outcome, ReadFailure> {
     let mut report = Report::new(cfg, meta.path.as_deref().unwrap_or_default());
     let mut stage = Stage::new(matcher, &cfg.stage, writer, meta).starting_at(start.0, start.1);
     let mut buf = vec![0u8; FILE_BLOCK];

@@ -122,11 +122,24 @@ pub fn sample_of(path: &std::path::Path, from_end: bool) -> Option<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
     let limit = crate::matcher::skim::INPUT_SAMPLE as u64;
     let mut file = std::fs::File::open(path).ok()?;
+    // A compressed file's sample is of its text, as the run reads it.
+    let mut sample = Vec::new();
+    match compression(&file) {
+        None => {}
+        Some(Compression::Gzip) if !from_end => {
+            let _ = flate2::read::MultiGzDecoder::new(file).take(limit).read_to_end(&mut sample);
+            return Some(sample);
+        }
+        Some(Compression::Zstd) if !from_end => {
+            let _ = zstd::stream::read::Decoder::new(file).ok()?.take(limit).read_to_end(&mut sample);
+            return Some(sample);
+        }
+        Some(_) => return None,
+    }
     if from_end {
         let len = file.metadata().ok()?.len();
         file.seek(SeekFrom::Start(len.saturating_sub(limit))).ok()?;
     }
-    let mut sample = Vec::new();
     file.take(limit).read_to_end(&mut sample).ok()?;
     Some(sample)
 }
@@ -154,9 +167,27 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
             match std::fs::File::open(path) {
                 Ok(f) => {
                     let meta = crate::annotate::SourceMeta::file(&path.display().to_string());
-                    match writer.takes_rendered() {
-                        Some(w) if cfg.threads > 1 => parallel::run(matcher, cfg, w, f, path, meta, &mut totals),
-                        _ => file::run(matcher, cfg, writer, f, meta, &mut totals, (0, 0)),
+                    match (compression(&f), writer.takes_rendered()) {
+                        (Some(Compression::Gzip), _) => {
+                            // `MultiGzDecoder`: `cat a.gz b.gz > c.gz` (and `logrotate`'s
+                            // `compresscmd` output appended to) holds several members.
+                            let text = flate2::read::MultiGzDecoder::new(io::BufReader::new(f));
+                            file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0))
+                        }
+                        (Some(Compression::Zstd), _) => match zstd::stream::read::Decoder::new(f) {
+                            Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
+                            Err(e) => Err(ReadFailure::Input(e)),
+                        },
+                        (Some(Compression::Other(kind)), _) => {
+                            tracing::error!(
+                                path = %path.display(),
+                                "{kind}-compressed: annotail reads gzip and zstd files; decompress it first and pipe it in"
+                            );
+                            failed += 1;
+                            continue;
+                        }
+                        (None, Some(w)) if cfg.threads > 1 => parallel::run(matcher, cfg, w, f, path, meta, &mut totals),
+                        (None, _) => file::run(matcher, cfg, writer, f, meta, &mut totals, (0, 0)),
                     }
                 }
                 Err(e) => {
@@ -185,6 +216,47 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
 enum ReadFailure {
     Output(io::Error),
     Input(io::Error),
+}
+
+/// How a file named on the command line is compressed, by its first bytes (rotated logs often
+/// are: `meta.log.2.gz`). Read as text it gave garbage events and "no known error matched".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Decoded as it is read (one thread).
+    Gzip,
+    Zstd,
+    /// Reported: bzip2, xz, lz4 or zip.
+    Other(&'static str),
+}
+
+/// [`Compression`] of `file` from its first bytes, read where they are (the file's position is
+/// not moved); `None` for text, or when they cannot be read (the run reports that).
+pub fn compression(file: &std::fs::File) -> Option<Compression> {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; 8];
+    let n = file.read_at(&mut head, 0).ok()?;
+    compression_of(&head[..n])
+}
+
+/// The first bytes of each [`Compression`]'s files.
+const MAGIC: &[(&[u8], Compression)] = &[
+    (b"\x1f\x8b", Compression::Gzip),
+    (b"\x28\xb5\x2f\xfd", Compression::Zstd),
+    (b"BZh", Compression::Other("bzip2")),
+    (b"\xfd7zXZ\x00", Compression::Other("xz")),
+    (b"\x04\x22\x4d\x18", Compression::Other("lz4")),
+    (b"PK\x03\x04", Compression::Other("zip")),
+];
+
+/// [`Compression`] of a file that starts with `head`.
+pub fn compression_of(head: &[u8]) -> Option<Compression> {
+    MAGIC.iter().find(|(m, _)| head.starts_with(m)).map(|(_, c)| *c)
+}
+
+/// Whether more bytes after `head` could still make it one of the [`MAGIC`]s (it is shorter than
+/// one and starts it).
+pub fn magic_undecided(head: &[u8]) -> bool {
+    MAGIC.iter().any(|(m, _)| m.len() > head.len() && m.starts_with(head))
 }
 
 /// Check the writer after a step: a closed pipe ends the run quietly.

@@ -68,15 +68,7 @@ pub fn compressed_name(path: &Path) -> bool {
 /// Whether `head` (a file's first bytes) starts like gzip, zstd, bzip2, xz, lz4 or zip: a
 /// compressed file whatever its name.
 pub fn compressed_magic(head: &[u8]) -> bool {
-    const MAGIC: &[&[u8]] = &[
-        b"\x1f\x8b",                   // gzip
-        b"\x28\xb5\x2f\xfd",           // zstd
-        b"BZh",                        // bzip2
-        b"\xfd7zXZ\x00",               // xz
-        b"\x04\x22\x4d\x18",           // lz4 frame
-        b"PK\x03\x04",                 // zip
-    ];
-    MAGIC.iter().any(|m| head.starts_with(m))
+    crate::source::compression_of(head).is_some()
 }
 
 /// Whether `path` is left out by one of a source's `exclude` globs: a glob without `/` is
