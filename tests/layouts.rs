@@ -862,6 +862,14 @@ fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_ma
             assert_eq!(got, want, "{shape} {args:?}");
         }
     }
+    // regression (found by a second reader): a `[0ms]` in a value turned leftovers on (`latency=s]`),
+    // and JSON's escaped codes (`\u001b[31m`) lost their brackets, leaving bare ESCs.
+    let text_ms = lines(&[&rw_line(1, "WARN", "risingwave_meta::x", "slow read latency=[0ms] window=[5m]")]);
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], text_ms.as_bytes()));
+    assert_eq!(evs[0]["log"]["fields"], json!({"latency": "[0ms]", "window": "[5m]"}), "{evs:#?}");
+    let escaped = r#"{"timestamp":"2026-03-02T08:00:01.0Z","level":"ERROR","fields":{"message":"sink \u001b[31mFailed\u001b[0m x"},"target":"risingwave_meta::x"}"#;
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], lines(&[escaped]).as_bytes()));
+    assert_eq!(evs[0]["message"], "sink \u{1b}[31mFailed\u{1b}[0m x", "{evs:#?}");
     let evs = facts(&fx.run(&["--unknown", "warn"], join(&lost).as_bytes()));
     let e = at_line(&evs, 2);
     assert_eq!(e["log"]["level"], "WARN");
@@ -943,6 +951,41 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
     let own = json!({"level": "INFO", "message": text[0].1}).to_string();
     let evs = ok_events(&fx.run(&["--all"], lines(&[&own]).as_bytes()));
     assert_eq!((&evs[0]["log"]["format"], &evs[0]["log"]["level"]), (&json!("json"), &json!("INFO")), "{evs:#?}");
+    // regression (found by a second reader): envelopes were looked for on a block's first line
+    // only, so journald's own first record hid them (the block was skimmed, events split); a
+    // Loki `level` label ruled them out; other JSON lines lost their level once the stream's
+    // envelopes were known; a value of several lines (a multi-line parser's record) was one
+    // line; an envelope behind a `kubectl --prefix` kept two pod prefixes.
+    let started = json!({"MESSAGE": "Started risingwave-meta.service.", "_PID": "1"}).to_string();
+    let mut journal_first = vec![started];
+    journal_first.extend(journal.iter().cloned());
+    let first_out = facts(&fx.run(&["--unknown", "warn"], join(&journal_first).as_bytes()));
+    let want: Vec<(u64, u64)> = vec![(2, 3), (6, 1)];
+    assert_eq!(first_out.iter().map(|e| (src_line(e), src_lines(e))).collect::<Vec<_>>(), want, "{first_out:#?}");
+    let labelled: Vec<String> = text
+        .iter()
+        .map(|(pod, l)| json!({"labels": {"pod": pod, "container": "meta", "level": "info"}, "line": l}).to_string())
+        .collect();
+    assert_eq!(facts(&fx.run(&["--unknown", "warn"], join(&labelled).as_bytes())), facts(&fx.run(&["--unknown", "warn"], join(&logcli).as_bytes())));
+    let mixed = [
+        stern[0].clone(),
+        json!({"levelname": "ERROR", "name": "udf", "message": "UDF server failed: boom"}).to_string(),
+    ];
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], join(&mixed).as_bytes()));
+    assert_eq!(evs.last().unwrap()["log"]["level"], "ERROR", "{evs:#?}");
+    assert_eq!(evs.last().unwrap()["unknown"]["template"], "UDF server failed", "{evs:#?}");
+    let whole = format!("{}\nCaused by:\n    disk gone\n", text[0].1);
+    let record = json!({"log": whole, "kubernetes": {"pod_name": "meta-0"}}).to_string();
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], lines(&[&record]).as_bytes()));
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!(evs[0]["message"], format!("{}\nCaused by:\n    disk gone", text[0].1));
+    assert_eq!((src_line(&evs[0]), src_lines(&evs[0])), (1, 1));
+    assert_eq!(evs[0]["unknown"]["template"], "sink writer <*> failed");
+    let behind: Vec<String> = stern.iter().map(|l| format!("[pod/stern-0/stern] {l}")).collect();
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], join(&behind).as_bytes()));
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    assert_eq!(evs[0]["log"]["kubernetes"]["pod"], "stern-0");
+    assert!(evs[0]["message"].as_str().unwrap().starts_with("2026-03-02T08:00:00.0Z ERROR"), "{evs:#?}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -408,15 +408,17 @@ impl<'m> Framer<'m> {
         // (literals may hide behind them), no CRI records (partial ones must be joined), no JSON
         // escapes the prefilter does not know, and no record that must see every event.
         let first = &block[..memchr::memchr(b'\n', block).unwrap_or(block.len())];
-        let (fp, fh) = parse::classify(first, &mut self.state.clone());
-        let first_cri = parse::docker_shaped(first) || fp.cri.is_some();
+        let first_cri = parse::docker_shaped(first) || parse::classify(first, &mut self.state.clone()).0.cri.is_some();
         self.cri_seen |= first_cri;
-        if self.envelope.is_none() && fh == Header::Json && fp.cri.is_none() {
-            self.envelope = parse::envelope_key(&first[fp.content.min(first.len())..], None);
+        // Both looked for in a block's start only: a stream pasted with its colours shows them
+        // on every line and one of JSON envelopes is made of them, past a few lines of another
+        // shape (a shell prompt, journald's `Started …`); a look through every block would be
+        // another pass over every byte.
+        let look = &block[..block.len().min(SHAPES_LOOK)];
+        self.leftovers |= parse::has_leftovers(look);
+        if self.envelope.is_none() {
+            self.envelope = envelope_in(look, self.state);
         }
-        // Looked for at a block's start only: a stream pasted with its colours shows them on
-        // every line, and a look through every block would be a pass over every byte.
-        self.leftovers |= parse::has_leftovers(&block[..block.len().min(LEFTOVERS_LOOK)]);
         let dense = self.every_event
             || first_truncated
             || has_esc
@@ -656,21 +658,34 @@ impl<'m> Framer<'m> {
             let json = &cleaned[prefix.content..];
             if let Some(key) = parse::envelope_key(json, self.envelope) {
                 let mut text = std::mem::take(&mut self.joined);
-                if parse::envelope_record(json, key, &cleaned[..prefix.content], &mut text) {
+                let outer = &cleaned[..prefix.content];
+                if let Some(pre) = parse::envelope_record(json, key, outer, prefix.kubectl.is_some(), &mut text) {
                     self.envelope = Some(key);
-                    let p = Partial {
+                    self.materialize(block);
+                    let piece = |text: Vec<u8>, first: bool, foreign: bool| Partial {
                         text,
                         tag: 0,
                         first_line: line_no,
                         offset,
-                        records: 1,
+                        records: u32::from(first),
                         truncated,
                         docker: false,
                         envelope: true,
-                        foreign: self.foreign,
+                        foreign,
                     };
-                    self.materialize(block);
-                    self.logical_line(p, sink);
+                    if memchr::memchr(b'\n', &text[pre..]).is_none() {
+                        self.logical_line(piece(text, true, self.foreign), sink);
+                    } else {
+                        // A record of a whole multi-line event (Fluent Bit's and Vector's
+                        // multi-line parsers): each of its lines is read as one, behind the
+                        // record's prefixes, so that a `Caused by:` line continues the event.
+                        for (i, l) in text[pre..].split(|&b| b == b'\n').enumerate() {
+                            let mut t = Vec::with_capacity(pre + l.len());
+                            t.extend_from_slice(&text[..pre]);
+                            t.extend_from_slice(l.strip_suffix(b"\r").unwrap_or(l));
+                            self.logical_line(piece(t, i == 0, self.foreign), sink);
+                        }
+                    }
                     return;
                 }
                 self.joined = text;
@@ -788,7 +803,11 @@ impl<'m> Framer<'m> {
         let (mut prefix, header) = parse::classify(&p.text, &mut self.state);
         prefix.docker = p.docker;
         prefix.envelope = p.envelope;
-        let (line, records, offset, truncated) = (&p.text, p.records, p.offset, p.truncated);
+        // A line after the first of an envelope's value is on the same physical line: it adds
+        // none, unless it starts an event of its own, which then has that one.
+        let opens = p.envelope && opens_event(header, content_of(&p.text, &prefix));
+        let records = p.records.max(u32::from(opens));
+        let (line, offset, truncated) = (&p.text, p.offset, p.truncated);
         let flags = (true, false);
         self.push_line(line, None, p.first_line, records, offset, (prefix, header), &[], flags, truncated, sink);
         if let Some(acc) = self.acc.as_mut() {
@@ -964,7 +983,7 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
             line = parse::without_ansi(&record, &mut clean);
         } else if line.first() == Some(&b'{')
             && let Some(key) = (0..parse::ENVELOPE_KEYS.len()).find_map(|k| parse::envelope_key(line, Some(k)))
-            && parse::envelope_record(line, key, b"", &mut record)
+            && parse::envelope_record(line, key, b"", false, &mut record).is_some()
         {
             // So is a JSON envelope's (`stern -o json`): the line it carries.
             line = parse::without_ansi(&record, &mut clean);
@@ -978,9 +997,32 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
     None
 }
 
-/// How much of a block's start is looked through for colour codes that lost their ESC: the
-/// first lines of a paste, past a shell prompt or a markdown fence before the log.
-const LEFTOVERS_LOOK: usize = 4096;
+/// How much of a block's start is looked through for colour codes that lost their ESC and for
+/// JSON envelopes: the first few hundred lines, past a shell prompt or a markdown fence before a
+/// paste, or other records before an envelope (journald's own).
+const SHAPES_LOOK: usize = 64 << 10;
+
+/// The envelope key ([`parse::envelope_key`]) of the first line of `look` that is a JSON
+/// envelope, read behind the prefixes framing reads.
+fn envelope_in(look: &[u8], state: StreamState) -> Option<usize> {
+    let mut state = state;
+    // Only lines with a JSON object's `{"` (`{ "`, journalctl's) are classified: a text log has
+    // next to none, and a walk over every line of the look cost 2% of a scan (callgrind, the
+    // peers corpus).
+    let mut done = 0;
+    memchr::memchr_iter(b'{', look).find_map(|at| {
+        let after = &look[at + 1..];
+        let blanks = after.iter().take(4).take_while(|&&b| b == b' ').count();
+        if at < done || after.get(blanks) != Some(&b'"') {
+            return None;
+        }
+        let (s, e) = line_around(look, at);
+        done = e + 1;
+        let line = &look[s..e];
+        let (p, h) = parse::classify(line, &mut state);
+        (h == Header::Json && p.cri.is_none()).then(|| parse::envelope_key(&line[p.content.min(line.len())..], None)).flatten()
+    })
+}
 
 /// Does `block` hold an ANSI escape (ESC), and a JSON escape the prefilter does not know (`\u`,
 /// `\/`)? One pass for both: the block is otherwise read only by the skim and the line count,

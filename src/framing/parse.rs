@@ -968,53 +968,103 @@ pub fn docker_record(json: &[u8], out: &mut Vec<u8>) -> bool {
 
 /// The keys a JSON envelope carries a log line under, as the tools that wrap lines in JSON name
 /// them: `message` (`stern -o json`, Vector, Elastic's exports), `MESSAGE` (`journalctl -o
-/// json`), `msg`, `log` (Fluent Bit), `line` (Loki's `logcli query -o jsonl`).
-pub const ENVELOPE_KEYS: [&str; 5] = ["message", "MESSAGE", "msg", "log", "line"];
+/// json`), `log` (Fluent Bit), `line` (Loki's `logcli query -o jsonl`). Not `msg`: the message
+/// key of structured loggers (zap, logrus, slog), whose lines are records of their own.
+pub const ENVELOPE_KEYS: [&str; 4] = ["message", "MESSAGE", "log", "line"];
 
-/// Searchers for [`ENVELOPE_KEYS`] as they stand in JSON, quoted, and for the `"level"` key
-/// that every JSON log line with a level of its own has (RisingWave's, most programs'): built
-/// once, as a searcher's set-up costs more than a search of a short line.
-static ENVELOPE_FINDERS: std::sync::LazyLock<([memchr::memmem::Finder<'static>; 5], memchr::memmem::Finder<'static>)> =
-    std::sync::LazyLock::new(|| {
-        let finder = |k: &str| memchr::memmem::Finder::new(format!("\"{k}\"").as_bytes()).into_owned();
-        (ENVELOPE_KEYS.map(finder), finder("level"))
-    });
+/// Searchers for [`ENVELOPE_KEYS`] as they stand in JSON, quoted: built once, as a searcher's
+/// set-up costs more than a search of a short line.
+static ENVELOPE_FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> = std::sync::LazyLock::new(|| {
+    ENVELOPE_KEYS.map(|k| memchr::memmem::Finder::new(format!("\"{k}\"").as_bytes()).into_owned())
+});
 
-/// The keys that make a JSON object a log record of its own, not an envelope: a line carried
-/// in an object with its own level is that object's message.
-const OWN_LEVEL_KEYS: [&str; 3] = ["level", "severity", "lvl"];
+/// A searcher for `"level"`, the key every RisingWave JSON line has among its own.
+static LEVEL_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"level\""));
+
+/// Whether `json` starts as RisingWave's JSON lines do: `{"timestamp":"<time>","level":`.
+fn rw_json_start(json: &[u8]) -> bool {
+    const HEAD: &[u8] = b"{\"timestamp\":\"";
+    let Some(rest) = json.strip_prefix(HEAD) else { return false };
+    memchr::memchr(b'"', &rest[..rest.len().min(64)]).is_some_and(|q| rest[q..].starts_with(b"\",\"level\":"))
+}
+
+/// Whether the key `finder` looks for (quoted) is one of the object `json`'s own keys, not a
+/// nested object's (Loki's `labels.level`) nor text in a value: read from the line's start to
+/// each place it is found, which on a JSON log line is a few dozen bytes in.
+fn own_key(json: &[u8], finder: &memchr::memmem::Finder<'_>) -> bool {
+    let mut from = 0;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    finder.find_iter(json).any(|at| {
+        let after_key = json[at + finder.needle().len()..].trim_ascii_start().starts_with(b":");
+        for &b in &json[from..at] {
+            match (in_string, escaped, b) {
+                (true, true, _) => escaped = false,
+                (true, false, b'\\') => escaped = true,
+                (true, false, b'"') => in_string = false,
+                (true, false, _) => {}
+                (false, _, b'"') => in_string = true,
+                (false, _, b'{' | b'[') => depth += 1,
+                (false, _, b'}' | b']') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        from = at;
+        !in_string && depth == 1 && after_key
+    })
+}
 
 /// How far into a value a header is looked for before the value is decoded: a RisingWave
 /// header (time, level, spans, target) with room for a thread name and span fields.
-const ENVELOPE_LOOK: usize = 512;
+pub const ENVELOPE_LOOK: usize = 512;
 
 /// Is `json` (a JSON object line, past its prefixes) an envelope: a log line carried as the
 /// string value of one of [`ENVELOPE_KEYS`]? With `known` (the key the stream's envelopes use),
-/// any object with a string under that key and no level of its own is one (the lines of a
-/// multi-line event after its first, `Caused by:`); else the value must start with a RisingWave
-/// header or a panic. The key's index, or `None`. A look at the raw bytes: cheap on a JSON line
-/// that is none.
+/// any object with a string under that key is a candidate (the lines of a multi-line event after
+/// its first, `Caused by:`); else the value must start with a RisingWave header or a panic (its
+/// colour codes, JSON-escaped, looked past). The key's index, or `None`. A look at the raw
+/// bytes, cheap on a JSON line that is none; [`envelope_record`] decides.
 pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
-    let (keys, level) = &*ENVELOPE_FINDERS;
     // A JSON log line of RisingWave's own (whose `fields.message` is its message) is passed over
-    // at the cost of one search. (A `"level"` in an envelope's line is escaped, `\"level\"`: not
-    // this.)
-    if level.find(json).is_some() {
+    // by its first bytes, `{"timestamp":"…","level":` (reading up to its level byte by byte cost
+    // 700 instructions a line, 2.4% of `--unknown any` on JSON logs); any other with a level of
+    // its own at the cost of that read.
+    if rw_json_start(json) || own_key(json, &LEVEL_FINDER) {
         return None;
     }
+    let finders = &*ENVELOPE_FINDERS;
     let range = match known {
         Some(k) => k..k + 1,
         None => 0..ENVELOPE_KEYS.len(),
     };
     range.into_iter().find(|&k| {
-        let quoted = keys[k].needle();
-        keys[k].find_iter(json).any(|at| {
+        let quoted = finders[k].needle();
+        finders[k].find_iter(json).any(|at| {
             let rest = json[at + quoted.len()..].trim_ascii_start();
             let Some(value) = rest.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else { return false };
             let Some(text) = value.strip_prefix(b"\"") else { return false };
             known.is_some() || {
                 let head = &text[..text.len().min(ENVELOPE_LOOK)];
                 let head = &head[..memchr::memchr(b'"', head).unwrap_or(head.len())];
+                let mut plain = Vec::new();
+                let head = if memchr::memmem::find(head, b"\\u001b").is_some() {
+                    // stern keeps a container's colours, and JSON escapes their ESCs.
+                    let mut esc = Vec::with_capacity(head.len());
+                    let mut i = 0;
+                    while i < head.len() {
+                        if head[i..].starts_with(b"\\u001b") {
+                            esc.push(0x1b);
+                            i += 6;
+                        } else {
+                            esc.push(head[i]);
+                            i += 1;
+                        }
+                    }
+                    strip_ansi(&esc, &mut plain);
+                    &plain[..]
+                } else {
+                    head
+                };
                 matches!(classify(head, &mut StreamState::default()).1, Header::RisingWave | Header::Panic)
             }
         })
@@ -1022,19 +1072,29 @@ pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
 }
 
 /// Rewrite a JSON envelope ([`envelope_key`]; `key` its index) as the line it carries, into
-/// `out`, after `outer` (the prefixes before the object): the value decoded, a line break that
-/// ends it taken off and one inside it made a blank (a record is one line), and before it the
-/// `kubectl --prefix` of the pod and container the envelope names (stern's `podName` and
+/// `out`: first `outer` (the prefixes before the object) and, unless `outer` names a pod itself,
+/// the `kubectl --prefix` of the pod and container the envelope names (stern's `podName` and
 /// `containerName`, Loki's `labels.pod` and `labels.container`), so that the event says where
-/// it came from. False, with `out` unspecified, when the object does not parse, has a level of
-/// its own, or holds no string under `key`.
-pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], out: &mut Vec<u8>) -> bool {
-    use serde_json::{Map, Value};
-    let Ok(obj) = serde_json::from_slice::<Map<String, Value>>(json) else { return false };
-    if OWN_LEVEL_KEYS.iter().any(|k| obj.contains_key(*k)) {
-        return false;
+/// it came from; then the value decoded, a line break that ends it taken off (one inside it
+/// kept: a record of a whole multi-line event). Returns the length of the prefixes, which every
+/// line of the value is to be read behind. `None`, with `out` unspecified, when the object does
+/// not parse, has a level of its own ([`JSON_LEVEL_KEYS`](crate::annotate::JSON_LEVEL_KEYS):
+/// a record whose message it is), holds no string under `key`, or is a Docker json-file record
+/// that [`docker_record`] refused (`log` and `stream`: its partial records are not joined here).
+pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, out: &mut Vec<u8>) -> Option<usize> {
+    use serde_json::Value;
+    // Invalid UTF-8 in a record is replaced, as in any JSON line, not a reason to read it raw.
+    // (Parsed as a `Value`, as the annotator parses JSON lines: one instance of the parser.)
+    let parsed = serde_json::from_slice::<Value>(json)
+        .or_else(|_| serde_json::from_str::<Value>(&String::from_utf8_lossy(json)))
+        .ok()?;
+    let Value::Object(obj) = parsed else { return None };
+    if crate::annotate::JSON_LEVEL_KEYS.iter().any(|k| obj.contains_key(*k))
+        || (ENVELOPE_KEYS[key] == "log" && obj.contains_key("stream"))
+    {
+        return None;
     }
-    let Some(Value::String(text)) = obj.get(ENVELOPE_KEYS[key]) else { return false };
+    let Some(Value::String(text)) = obj.get(ENVELOPE_KEYS[key]) else { return None };
     let text = text.strip_suffix('\n').map_or(text.as_str(), |t| t.strip_suffix('\r').unwrap_or(t));
     out.clear();
     out.extend_from_slice(outer);
@@ -1044,11 +1104,12 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], out: &mut Vec<u8>)
             !v.is_empty() && !v.bytes().any(|b| b == b'/' || b == b']' || b.is_ascii_whitespace())
         })
     };
-    if let (Some(pod), Some(container)) = (named("podName", "pod"), named("containerName", "container")) {
+    if !outer_pod && let (Some(pod), Some(container)) = (named("podName", "pod"), named("containerName", "container")) {
         out.extend_from_slice(format!("[pod/{pod}/{container}] ").as_bytes());
     }
-    out.extend(text.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
-    true
+    let prefixes = out.len();
+    out.extend_from_slice(text.as_bytes());
+    Some(prefixes)
 }
 
 /// A syslog or journal prefix: `<time> <host> <ident>[<pid>]: `, as `journalctl` (its default
@@ -1212,10 +1273,23 @@ pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
 /// Does `line` show ANSI colour codes that lost their ESC: tracing's reset, `[0m`, as a line
 /// coloured on a terminal reads once pasted where the ESC byte is dropped (a GitHub issue, a
 /// web page, a CI log viewer: `[2m2026-…Z[0m [33m WARN[0m [2mrisingwave_meta[0m[2m:[0m …`), or
-/// shown in caret notation (`cat -v`, `less`: `^[[2m…^[[0m`)? A byte sequence no log line
-/// holds otherwise: it is what decides that [`strip_codes`] takes the line's other leftovers.
+/// shown in caret notation (`cat -v`, `less`: `^[[2m…^[[0m`)? It is what decides that
+/// [`strip_codes`] takes the line's other leftovers: a reset that ends a styled piece, before a
+/// blank, another code or the line's end (`[0m [33m`), as no text holds it (`[0ms]` is text);
+/// not one that stands for a JSON-escaped ESC (`\u001b[0m`, the decoder's to undo).
 pub fn has_leftovers(line: &[u8]) -> bool {
-    memchr::memchr_iter(b'[', line).any(|i| line[i + 1..].starts_with(b"0m"))
+    memchr::memchr_iter(b'[', line).any(|i| {
+        line[i + 1..].starts_with(b"0m")
+            && matches!(line.get(i + 3), None | Some(b' ' | b'[' | b'^' | b'\r'))
+            && !escaped_esc_before(line, i)
+    })
+}
+
+/// Whether the `[` at `line[i]` follows a JSON- or C-escaped ESC (`\u001b[`, `\x1b[`, `\033[`):
+/// a code JSON carries, real once decoded.
+fn escaped_esc_before(line: &[u8], i: usize) -> bool {
+    let before = &line[..i];
+    [&b"\\u001b"[..], b"\\u001B", b"\\x1b", b"\\x1B", b"\\033", b"\\e"].iter().any(|e| before.ends_with(e))
 }
 
 /// The length of the SGR code (or erase-line code, `grep --color`'s `[K`) at `line[i..]` that
@@ -1224,11 +1298,13 @@ pub fn has_leftovers(line: &[u8]) -> bool {
 fn leftover_at(line: &[u8], i: usize) -> Option<usize> {
     let rest = line.get(i + 1..)?;
     let params = rest.iter().take(MAX_LEFTOVER_PARAMS + 1).take_while(|b| b.is_ascii_digit() || **b == b';').count();
-    match rest.get(params)? {
-        b'm' if params > 0 && params <= MAX_LEFTOVER_PARAMS => Some(params + 2),
-        b'K' if params <= MAX_LEFTOVER_PARAMS => Some(params + 2),
-        _ => None,
-    }
+    let len = match rest.get(params)? {
+        b'm' if params > 0 && params <= MAX_LEFTOVER_PARAMS => params + 2,
+        b'K' if params == 0 => 2,
+        _ => return None,
+    };
+    // A bracket closed right after is text (`window=[5m]`), and so is a code JSON carries escaped.
+    (line.get(i + len) != Some(&b']') && !escaped_esc_before(line, i)).then_some(len)
 }
 
 /// The longest parameter list a leftover code is taken with: 256-colour and RGB codes
@@ -1237,7 +1313,8 @@ const MAX_LEFTOVER_PARAMS: usize = 16;
 
 /// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`;
 /// with `leftovers`, also the codes that lost their ESC ([`has_leftovers`]: `[2m`, `[1;31m`,
-/// `[K`) and, before one, the caret notation of the lost ESC (`^[`).
+/// `[K`; not one a `]` closes, `[5m]`) and, before one, the caret notation of the lost ESC
+/// (`^[`).
 pub fn strip_codes(line: &[u8], out: &mut Vec<u8>, leftovers: bool) {
     let mut i = 0;
     loop {
@@ -3032,19 +3109,34 @@ mod tests {
                 Some(1),
                 Some(r#"2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
             ),
-            // Loki's logcli -o jsonl: the pod and container from the labels.
+            // Loki's logcli -o jsonl: the pod and container from the labels (a `level` label is
+            // the stream's, not the record's).
             (
-                format!(r#"{{"labels":{{"pod":"meta-1","container":"meta"}},"line":"{line}","timestamp":"x"}}"#),
+                format!(r#"{{"labels":{{"pod":"meta-1","container":"meta","level":"info"}},"line":"{line}","timestamp":"x"}}"#),
                 None,
-                Some(4),
+                Some(3),
                 Some(r#"[pod/meta-1/meta] 2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
             ),
             // Fluent Bit's `log`, its line break taken off; a panic is a line too.
             (
                 r#"{"date":1.5,"log":"thread 'main' panicked at src/a.rs:1:2:\n"}"#.to_string(),
                 None,
-                Some(3),
+                Some(2),
                 Some("thread 'main' panicked at src/a.rs:1:2:"),
+            ),
+            // A whole multi-line event in one record keeps its line breaks (framing reads each
+            // line); colours JSON escaped do not hide the header; invalid UTF-8 is replaced.
+            (
+                format!(r#"{{"message":"{line}\n\nCaused by:\n    boom\n"}}"#),
+                None,
+                Some(0),
+                Some("2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink \"s\" failed\n\nCaused by:\n    boom"),
+            ),
+            (
+                r#"{"message":"\u001b[2m2026-03-02T08:00:00.1Z\u001b[0m \u001b[31mERROR\u001b[0m x: y"}"#.to_string(),
+                None,
+                Some(0),
+                Some("\x1b[2m2026-03-02T08:00:00.1Z\x1b[0m \x1b[31mERROR\x1b[0m x: y"),
             ),
             // A `Caused by:` record is one once the stream's envelopes are known.
             (r#"{"message":"Caused by:","podName":"meta-0","containerName":"meta"}"#.to_string(), None, None, None),
@@ -3061,7 +3153,19 @@ mod tests {
                 None,
                 None,
             ),
-            (format!(r#"{{"severity":"ERROR","msg":"{line}"}}"#), None, Some(2), None),
+            // A `"level"` in a value, or a nested object's, is not the object's own.
+            (
+                format!(r#"{{"note":"a \"level\": x {{","labels":{{"level":"info"}},"message":"{line}"}}"#),
+                None,
+                Some(0),
+                Some(r#"2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
+            ),
+            (format!(r#"{{"severity":"ERROR","message":"{line}"}}"#), None, Some(0), None),
+            (format!(r#"{{"levelname":"ERROR","message":"{line}"}}"#), None, Some(0), None),
+            // A structured logger's `msg` is its own message; a Docker-like record with a
+            // stream is Docker's (partial records), not read here.
+            (format!(r#"{{"msg":"{line}"}}"#), None, None, None),
+            (format!(r#"{{"log":"{line}","stream":"stdout"}}"#), None, Some(2), None),
             // A value that is no string, or a message with no header.
             (r#"{"message":{"text":"x"}}"#.to_string(), Some(0), None, None),
             (r#"{"message":"connection reset"}"#.to_string(), None, None, None),
@@ -3070,7 +3174,7 @@ mod tests {
             assert_eq!(envelope_key(json.as_bytes(), *known), *key, "{json}");
             let Some(key) = key else { continue };
             let mut out = Vec::new();
-            let got = envelope_record(json.as_bytes(), *key, b"", &mut out).then(|| String::from_utf8(out).unwrap());
+            let got = envelope_record(json.as_bytes(), *key, b"", false, &mut out).map(|_| String::from_utf8(out).unwrap());
             assert_eq!(got.as_deref(), *want, "{json}");
         }
     }
@@ -3091,11 +3195,19 @@ mod tests {
             ("[01;31m[KWARN[m[K x[0m", true, "WARN[m x"),
             ("[38;2;255;0;0mred[0m", true, "red"),
             // Brackets that are text stay: a list, an empty pair, a long run of digits, a
-            // caret that is not before a code.
-            ("[0m [1, 2] [] [5] a^[b [12345678901234567m", true, " [1, 2] [] [5] a^[b [12345678901234567m"),
-            // Without a reset nothing is a leftover.
+            // caret that is not before a code, a code-like pair closed at once, `[4K` with a
+            // count (grep's has none).
+            (
+                "[0m [1, 2] [] [5] a^[b [12345678901234567m window=[5m] buf=[4K",
+                true,
+                " [1, 2] [] [5] a^[b [12345678901234567m window=[5m] buf=[4K",
+            ),
+            // Without a reset that ends a styled piece nothing is a leftover: `[0ms]` is text.
             ("interval [5m] elapsed", false, "interval [5m] elapsed"),
+            ("latency=[0ms] buf=[4K] window=[5m]", false, "latency=[0ms] buf=[4K] window=[5m]"),
             ("ends in [0", false, "ends in [0"),
+            // JSON carries real codes escaped: not leftovers (the decoder makes them ESCs).
+            (r#"{"msg":"\u001b[31mFailed\u001b[0m x"}"#, false, r#"{"msg":"\u001b[31mFailed\u001b[0m x"}"#),
             // Real escapes and leftovers on one line.
             ("\x1b[1mbold\x1b[0m [2mdim[0m", true, "bold dim"),
         ];
