@@ -391,7 +391,9 @@ fn regression_compressed_inputs_are_read_decompressed_or_reported() {
     let plain_path = path_str(&fx.write("meta.log", &text));
     let want = facts(&fx.run(&[&args[..], &[&plain_path]].concat(), b""));
     assert_eq!(want.len(), 40, "{want:#?}");
-    for (name, bytes) in [("meta.log.2.gz", &two_members), ("meta.log.3.zst", &zst), ("compressed-no-suffix", &gz(text.as_bytes()))] {
+    for (name, bytes) in
+        [("meta.log.2.gz", &two_members), ("meta.log.3.zst", &zst), ("compressed-no-suffix", &gz(text.as_bytes()))]
+    {
         let path = path_str(&fx.write(name, bytes));
         assert_eq!(facts(&fx.run(&[&args[..], &[&path]].concat(), b"")), want, "{name}");
     }
@@ -403,7 +405,11 @@ fn regression_compressed_inputs_are_read_decompressed_or_reported() {
     let xz = fx.write("meta.log.4.xz", b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46");
     let out = fx.run(&[&path_str(&xz)], b"");
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr_of(&out).contains("xz-compressed") && stderr_of(&out).contains("meta.log.4.xz"), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("xz-compressed") && stderr_of(&out).contains("meta.log.4.xz"),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(out.stdout.is_empty());
     let out = fx.run(&[], b"BZh91AY&SY");
     assert_eq!(out.status.code(), Some(1));

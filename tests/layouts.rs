@@ -898,7 +898,10 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
     let prefixed: Vec<String> = text.iter().map(|(pod, l)| format!("[pod/{pod}/meta] {l}")).collect();
     let stern: Vec<String> = text
         .iter()
-        .map(|(pod, l)| json!({"message": l, "nodeName": "n1", "namespace": "rw", "podName": pod, "containerName": "meta"}).to_string())
+        .map(|(pod, l)| {
+            json!({"message": l, "nodeName": "n1", "namespace": "rw", "podName": pod, "containerName": "meta"})
+                .to_string()
+        })
         .collect();
     let logcli: Vec<String> = text
         .iter()
@@ -944,7 +947,11 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
             (src_line(e), src_lines(e), pod, e["unknown"]["template"].as_str().unwrap_or("-"))
         })
         .collect();
-    assert_eq!(got, [(1, 3, "meta-0", "sink writer <*> failed"), (5, 1, "meta-1", "slow disk on node <*>")], "{evs:#?}");
+    assert_eq!(
+        got,
+        [(1, 3, "meta-0", "sink writer <*> failed"), (5, 1, "meta-1", "slow disk on node <*>")],
+        "{evs:#?}"
+    );
     assert_eq!(evs[0]["message"], format!("{}\nCaused by:\n    disk gone", text[0].1));
     assert_eq!((&evs[0]["log"]["format"], &evs[0]["log"]["content_format"]), (&json!("json"), &json!("risingwave")));
     // A JSON line with a level of its own keeps it, whatever its message says.
@@ -966,7 +973,10 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
         .iter()
         .map(|(pod, l)| json!({"labels": {"pod": pod, "container": "meta", "level": "info"}, "line": l}).to_string())
         .collect();
-    assert_eq!(facts(&fx.run(&["--unknown", "warn"], join(&labelled).as_bytes())), facts(&fx.run(&["--unknown", "warn"], join(&logcli).as_bytes())));
+    assert_eq!(
+        facts(&fx.run(&["--unknown", "warn"], join(&labelled).as_bytes())),
+        facts(&fx.run(&["--unknown", "warn"], join(&logcli).as_bytes()))
+    );
     let mixed = [
         stern[0].clone(),
         json!({"levelname": "ERROR", "name": "udf", "message": "UDF server failed: boom"}).to_string(),

@@ -1020,7 +1020,9 @@ fn envelope_in(look: &[u8], state: StreamState) -> Option<usize> {
         done = e + 1;
         let line = &look[s..e];
         let (p, h) = parse::classify(line, &mut state);
-        (h == Header::Json && p.cri.is_none()).then(|| parse::envelope_key(&line[p.content.min(line.len())..], None)).flatten()
+        (h == Header::Json && p.cri.is_none())
+            .then(|| parse::envelope_key(&line[p.content.min(line.len())..], None))
+            .flatten()
     })
 }
 

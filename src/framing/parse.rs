@@ -1100,9 +1100,10 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
     out.extend_from_slice(outer);
     let labels = obj.get("labels").and_then(Value::as_object);
     let named = |top: &str, label: &str| {
-        obj.get(top).or_else(|| labels.and_then(|l| l.get(label))).and_then(Value::as_str).filter(|v| {
-            !v.is_empty() && !v.bytes().any(|b| b == b'/' || b == b']' || b.is_ascii_whitespace())
-        })
+        obj.get(top)
+            .or_else(|| labels.and_then(|l| l.get(label)))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty() && !v.bytes().any(|b| b == b'/' || b == b']' || b.is_ascii_whitespace()))
     };
     if !outer_pod && let (Some(pod), Some(container)) = (named("podName", "pod"), named("containerName", "container")) {
         out.extend_from_slice(format!("[pod/{pod}/{container}] ").as_bytes());
@@ -3097,7 +3098,9 @@ mod tests {
         let cases: &[(String, Option<usize>, Option<usize>, Option<&str>)] = &[
             // stern -o json: the pod and container become a `kubectl --prefix`.
             (
-                format!(r#"{{"message":"{line}","nodeName":"n1","namespace":"rw","podName":"meta-0","containerName":"meta"}}"#),
+                format!(
+                    r#"{{"message":"{line}","nodeName":"n1","namespace":"rw","podName":"meta-0","containerName":"meta"}}"#
+                ),
                 None,
                 Some(0),
                 Some(r#"[pod/meta-0/meta] 2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
@@ -3112,7 +3115,9 @@ mod tests {
             // Loki's logcli -o jsonl: the pod and container from the labels (a `level` label is
             // the stream's, not the record's).
             (
-                format!(r#"{{"labels":{{"pod":"meta-1","container":"meta","level":"info"}},"line":"{line}","timestamp":"x"}}"#),
+                format!(
+                    r#"{{"labels":{{"pod":"meta-1","container":"meta","level":"info"}},"line":"{line}","timestamp":"x"}}"#
+                ),
                 None,
                 Some(3),
                 Some(r#"[pod/meta-1/meta] 2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: sink "s" failed"#),
@@ -3174,7 +3179,8 @@ mod tests {
             assert_eq!(envelope_key(json.as_bytes(), *known), *key, "{json}");
             let Some(key) = key else { continue };
             let mut out = Vec::new();
-            let got = envelope_record(json.as_bytes(), *key, b"", false, &mut out).map(|_| String::from_utf8(out).unwrap());
+            let got =
+                envelope_record(json.as_bytes(), *key, b"", false, &mut out).map(|_| String::from_utf8(out).unwrap());
             assert_eq!(got.as_deref(), *want, "{json}");
         }
     }
