@@ -421,7 +421,12 @@ fn regression_compressed_inputs_are_read_decompressed_or_reported() {
     assert!(stderr_of(&out).contains("cut.gz"), "{}", stderr_of(&out));
     let got = events(&out.stdout);
     assert!(!got.is_empty() && got.len() < want.len(), "{} events", got.len());
-    // A line that starts like a compressed stream's magic is text.
+    // A line that starts like a compressed stream's magic is text (bzip2's `BZh` is followed
+    // by a digit: found by a third reader).
     let evs = ok_events(&fx.run(&["--all"], b"BZ is no magic\nPK too\n"));
     assert_eq!(evs.len(), 2);
+    let bzh = fx.write("bzh.log", b"BZhello world\nmore\n");
+    assert_eq!(ok_events(&fx.run(&["--all", &path_str(&bzh)], b"")).len(), 2);
+    // A pipe named as a path (`<(zcat …)`, `/dev/stdin`) is read as standard input is.
+    assert_eq!(facts(&fx.run(&[&args[..], &["/dev/stdin"]].concat(), &two_members)), want, "/dev/stdin");
 }

@@ -870,6 +870,26 @@ fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_ma
     let escaped = r#"{"timestamp":"2026-03-02T08:00:01.0Z","level":"ERROR","fields":{"message":"sink \u001b[31mFailed\u001b[0m x"},"target":"risingwave_meta::x"}"#;
     let evs = ok_events(&fx.run(&["--unknown", "warn"], lines(&[escaped]).as_bytes()));
     assert_eq!(evs[0]["message"], "sink \u{1b}[31mFailed\u{1b}[0m x", "{evs:#?}");
+    // regression (found by a third reader): first seen past a block's first 64 KiB, the codes
+    // were read as text in the rest of the block (a file is read in 4 MiB blocks).
+    let filler: Vec<String> =
+        (0..1_500).map(|i| info_line(i % 60, &format!("filler line {i} of plain text"))).collect();
+    let late_file = fx.write("late.log", join(&[filler.clone(), lost.clone()].concat()));
+    let want_late = facts(&fx.run(&["--unknown", "warn"], join(&[filler.clone(), plain.clone()].concat()).as_bytes()));
+    assert!(!want_late.is_empty());
+    for threads in ["1", "2"] {
+        let got = facts(&fx.run(&["--unknown", "warn", "--threads", threads, &path_str(&late_file)], b""));
+        let strip = |evs: &[Value]| -> Vec<Value> {
+            evs.iter()
+                .map(|e| {
+                    let mut e = e.clone();
+                    e.as_object_mut().unwrap().remove("source");
+                    e
+                })
+                .collect()
+        };
+        assert_eq!(strip(&got), strip(&want_late), "--threads {threads}");
+    }
     let evs = facts(&fx.run(&["--unknown", "warn"], join(&lost).as_bytes()));
     let e = at_line(&evs, 2);
     assert_eq!(e["log"]["level"], "WARN");
@@ -991,6 +1011,18 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
     assert_eq!(evs[0]["message"], format!("{}\nCaused by:\n    disk gone", text[0].1));
     assert_eq!((src_line(&evs[0]), src_lines(&evs[0])), (1, 1));
     assert_eq!(evs[0]["unknown"]["template"], "sink writer <*> failed");
+    // stern around RisingWave's JSON lines: the JSON line it carries is read (found by a third
+    // reader: it was unwrapped only after a text line had shown the stream's envelopes, so
+    // `--threads 2` read part of a file one way and part the other).
+    let rw_json = json!({"timestamp": "2026-03-02T08:00:00.1Z", "level": "ERROR", "fields": {"message": "sink writer 7 failed: broken pipe"}, "target": "risingwave_meta::x"});
+    let wrapped = json!({"message": rw_json.to_string(), "podName": "meta-0", "containerName": "meta"}).to_string();
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], lines(&[&wrapped]).as_bytes()));
+    assert_eq!(
+        (&evs[0]["log"]["level"], &evs[0]["log"]["content_format"]),
+        (&json!("ERROR"), &json!("json")),
+        "{evs:#?}"
+    );
+    assert_eq!(evs[0]["log"]["kubernetes"]["pod"], "meta-0");
     let behind: Vec<String> = stern.iter().map(|l| format!("[pod/stern-0/stern] {l}")).collect();
     let evs = ok_events(&fx.run(&["--unknown", "warn"], join(&behind).as_bytes()));
     assert_eq!(evs.len(), 2, "{evs:#?}");

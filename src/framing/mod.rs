@@ -169,6 +169,9 @@ pub struct Framer<'m> {
     /// lines they carry, and no line is skipped (a `Caused by:` record continues the event
     /// above it, which the skim's look at single lines cannot tell).
     envelope: Option<usize>,
+    /// A line framed in a skimmed block showed a shape that makes a stream's blocks framed
+    /// line by line ([`Framer::leftovers`], [`Framer::envelope`]), not seen in its start.
+    shape_found: bool,
     /// The stream shows colour codes that lost their ESC ([`parse::has_leftovers`]; sticky):
     /// lines are read without them, and no line is skipped (a header is not seen with them).
     leftovers: bool,
@@ -223,6 +226,7 @@ impl<'m> Framer<'m> {
             cri_seen: false,
             leftovers: false,
             envelope: None,
+            shape_found: false,
             levels: crate::unknown::Levels::Off,
             marks: crate::matcher::Marks::new(*b"R{"),
             matcher,
@@ -428,6 +432,7 @@ impl<'m> Framer<'m> {
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
         let mut h = 0;
+        self.shape_found = false;
         self.foreign = level_look && foreign_block(block, self.state);
         if !dense && level_look {
             let before = hits.len();
@@ -470,7 +475,7 @@ impl<'m> Framer<'m> {
             // The event left open by the last block ends here, with or without hits.
             pos = self.lines_from(block, 0, offset, hits, &mut h, false, false, Some(0), sink);
         }
-        while h < hits.len() {
+        while h < hits.len() && !self.shape_found {
             let end = hits[h].end.saturating_sub(1);
             let hit_line = line_start(block, end);
             if hit_line < pos {
@@ -503,6 +508,13 @@ impl<'m> Framer<'m> {
             // `max_event_lines` lines again for one more event: headerless logs (plain text,
             // messages without RisingWave's header) were framed at about 8 MB/s.
             pos = self.lines_from(block, start, offset, hits, &mut h, false, false, Some(hit_line), sink);
+        }
+        if std::mem::take(&mut self.shape_found) {
+            // A line just framed showed a shape past the block's start (colour codes without
+            // their ESC, a JSON envelope): the rest of the block is framed line by line, as every
+            // block after it will be.
+            self.lines_from(block, pos, offset, hits, &mut h, false, false, None, sink);
+            return;
         }
         // The last event, framed so that the next block can extend it.
         let tail = self.event_start(block, pos, line_start(block, block.len() - 1));
@@ -632,15 +644,25 @@ impl<'m> Framer<'m> {
         }
         let line_no = self.lines;
         let raw = &block[s..e];
-        let lost = self.leftovers && parse::has_leftovers(raw);
-        let ansi = lost || (has_esc && memchr::memchr(0x1b, raw).is_some());
-        let (prefix, header) = if ansi {
+        let mut lost = self.leftovers && parse::has_leftovers(raw);
+        let mut ansi = lost || (has_esc && memchr::memchr(0x1b, raw).is_some());
+        let (mut prefix, mut header) = if ansi {
             self.clean.clear();
             parse::strip_codes(raw, &mut self.clean, lost);
             parse::classify(&self.clean, &mut self.state)
         } else {
             parse::classify(raw, &mut self.state)
         };
+        // Codes that lost their ESC first seen past the block's start: they hide the line's
+        // header, so only a line without one is looked at (most lines framed have one).
+        if !ansi && header == Header::None && parse::has_leftovers(raw) {
+            self.leftovers = true;
+            self.shape_found = true;
+            (lost, ansi) = (true, true);
+            self.clean.clear();
+            parse::strip_codes(raw, &mut self.clean, true);
+            (prefix, header) = parse::classify(&self.clean, &mut self.state);
+        }
         if header == Header::Json && prefix.cri.is_none() {
             // A Docker json-file record is read as the CRI record it stands for.
             let cleaned: &[u8] = if ansi { &self.clean } else { raw };
@@ -660,6 +682,7 @@ impl<'m> Framer<'m> {
                 let mut text = std::mem::take(&mut self.joined);
                 let outer = &cleaned[..prefix.content];
                 if let Some(pre) = parse::envelope_record(json, key, outer, prefix.kubectl.is_some(), &mut text) {
+                    self.shape_found |= self.envelope.is_none();
                     self.envelope = Some(key);
                     self.materialize(block);
                     let piece = |text: Vec<u8>, first: bool, foreign: bool| Partial {

@@ -653,7 +653,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = close + 2;
     } else if let Some(n) = compose_prefix(line) {
         i = n;
-    } else if line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    } else if line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'[')
         && let Some(n) = syslog_prefix(line, ts0)
         && (state.syslog || header_at(&line[n..]))
     {
@@ -1043,7 +1043,9 @@ pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
             let rest = json[at + quoted.len()..].trim_ascii_start();
             let Some(value) = rest.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else { return false };
             let Some(text) = value.strip_prefix(b"\"") else { return false };
-            known.is_some() || {
+            // A value that is itself a JSON object line (`{\"timestamp\":…`, stern around
+            // RisingWave's JSON logs) is one too: read as the JSON line it is.
+            known.is_some() || text.starts_with(b"{\\\"") || {
                 let head = &text[..text.len().min(ENVELOPE_LOOK)];
                 let head = &head[..memchr::memchr(b'"', head).unwrap_or(head.len())];
                 let mut plain = Vec::new();
@@ -1128,14 +1130,22 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
             return None;
         }
         t
+    } else if head.first()? == &b'[' {
+        journal_monotonic(head)?
     } else if head.first()?.is_ascii_digit() {
-        // Or one with ISO 8601's basic zone, `+0000`.
-        let t = date_time_len(head)?;
-        let zone = head.get(t..t + 5)?;
-        if !(matches!(zone[0], b'+' | b'-') && zone[1..].iter().all(u8::is_ascii_digit)) {
-            return None;
+        // Or one with ISO 8601's basic zone, `+0000`; or journalctl's `short-unix` seconds.
+        match date_time_len(head) {
+            Some(t) => {
+                let zone = head.get(t..t + 5)?;
+                if !(matches!(zone[0], b'+' | b'-') && zone[1..].iter().all(u8::is_ascii_digit)) {
+                    return None;
+                }
+                t + 5
+            }
+            None => unix_seconds(head)?,
         }
-        t + 5
+    } else if let Some(t) = journal_full_time(head) {
+        t
     } else {
         const MONTHS: [&[u8; 3]; 12] =
             [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
@@ -1161,13 +1171,17 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     }
     i += 1;
     // The host: a host name, not a level word (after a RisingWave time comes its level), nor
-    // the start of a JSON object (`kubectl logs --timestamps` before one).
+    // the start of a JSON object (`kubectl logs --timestamps` before one). None with
+    // `journalctl --no-hostname`: the first word is then the ident, with its `[pid]`.
     let host = head[i..].iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))?;
     let name = &head[i..i + host];
-    if host == 0 || head[i + host] != b' ' || matches!(name, b"TRACE" | b"DEBUG" | b"INFO" | b"WARN" | b"ERROR") {
-        return None;
+    let no_host = host > 0 && head[i + host] == b'[';
+    if !no_host {
+        if host == 0 || head[i + host] != b' ' || matches!(name, b"TRACE" | b"DEBUG" | b"INFO" | b"WARN" | b"ERROR") {
+            return None;
+        }
+        i += host + 1;
     }
-    i += host + 1;
     // The ident (a program's name: `sshd(pam_unix)`, `systemd-journald`), its `[pid]`; `: `.
     let ident = head[i..]
         .iter()
@@ -1182,8 +1196,62 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
             return None;
         }
         i += close + 1;
+    } else if no_host {
+        return None;
     }
     (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(i + 2)
+}
+
+/// `journalctl -o short-monotonic`'s time, `[ 1234.567890]`, or `short-delta`'s, `[ 1234.567890
+/// <    0.000123>]`: its length.
+fn journal_monotonic(head: &[u8]) -> Option<usize> {
+    let seconds = |at: usize| -> Option<usize> {
+        let blanks = head.get(at..)?.iter().take_while(|&&b| b == b' ').count();
+        let whole = head.get(at + blanks..)?.iter().take_while(|b| b.is_ascii_digit()).count();
+        let i = at + blanks + whole;
+        if whole == 0 || head.get(i) != Some(&b'.') {
+            return None;
+        }
+        let frac = head.get(i + 1..)?.iter().take_while(|b| b.is_ascii_digit()).count();
+        (frac > 0).then_some(i + 1 + frac)
+    };
+    let mut i = seconds(1)?;
+    if head.get(i..i + 2) == Some(b" <") {
+        i = seconds(i + 2)?;
+        if head.get(i) != Some(&b'>') {
+            return None;
+        }
+        i += 1;
+    }
+    (head.get(i) == Some(&b']')).then_some(i + 1)
+}
+
+/// `journalctl -o short-unix`'s time: seconds since the epoch and their fraction,
+/// `1764928800.123456`. Its length.
+fn unix_seconds(head: &[u8]) -> Option<usize> {
+    let whole = head.iter().take_while(|b| b.is_ascii_digit()).count();
+    // Ten digits since 2001; nine for the years before.
+    if !(9..=11).contains(&whole) || head.get(whole) != Some(&b'.') {
+        return None;
+    }
+    let frac = head[whole + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+    (frac > 0).then_some(whole + 1 + frac)
+}
+
+/// `journalctl -o short-full`'s time: `Sun 2026-12-06 15:03:16 UTC` (a fraction after the
+/// seconds, a zone's name or offset). Its length.
+fn journal_full_time(head: &[u8]) -> Option<usize> {
+    const DAYS: [&[u8; 3]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun"];
+    let day = head.get(..3)?;
+    if !DAYS.iter().any(|d| &d[..] == day) || head.get(3) != Some(&b' ') {
+        return None;
+    }
+    let t = 4 + date_time_len(&head[4..])?;
+    if head.get(t) != Some(&b' ') {
+        return None;
+    }
+    let zone = head[t + 1..].iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-')).count();
+    (zone > 0).then_some(t + 1 + zone)
 }
 
 /// docker compose's `<service>  | ` prefix.
@@ -1294,13 +1362,14 @@ fn escaped_esc_before(line: &[u8], i: usize) -> bool {
 }
 
 /// The length of the SGR code (or erase-line code, `grep --color`'s `[K`) at `line[i..]` that
-/// lost its ESC: `[`, at most [`MAX_LEFTOVER_PARAMS`] digits and semicolons, `m` (at least one
-/// digit) or `K`.
+/// lost its ESC: `[`, at most [`MAX_LEFTOVER_PARAMS`] digits and semicolons, and `m`; or `[K`.
 fn leftover_at(line: &[u8], i: usize) -> Option<usize> {
     let rest = line.get(i + 1..)?;
     let params = rest.iter().take(MAX_LEFTOVER_PARAMS + 1).take_while(|b| b.is_ascii_digit() || **b == b';').count();
     let len = match rest.get(params)? {
         b'm' if params > 0 && params <= MAX_LEFTOVER_PARAMS => params + 2,
+        // grep's end of a match, `ESC[m ESC[K`: `[m` alone is text (`[metrics]`).
+        b'm' if rest[1..].starts_with(b"[K") => 2,
         b'K' if params == 0 => 2,
         _ => return None,
     };
@@ -2946,11 +3015,23 @@ mod tests {
             ("2026-12-05T10:00:00+0000 node-1 risingwave[4242]: ", true),
             ("2026-12-05T10:00:00.123456+00:00 node-1 risingwave[4242]: ", true),
             ("2026-12-05T10:00:00.123456Z node-1 meta-node[7]: ", true),
+            // journalctl's other short formats, and `--no-hostname` (an ident with its pid).
+            ("Dec 05 10:00:00 risingwave[4242]: ", true),
+            ("[ 1234.567890] node-1 risingwave[4242]: ", true),
+            ("[    5.000001 <    0.000123>] node-1 risingwave[4242]: ", true),
+            ("[ 1234.567890] risingwave[4242]: ", true),
+            ("1764928800.123456 node-1 risingwave[4242]: ", true),
+            ("1764928800.123456 risingwave[4242]: ", true),
+            ("Sat 2026-12-05 10:00:00 UTC node-1 risingwave[4242]: ", true),
+            ("Sat 2026-12-05 10:00:00.123456 CET risingwave[4242]: ", true),
             // not one: no `: `, a pid that is not a number, no host, a month that is none
             ("Dec 05 10:00:00 node-1 risingwave[4242] ", false),
             ("Dec 05 10:00:00 node-1 risingwave[x]: ", false),
             ("Dec 05 10:00:00 risingwave: ", false),
             ("Dez 05 10:00:00 node-1 risingwave: ", false),
+            ("[1234] node-1 risingwave[4242]: ", false),
+            ("12345.678 node-1 risingwave[4242]: ", false),
+            ("Sat 2026-12-05 node-1 risingwave[4242]: ", false),
             // `kubectl logs --timestamps` before a JSON object whose first key's value is one
             ("2026-03-02T08:00:00.915Z {\"severity\": {\"lvl\": ", false),
         ];
@@ -3198,7 +3279,7 @@ mod tests {
             // `cat -v`'s caret notation for the ESC.
             ("^[[2m2026-03-02T08:00:00.1Z^[[0m ^[[31mERROR^[[0m x: y", true, "2026-03-02T08:00:00.1Z ERROR x: y"),
             // grep's match colours and erase-line code; RGB colours.
-            ("[01;31m[KWARN[m[K x[0m", true, "WARN[m x"),
+            ("[01;31m[KWARN[m[K x[0m", true, "WARN x"),
             ("[38;2;255;0;0mred[0m", true, "red"),
             // Brackets that are text stay: a list, an empty pair, a long run of digits, a
             // caret that is not before a code, a code-like pair closed at once, `[4K` with a

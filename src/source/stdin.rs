@@ -17,41 +17,6 @@ const STDIN_BLOCK: usize = 256 << 10;
 /// Chunks in flight between the standard-input thread and the stage.
 const STDIN_QUEUE: usize = 4;
 
-/// Standard input as text: decoded when its first bytes say it is gzip or zstd (`cat
-/// meta.log.2.gz | annotail`), an error when another compression.
-fn input() -> io::Result<Box<dyn Read + Send>> {
-    let mut stdin = io::stdin();
-    let mut first = vec![0u8; 8];
-    let mut n = 0;
-    // The magic's bytes may come in more than one read from a pipe.
-    while n < first.len() {
-        match stdin.read(&mut first[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-        // A line that cannot start a compressed stream is passed on at once (`kubectl logs -f`
-        // may send one and wait).
-        if !super::magic_undecided(&first[..n]) {
-            break;
-        }
-    }
-    first.truncate(n);
-    let kind = super::compression_of(&first);
-    let text = io::Cursor::new(first).chain(stdin);
-    Ok(match kind {
-        None => Box::new(text),
-        Some(super::Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(text))),
-        Some(super::Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(text)?),
-        Some(super::Compression::Other(kind)) => {
-            return Err(io::Error::other(format!(
-                "{kind}-compressed: annotail reads gzip and zstd input; decompress it first and pipe it in"
-            )));
-        }
-    })
-}
-
 pub(super) fn run(
     matcher: &Matcher,
     cfg: &RunConfig,
@@ -63,7 +28,7 @@ pub(super) fn run(
     std::thread::Builder::new()
         .name("stdin".into())
         .spawn(move || {
-            let mut stdin = match input() {
+            let mut stdin = match super::text_of(io::stdin()) {
                 Ok(r) => r,
                 Err(e) => {
                     let _ = tx.send(Err(e));
