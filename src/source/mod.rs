@@ -156,100 +156,69 @@ pub fn check_input(p: &std::path::Path) -> io::Result<()> {
     Ok(())
 }
 
-pub fn run(
-    runtime: Runtime,
-    control: Control,
-    matcher: Arc<Matcher>,
-    settings: Settings,
-    reload: Reloader,
-    metrics: Arc<Metrics>,
-) -> Result<Outcome, FollowError> {
-    let Runtime { rt, clock, .. } = runtime;
-    let store = Store::open(&settings.state_dir)?;
-    let loaded = store.entries.clone();
-    let mut settings = settings;
-    if store.lost {
-        // The promise the log made when it set the file aside: read from the start, not from
-        // the end (start_at = end would skip everything written since the last run).
-        tracing::warn!(
-            "checkpoints were lost: files found at start are read from their start (start_at = end not applied)"
-        );
-        for s in &mut settings.sources {
-            s.start_at = StartAt::Beginning;
-        }
-    }
-    tracing::info!(
-        dir = %settings.state_dir.display(),
-        chosen_by = settings.state_dir_origin,
-        files = loaded.len(),
-        "state directory opened"
-    );
-    if let Some(u) = &settings.stage.unknown {
-        let saved = checkpoint::read_clusters(&settings.state_dir);
-        if !saved.is_empty() {
-            let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
-            tracing::info!(clusters = taken, "unknown clusters taken up from the state directory");
-            if taken < saved.len() {
-                tracing::warn!(
-                    saved = saved.len(),
-                    taken,
-                    "unknown clusters in the state directory left out: more than the cap (the least recently seen), or already alive or unreadable"
-                );
+pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Result<(Outcome, Totals), RunError> {
+    let mut totals = Totals::default();
+    let mut failed = 0;
+    let paths: Vec<PathBuf> = if cfg.paths.is_empty() { vec![PathBuf::from("-")] } else { cfg.paths.clone() };
+    for path in &paths {
+        let outcome = if path.as_os_str() == "-" {
+            stdin::run(matcher, cfg, writer, &mut totals)
+        } else {
+            match std::fs::File::open(path) {
+                Ok(f) => {
+                    let meta = crate::annotate::SourceMeta::file(&path.display().to_string());
+                    let regular = f.metadata().is_ok_and(|m| m.is_file());
+                    match (compression(&f), writer.takes_rendered()) {
+                        // A pipe or a device named as a path: read as standard input is.
+                        _ if !regular => match text_of(f) {
+                            Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
+                            Err(e) => Err(ReadFailure::Input(e)),
+                        },
+                        (Some(Compression::Gzip), _) => {
+                            // `MultiGzDecoder`: `cat a.gz b.gz > c.gz` (and `logrotate`'s
+                            // `compresscmd` output appended to) holds several members.
+                            let text = flate2::read::MultiGzDecoder::new(io::BufReader::new(f));
+                            file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0))
+                        }
+                        (Some(Compression::Zstd), _) => match zstd::stream::read::Decoder::new(f) {
+                            Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
+                            Err(e) => Err(ReadFailure::Input(e)),
+                        },
+                        (Some(Compression::Other(kind)), _) => {
+                            tracing::error!(
+                                path = %path.display(),
+                                "{kind}-compressed: annotail reads gzip and zstd files; decompress it first and pipe it in"
+                            );
+                            failed += 1;
+                            continue;
+                        }
+                        (None, Some(w)) if cfg.threads > 1 => {
+                            parallel::run(matcher, cfg, w, f, path, meta, &mut totals)
+                        }
+                        (None, _) => file::run(matcher, cfg, writer, f, meta, &mut totals, (0, 0)),
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(path = %path.display(), cause = %e, "cannot open input");
+                    failed += 1;
+                    continue;
+                }
+            }
+        };
+        match outcome {
+            Ok(Outcome::Done) => {}
+            Ok(Outcome::OutputClosed) => return Ok((Outcome::OutputClosed, totals)),
+            Err(ReadFailure::Output(e)) => return Err(RunError::Output(e)),
+            Err(ReadFailure::Input(e)) => {
+                tracing::error!(path = %path.display(), cause = %e, "read error; input abandoned");
+                failed += 1;
             }
         }
     }
-    let store = Arc::new(Mutex::new(store));
-    metrics.checkpoint_current();
-    metrics.set_refresh(Box::new({
-        let store = store.clone();
-        move |m: &Metrics| file_lag(&store, m)
-    }));
-    let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
-    let (outbox, inbox) = batch_queue();
-    let reader = {
-        let (settings, wake_tx, clock) = (settings.clone(), wake_tx.clone(), clock.clone());
-        std::thread::Builder::new()
-            .name("annotail-reader".into())
-            .spawn({
-                let metrics = metrics.clone();
-                move || {
-                    server::FileServer::new(settings, loaded, wake_rx, wake_tx, outbox, metrics, clock)
-                        .run(matcher, reload)
-                }
-            })
-            .map_err(FollowError::Start)?
-    };
-    let lock_lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let outcome = rt.block_on(supervise(
-        control,
-        settings.clone(),
-        store.clone(),
-        inbox,
-        wake_tx,
-        metrics.clone(),
-        lock_lost.clone(),
-        clock,
-    ))?;
-    let mut s = store.lock().expect("store lock");
-    match s.save().and_then(|()| save_clusters(settings.stage.unknown.as_ref(), &settings.state_dir)) {
-        Ok(()) => metrics.checkpoint_current(),
-        Err(e) if checkpoint::is_lock_lost(&e) => lock_lost.store(true, std::sync::atomic::Ordering::SeqCst),
-        Err(e) => {
-            tracing::error!(cause = %e, "final checkpoint not written; the next run repeats what this one delivered since the last")
-        }
+    if failed > 0 {
+        return Err(RunError::Inputs { failed });
     }
-    drop(s);
-    if lock_lost.load(std::sync::atomic::Ordering::SeqCst) {
-        let _ = reader.join();
-        rt.shutdown_timeout(Duration::from_millis(100));
-        return Err(FollowError::State(StateError::LockLost { dir: settings.state_dir.clone() }));
-    }
-    if outcome != Outcome::Deadline {
-        let _ = reader.join();
-    }
-    // A reader blocked on a stuck output is left behind: the process exits.
-    rt.shutdown_timeout(Duration::from_millis(100));
-    Ok(outcome)
+    Ok((Outcome::Done, totals))
 }
 
 enum ReadFailure {
