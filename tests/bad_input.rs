@@ -376,13 +376,12 @@ fn regression_compressed_inputs_are_read_decompressed_or_reported() {
     let mut two_members = gz(half_a.as_bytes());
     two_members.extend(gz(half_b.as_bytes()));
     let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
+    // Paths differ too: the whole source is left out.
     let facts = |out: &std::process::Output| -> Vec<Value> {
-        ok_events(out)
+        events_sans_offsets(out)
             .into_iter()
             .map(|mut e| {
-                let o = e.as_object_mut().unwrap();
-                o.remove("observed");
-                o.remove("source");
+                e.as_object_mut().unwrap().remove("source");
                 e
             })
             .collect()

@@ -842,18 +842,8 @@ fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_ma
         .collect();
     let lost: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "")).collect();
     let caret: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "^[")).collect();
-    let join = |ls: &[String]| lines(&ls.iter().map(String::as_str).collect::<Vec<_>>());
-    let facts = |out: &std::process::Output| -> Vec<Value> {
-        ok_events(out)
-            .into_iter()
-            .map(|mut e| {
-                let o = e.as_object_mut().unwrap();
-                o.remove("observed");
-                o["source"].as_object_mut().unwrap().remove("offset");
-                e
-            })
-            .collect()
-    };
+    let join = joined;
+    let facts = events_sans_offsets;
     for args in [&["--unknown", "warn"][..], &["--all"], &["--all", "--unknown", "any"]] {
         let want = facts(&fx.run(args, join(&plain).as_bytes()));
         assert!(want.len() >= 2, "{args:?}: {want:#?}");
@@ -932,16 +922,13 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
         .map(|(_, l)| format!(r#"{{ "__CURSOR" : "s=1", "PRIORITY" : "6", "MESSAGE" : {}, "_PID" : "7" }}"#, json!(l)))
         .collect();
     let plain: Vec<String> = text.iter().map(|(_, l)| l.to_string()).collect();
-    let join = |ls: &[String]| lines(&ls.iter().map(String::as_str).collect::<Vec<_>>());
+    let join = joined;
     // What an envelope changes: the format (its line's is `content_format`) and the offsets.
     let facts = |out: &std::process::Output| -> Vec<Value> {
-        ok_events(out)
+        events_sans_offsets(out)
             .into_iter()
             .map(|mut e| {
-                let o = e.as_object_mut().unwrap();
-                o.remove("observed");
-                o["source"].as_object_mut().unwrap().remove("offset");
-                let log = o["log"].as_object_mut().unwrap();
+                let log = e["log"].as_object_mut().unwrap();
                 if let Some(inner) = log.remove("content_format") {
                     assert_eq!(log["format"], "json");
                     log.insert("format".into(), inner);

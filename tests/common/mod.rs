@@ -322,6 +322,25 @@ pub fn lines(ls: &[&str]) -> String {
     s
 }
 
+/// [`lines`] of owned lines.
+pub fn joined(ls: &[String]) -> String {
+    lines(&ls.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// The events of a run that succeeded, without what two readings of the same lines in another
+/// shape or from another source may differ in: `observed` and `source.offset`.
+pub fn events_sans_offsets(out: &Output) -> Vec<Value> {
+    ok_events(out)
+        .into_iter()
+        .map(|mut e| {
+            let o = e.as_object_mut().unwrap();
+            o.remove("observed");
+            o["source"].as_object_mut().unwrap().remove("offset");
+            e
+        })
+        .collect()
+}
+
 pub fn path_str(p: &Path) -> String {
     p.display().to_string()
 }
