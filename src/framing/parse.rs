@@ -10,7 +10,10 @@
 //!   compose (`<service>  | `), stern (`<pod> <container> `, learnt from a line where a header
 //!   follows it, then sticky), a log viewer's time (`<date> <time> | `), CRI
 //!   (`<ts> stdout|stderr F|P `), `kubectl logs --timestamps` (`<ts> `); ANSI SGR codes are
-//!   removed before any of this;
+//!   removed before any of this (also codes whose ESC a paste dropped, [`has_leftovers`]);
+//! - envelopes, a line carried in another record: Docker's json-file records ([`docker_record`])
+//!   and JSON envelopes (`stern -o json`, `journalctl -o json`: [`envelope_record`]), read as the
+//!   line they carry;
 //! - RisingWave text: `<ts> <LEVEL:5> [<thread> ][<span>{<fields>}:...: ]<target>: <message>[ <k>=<v>]*`;
 //! - RisingWave JSON: one object per line (`timestamp`, `level`, `fields`, `target`, `spans`);
 //! - panics: `thread '<name>' [(<id>) ]panicked at <file>:<l>:<c>:`, old `panicked at '<msg>', ...`.
