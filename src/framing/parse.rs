@@ -1083,7 +1083,7 @@ pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
 /// it came from; then the value decoded, a line break that ends it taken off (one inside it
 /// kept: a record of a whole multi-line event). Returns the length of the prefixes, which every
 /// line of the value is to be read behind. `None`, with `out` unspecified, when the object does
-/// not parse, has a level of its own ([`JSON_LEVEL_KEYS`](crate::annotate::JSON_LEVEL_KEYS):
+/// not parse, has a level of its own (`level`, `lvl`, `severity`, `levelname`, `log.level`:
 /// a record whose message it is), holds no string under `key`, or is a Docker json-file record
 /// that [`docker_record`] refused (`log` and `stream`: its partial records are not joined here).
 pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, out: &mut Vec<u8>) -> Option<usize> {

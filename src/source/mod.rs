@@ -263,8 +263,8 @@ pub fn compression_of(head: &[u8]) -> Option<Compression> {
     (m != b"BZh" || head.get(3).is_some_and(|d| (b'1'..=b'9').contains(d))).then_some(*c)
 }
 
-/// Whether more bytes after `head` could still make it one of the [`MAGIC`]s (it is shorter than
-/// one, bzip2's with its digit, and starts it).
+/// Whether more bytes after `head` could still make it a compression's magic bytes (it is
+/// shorter than one, bzip2's with its digit, and starts it).
 pub fn magic_undecided(head: &[u8]) -> bool {
     MAGIC.iter().any(|(m, _)| {
         m.len() + usize::from(m == b"BZh") > head.len() && head.starts_with(&m[..head.len().min(m.len())])
