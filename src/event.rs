@@ -1386,8 +1386,29 @@ pub fn terminal_width() -> usize {
         .map_or(FALLBACK_WIDTH, |(w, _)| usize::from(w.0))
 }
 
+/// An event's lines as read, for pretty output: a pasted line's colour codes that lost their
+/// ESC ([`has_leftovers`](crate::framing::parse::has_leftovers)) get it back with colours on, and
+/// are left out with them off; every other byte as read.
+fn echo(out: &mut Vec<u8>, raw: &[u8], color: bool) {
+    use crate::framing::parse;
+    if !parse::has_leftovers(raw) {
+        out.extend_from_slice(raw);
+        return;
+    }
+    for (i, line) in raw.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        match (parse::has_leftovers(line), color) {
+            (false, _) => out.extend_from_slice(line),
+            (true, true) => parse::restore_leftovers(line, out),
+            (true, false) => parse::strip_codes(line, out, true),
+        }
+    }
+}
+
 pub fn write_pretty(out: &mut Vec<u8>, ev: &Annotated<'_>, color: bool, width: usize) {
-    out.extend_from_slice(ev.raw);
+    echo(out, ev.raw, color);
     out.push(b'\n');
     if ev.found.is_empty() && ev.context.is_empty() {
         if let Some(u) = &ev.unknown {

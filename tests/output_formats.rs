@@ -145,6 +145,24 @@ fn pretty_with_colour_always_colours_annotations_and_echoes_lines_unchanged() {
     }
 }
 
+/// A pasted line whose colour codes lost their ESC (`[2m…[0m`) was echoed with them as text:
+/// with colours on they get their ESC back, with colours off they are left out.
+#[test]
+fn regression_pretty_echo_of_codes_that_lost_their_esc() {
+    let fx = fixture();
+    let lost = "[2m2026-03-02T08:00:31.1Z[0m [31mERROR[0m [2mrisingwave_meta::x[0m[2m:[0m sink failed: boom";
+    let plain = "2026-03-02T08:00:31.1Z ERROR risingwave_meta::x: sink failed: boom";
+    let input = lines(&[lost, "^[[2m2026-03-02T08:00:32.1Z^[[0m ^[[32m INFO^[[0m x[0m"]);
+    let out = fx.run(&["--format", "pretty", "--all", "--color", "never"], input.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().next(), Some(plain), "{text}");
+    assert!(text.lines().any(|l| l == "2026-03-02T08:00:32.1Z  INFO x"), "{text}");
+    let out = fx.run(&["--format", "pretty", "--all", "--color", "always"], input.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().next(), Some(lost.replace('[', "\x1b[").as_str()), "{text:?}");
+    assert!(text.contains("\x1b[2m2026-03-02T08:00:32.1Z\x1b[0m \x1b[32m INFO"), "{text:?}");
+}
+
 #[test]
 fn pretty_auto_colour_is_off_when_no_color_is_set_and_stdout_is_a_pipe() {
     let fx = fixture();

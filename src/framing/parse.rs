@@ -1384,6 +1384,31 @@ fn leftover_at(line: &[u8], i: usize) -> Option<usize> {
 /// (`38;2;255;255;255`, 16 bytes) fit; a longer run of digits in brackets is text.
 const MAX_LEFTOVER_PARAMS: usize = 16;
 
+/// `line` with the ESC its codes lost put back (`[2m` → `ESC[2m`, `^[[2m` → `ESC[2m`), appended
+/// to `out`: a pasted coloured line echoed to a terminal shows its colours, not `[2m`.
+pub fn restore_leftovers(line: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr(b'[', &line[i..]) {
+        let at = i + rel;
+        out.extend_from_slice(&line[i..at]);
+        match leftover_at(line, at) {
+            Some(len) => {
+                if at >= 2 && &line[at - 2..at] == b"^[" && out.ends_with(b"^[") {
+                    out.truncate(out.len() - 2);
+                }
+                out.push(0x1b);
+                out.extend_from_slice(&line[at..at + len]);
+                i = at + len;
+            }
+            None => {
+                out.push(b'[');
+                i = at + 1;
+            }
+        }
+    }
+    out.extend_from_slice(&line[i..]);
+}
+
 /// Remove ANSI escape sequences (CSI `ESC [ ... final` and two-byte `ESC x`), appending to `out`;
 /// with `leftovers`, also the codes that lost their ESC ([`has_leftovers`]: `[2m`, `[1;31m`,
 /// `[K`; not one a `]` closes, `[5m]`) and, before one, the caret notation of the lost ESC
