@@ -1010,6 +1010,15 @@ fn regression_json_envelopes_are_read_as_the_lines_they_carry() {
         "{evs:#?}"
     );
     assert_eq!(evs[0]["log"]["kubernetes"]["pod"], "meta-0");
+    // Invalid UTF-8 in a record's value is replaced, as in any JSON line: the record stays the
+    // line it carries and the event keeps its lines (it ended the event, and the lines after it
+    // were lost).
+    let mut bad = joined(&stern[..3]).into_bytes();
+    let at = bad.windows(9).position(|w| w == b"disk gone").expect("the cause's record");
+    bad.insert(at + 4, 0xff);
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], &bad));
+    assert_eq!((src_line(&evs[0]), src_lines(&evs[0])), (1, 3), "{evs:#?}");
+    assert!(evs[0]["message"].as_str().unwrap().ends_with("Caused by:\n    disk\u{fffd} gone"), "{evs:#?}");
     let behind: Vec<String> = stern.iter().map(|l| format!("[pod/stern-0/stern] {l}")).collect();
     let evs = ok_events(&fx.run(&["--unknown", "warn"], join(&behind).as_bytes()));
     assert_eq!(evs.len(), 2, "{evs:#?}");
