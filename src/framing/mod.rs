@@ -685,7 +685,8 @@ impl<'m> Framer<'m> {
                     self.shape_found |= self.envelope.is_none();
                     self.envelope = Some(key);
                     self.materialize(block);
-                    let piece = |text: Vec<u8>, first: bool, foreign: bool| Partial {
+                    let foreign = self.foreign;
+                    let piece = |text: Vec<u8>, first: bool| Partial {
                         text,
                         tag: 0,
                         first_line: line_no,
@@ -697,7 +698,7 @@ impl<'m> Framer<'m> {
                         foreign,
                     };
                     if memchr::memchr(b'\n', &text[pre..]).is_none() {
-                        self.logical_line(piece(text, true, self.foreign), sink);
+                        self.logical_line(piece(text, true), sink);
                     } else {
                         // A record of a whole multi-line event (Fluent Bit's and Vector's
                         // multi-line parsers): each of its lines is read as one, behind the
@@ -706,7 +707,7 @@ impl<'m> Framer<'m> {
                             let mut t = Vec::with_capacity(pre + l.len());
                             t.extend_from_slice(&text[..pre]);
                             t.extend_from_slice(l.strip_suffix(b"\r").unwrap_or(l));
-                            self.logical_line(piece(t, i == 0, self.foreign), sink);
+                            self.logical_line(piece(t, i == 0), sink);
                         }
                     }
                     return;

@@ -1052,28 +1052,31 @@ pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
                 let head = &text[..text.len().min(ENVELOPE_LOOK)];
                 let head = &head[..memchr::memchr(b'"', head).unwrap_or(head.len())];
                 let mut plain = Vec::new();
-                let head = if memchr::memmem::find(head, b"\\u001b").is_some() {
-                    // stern keeps a container's colours, and JSON escapes their ESCs.
-                    let mut esc = Vec::with_capacity(head.len());
-                    let mut i = 0;
-                    while i < head.len() {
-                        if head[i..].starts_with(b"\\u001b") {
-                            esc.push(0x1b);
-                            i += 6;
-                        } else {
-                            esc.push(head[i]);
-                            i += 1;
-                        }
-                    }
-                    strip_ansi(&esc, &mut plain);
-                    &plain[..]
-                } else {
-                    head
-                };
+                let head = without_escaped_codes(head, &mut plain);
                 matches!(classify(head, &mut StreamState::default()).1, Header::RisingWave | Header::Panic)
             }
         })
     })
+}
+
+/// `head` (a JSON string's raw bytes) without the colour codes whose ESC JSON escapes
+/// (`\u001b[2m`: stern keeps a container's colours): `head` itself when it has none, else its
+/// bytes stripped of them into `buf`.
+fn without_escaped_codes<'a>(head: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
+    const ESC: &[u8] = b"\\u001b";
+    if memchr::memmem::find(head, ESC).is_none() {
+        return head;
+    }
+    let mut esc = Vec::with_capacity(head.len());
+    let mut rest = head;
+    while let Some(at) = memchr::memmem::find(rest, ESC) {
+        esc.extend_from_slice(&rest[..at]);
+        esc.push(0x1b);
+        rest = &rest[at + ESC.len()..];
+    }
+    esc.extend_from_slice(rest);
+    strip_ansi(&esc, buf);
+    buf
 }
 
 /// Rewrite a JSON envelope ([`envelope_key`]; `key` its index) as the line it carries, into
@@ -1380,6 +1383,16 @@ fn leftover_at(line: &[u8], i: usize) -> Option<usize> {
     (line.get(i + len) != Some(&b']') && !escaped_esc_before(line, i)).then_some(len)
 }
 
+/// The length of the leftover code at `line[at..]` ([`leftover_at`]), once the caret pair that
+/// stood for its ESC (`^[[2m`, copied to `out` just before) is taken back off `out`.
+fn leftover_taken(line: &[u8], at: usize, out: &mut Vec<u8>) -> Option<usize> {
+    let len = leftover_at(line, at)?;
+    if at >= 2 && &line[at - 2..at] == b"^[" && out.ends_with(b"^[") {
+        out.truncate(out.len() - 2);
+    }
+    Some(len)
+}
+
 /// The longest parameter list a leftover code is taken with: 256-colour and RGB codes
 /// (`38;2;255;255;255`, 16 bytes) fit; a longer run of digits in brackets is text.
 const MAX_LEFTOVER_PARAMS: usize = 16;
@@ -1391,11 +1404,8 @@ pub fn restore_leftovers(line: &[u8], out: &mut Vec<u8>) {
     while let Some(rel) = memchr::memchr(b'[', &line[i..]) {
         let at = i + rel;
         out.extend_from_slice(&line[i..at]);
-        match leftover_at(line, at) {
+        match leftover_taken(line, at, out) {
             Some(len) => {
-                if at >= 2 && &line[at - 2..at] == b"^[" && out.ends_with(b"^[") {
-                    out.truncate(out.len() - 2);
-                }
                 out.push(0x1b);
                 out.extend_from_slice(&line[at..at + len]);
                 i = at + len;
@@ -1421,14 +1431,8 @@ pub fn strip_codes(line: &[u8], out: &mut Vec<u8>, leftovers: bool) {
         let at = i + rel;
         out.extend_from_slice(&line[i..at]);
         if line[at] == b'[' {
-            match leftover_at(line, at) {
-                Some(len) => {
-                    // `^[[2m`: the caret pair that stood for the ESC was copied just before.
-                    if at >= 2 && &line[at - 2..at] == b"^[" && out.ends_with(b"^[") {
-                        out.truncate(out.len() - 2);
-                    }
-                    i = at + len;
-                }
+            match leftover_taken(line, at, out) {
+                Some(len) => i = at + len,
                 None => {
                     out.push(b'[');
                     i = at + 1;

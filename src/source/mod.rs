@@ -126,12 +126,8 @@ pub fn sample_of(path: &std::path::Path, from_end: bool) -> Option<Vec<u8>> {
     let mut sample = Vec::new();
     match compression(&file) {
         None => {}
-        Some(Compression::Gzip) if !from_end => {
-            let _ = flate2::read::MultiGzDecoder::new(file).take(limit).read_to_end(&mut sample);
-            return Some(sample);
-        }
-        Some(Compression::Zstd) if !from_end => {
-            let _ = zstd::stream::read::Decoder::new(file).ok()?.take(limit).read_to_end(&mut sample);
+        Some(c) if !from_end => {
+            let _ = c.decoded(file, "files").ok()?.take(limit).read_to_end(&mut sample);
             return Some(sample);
         }
         Some(_) => return None,
@@ -167,31 +163,24 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
             match std::fs::File::open(path) {
                 Ok(f) => {
                     let meta = crate::annotate::SourceMeta::file(&path.display().to_string());
+                    // A pipe or a device named as a path is read as standard input is; a
+                    // regular file's first bytes are read where they are.
                     let regular = f.metadata().is_ok_and(|m| m.is_file());
-                    match (compression(&f), writer.takes_rendered()) {
-                        // A pipe or a device named as a path: read as standard input is.
+                    let kind = if regular { compression(&f) } else { None };
+                    match (kind, writer.takes_rendered()) {
                         _ if !regular => match text_of(f) {
                             Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
                             Err(e) => Err(ReadFailure::Input(e)),
                         },
-                        (Some(Compression::Gzip), _) => {
-                            // `MultiGzDecoder`: `cat a.gz b.gz > c.gz` (and `logrotate`'s
-                            // `compresscmd` output appended to) holds several members.
-                            let text = flate2::read::MultiGzDecoder::new(io::BufReader::new(f));
-                            file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0))
-                        }
-                        (Some(Compression::Zstd), _) => match zstd::stream::read::Decoder::new(f) {
+                        (Some(c), _) => match c.decoded(f, "files") {
                             Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
+                            Err(e) if matches!(c, Compression::Other(_)) => {
+                                tracing::error!(path = %path.display(), "{e}");
+                                failed += 1;
+                                continue;
+                            }
                             Err(e) => Err(ReadFailure::Input(e)),
                         },
-                        (Some(Compression::Other(kind)), _) => {
-                            tracing::error!(
-                                path = %path.display(),
-                                "{kind}-compressed: annotail reads gzip and zstd files; decompress it first and pipe it in"
-                            );
-                            failed += 1;
-                            continue;
-                        }
                         (None, Some(w)) if cfg.threads > 1 => {
                             parallel::run(matcher, cfg, w, f, path, meta, &mut totals)
                         }
@@ -235,6 +224,24 @@ pub enum Compression {
     Zstd,
     /// Reported: bzip2, xz, lz4 or zip.
     Other(&'static str),
+}
+
+impl Compression {
+    /// `input`'s text as it is read: through its decoder, or the error an input of another
+    /// compression is reported with (`inputs`: what annotail reads, "files" or "input").
+    fn decoded(self, input: impl io::Read + Send + 'static, inputs: &str) -> io::Result<Box<dyn io::Read + Send>> {
+        Ok(match self {
+            // `MultiGzDecoder`: `cat a.gz b.gz > c.gz` (and `logrotate`'s `compresscmd` output
+            // appended to) holds several members.
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(input))),
+            Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(input)?),
+            Compression::Other(kind) => {
+                return Err(io::Error::other(format!(
+                    "{kind}-compressed: annotail reads gzip and zstd {inputs}; decompress it first and pipe it in"
+                )));
+            }
+        })
+    }
 }
 
 /// [`Compression`] of `file` from its first bytes, read where they are (the file's position is
@@ -295,16 +302,10 @@ pub fn text_of(mut input: impl io::Read + Send + 'static) -> io::Result<Box<dyn 
     first.truncate(n);
     let kind = compression_of(&first);
     let text = io::Cursor::new(first).chain(input);
-    Ok(match kind {
-        None => Box::new(text),
-        Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(text))),
-        Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(text)?),
-        Some(Compression::Other(kind)) => {
-            return Err(io::Error::other(format!(
-                "{kind}-compressed: annotail reads gzip and zstd input; decompress it first and pipe it in"
-            )));
-        }
-    })
+    match kind {
+        None => Ok(Box::new(text)),
+        Some(c) => c.decoded(text, "input"),
+    }
 }
 
 /// Check the writer after a step: a closed pipe ends the run quietly.
