@@ -280,6 +280,7 @@ impl<W: Writer> Annotator<'_, W> {
         let mut tmp = Vec::new();
         // Lines found with memchr: a byte-at-a-time split was 3% of an `--all` run.
         let mut from = 0;
+        let mut line_start = 0;
         for i in 0.. {
             let end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |n| from + n);
             let line = &bytes[from..end];
@@ -293,21 +294,39 @@ impl<W: Writer> Annotator<'_, W> {
                 (p.content, p.table_row)
             });
             let content = content.min(l.len());
+            let content_at = content;
             if i == 0 {
                 // The prefixes all lie before the content: only they are kept (most lines have none).
                 self.line_buf.clear();
                 self.line_buf.extend_from_slice(&l[..content]);
             } else {
+                self.trim_line_end(line_start);
                 self.text.push(b'\n');
             }
-            let content = &l[content..];
-            self.text.extend_from_slice(if table_row { parse::trim_table_row(content) } else { content });
+            line_start = self.text.len();
+            let content = &l[content_at..];
+            let content = if table_row { parse::trim_table_row(content) } else { content };
+            if i > 0 {
+                parse::push_indent_as_spaces(content, &mut self.text);
+            } else {
+                self.text.extend_from_slice(content);
+            }
             if end == bytes.len() {
+                self.trim_line_end(line_start);
                 break;
             }
             from = end + 1;
         }
         pre
+    }
+
+    /// Blanks a terminal, an editor or a paste left at a line's end are not the message's: a
+    /// record's line break (`task:\n {:?}`) must meet the line's last word, and a field's or a
+    /// capture's value must not end in them, as in the bare log. Catalog patterns lose theirs
+    /// alike (`matcher::blanks_at_line_ends_dropped`).
+    fn trim_line_end(&mut self, line_start: usize) {
+        let kept = self.text.trim_ascii_end().len().max(line_start);
+        self.text.truncate(kept);
     }
 
     fn annotate(&mut self, ev: RawEvent<'_>, all: bool, maybe_unknown: bool) {

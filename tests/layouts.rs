@@ -890,6 +890,73 @@ fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_ma
     assert_eq!(e["unknown"]["template"], "sink writer <*> failed", "{e}");
 }
 
+/// Found by a paster: a log copied from a terminal or an editor that pads line ends with blanks,
+/// or from a web page or a chat that turns indents into no-break spaces (U+00A0). A record whose
+/// message spans lines (`task:\n {:?}`) no longer matched, the last `key=value` field's value
+/// and a trailing capture ended in the blanks, and another program's indented stack frames were
+/// events of their own. Each reads as the bare log does, event for event; the catalog's own
+/// blanks at a line's end (`objects. \nDETAIL`, `not be empty `) match the bare log as before.
+#[test]
+fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
+    let fx = fixture();
+    let catalog = fx.write(
+        "paste.jsonl",
+        r#"{"id":"p-task","slug":"task-expired","errorMessage":"The task may be expired because of group split, task:\n {:?}","messagePattern":"The task may be expired because of group split, task:\n (.+?)"}
+{"id":"p-objects","slug":"used-by-others","errorMessage":"{} used by {} other objects. \nDETAIL: {}","messagePattern":"(.+?) used by (.+?) other objects\\. \nDETAIL: (.+?)"}
+{"id":"p-empty","slug":"lhs-empty","errorMessage":"lhs buffer should not be empty ","messagePattern":"lhs buffer should not be empty "}
+{"id":"p-closed","slug":"writer-closed","errorMessage":"Failed to close manifest writer: {}","messagePattern":"Failed to close manifest writer: (.+?)"}
+"#,
+    );
+    let bare = [
+        rw_line(1, "WARN", "risingwave_meta::hummock::manager::compaction", "The task may be expired because of group split, task:"),
+        " CompactTask { task_id: 7, groups: [3, 4] }".to_owned(),
+        rw_line(2, "ERROR", "risingwave_frontend::handler", "table t used by 2 other objects. "),
+        "DETAIL: mv1, mv2".to_owned(),
+        rw_line(3, "ERROR", "risingwave_batch::x", "join failed error=lhs buffer should not be empty "),
+        rw_line(4, "WARN", "risingwave_meta::rpc::metrics", "close failed error=Failed to close manifest writer: connection closed job_id=7 database_id=30"),
+        rw_line(5, "ERROR", "risingwave_meta::x", "sink writer 7 failed"),
+        "Caused by:".to_owned(),
+        "    disk gone".to_owned(),
+        "2026-03-02 08:00:06,000 ERROR [main] com.example.Worker: job failed".to_owned(),
+        "java.lang.IllegalStateException: gone".to_owned(),
+        "    at com.example.Worker.run(Worker.java:42)".to_owned(),
+        "    at java.lang.Thread.run(Thread.java:750)".to_owned(),
+        info_line(7, "done"),
+    ];
+    let padded: Vec<String> = bare.iter().map(|l| format!("{l}  \t ")).collect();
+    let nbsp: Vec<String> = bare
+        .iter()
+        .map(|l| {
+            let indent = l.len() - l.trim_start_matches(' ').len();
+            format!("{}{}", "\u{a0}".repeat(indent), &l[indent..])
+        })
+        .collect();
+    let c = path_str(&catalog);
+    let facts = events_sans_offsets;
+    for args in [&["--unknown", "warn"][..], &["--all"], &["--all", "--unknown", "any"]] {
+        let run_on = |ls: &[String]| {
+            let mut a = vec!["-c", c.as_str()];
+            a.extend_from_slice(args);
+            facts(&run(&a, joined(ls).as_bytes()))
+        };
+        let want = run_on(&bare);
+        for (id, caps) in [
+            ("p-task", json!({"_1": "CompactTask { task_id: 7, groups: [3, 4] }"})),
+            ("p-objects", json!({"_1": "table t", "_2": "2", "_3": "mv1, mv2"})),
+            ("p-empty", json!({})),
+            ("p-closed", json!({"_1": "connection closed"})),
+        ] {
+            let e = one_match(&want, id);
+            assert_eq!(e["match"]["captures"], caps, "{args:?} {id}: {e:#}");
+        }
+        let e = one_match(&want, "p-closed");
+        assert_eq!(e["log"]["fields"]["database_id"], "30", "{e:#}");
+        for (shape, ls) in [("padded", &padded), ("no-break indents", &nbsp)] {
+            assert_eq!(run_on(ls), want, "{shape} {args:?}");
+        }
+    }
+}
+
 /// Found by a paster: `stern -o json`, `journalctl -o json` and Loki's `logcli -o jsonl` wrap
 /// each line in a JSON object (`message`, `MESSAGE`, `line`). Each was a JSON line without a
 /// level: no unknown errors, a record's capture running into the line's fields, every line of a

@@ -1260,6 +1260,8 @@ fn continuation_shape(line: &[u8]) -> bool {
     line.is_empty()
         || line[0] == b' '
         || line[0] == b'\t'
+        // A no-break space: an indent as a web page or a chat copies it.
+        || line.starts_with(b"\xc2\xa0")
         || line.starts_with(b"Caused by")
         || line.starts_with(b"Stack backtrace:")
         || line.starts_with(b"Backtrace:")

@@ -1314,6 +1314,39 @@ fn name_len(s: &[u8], class: u8, max: usize) -> usize {
     s.iter().take(max).position(|&b| NAME_CLASS[usize::from(b)] & class == 0).unwrap_or(s.len().min(max))
 }
 
+/// Push `line` to `out` with its indent's no-break spaces (U+00A0) as spaces: a web page's or a
+/// chat's copy of an indented line (`&nbsp;`) has them where the log had blanks, and a record's
+/// `\n {:?}` or an unknown error's template would otherwise hold them.
+pub fn push_indent_as_spaces(line: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    let mut nbsp = false;
+    loop {
+        match line.get(i..) {
+            Some([b' ' | b'\t', ..]) => i += 1,
+            Some([0xC2, 0xA0, ..]) => {
+                nbsp = true;
+                i += 2;
+            }
+            _ => break,
+        }
+    }
+    if !nbsp {
+        out.extend_from_slice(line);
+        return;
+    }
+    let mut j = 0;
+    while j < i {
+        if line[j] == 0xC2 {
+            out.push(b' ');
+            j += 2;
+        } else {
+            out.push(line[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&line[i..]);
+}
+
 /// A table row's text without its closing gutter (` |` and spaces at the end).
 pub fn trim_table_row(content: &[u8]) -> &[u8] {
     let t = content.trim_ascii_end();
@@ -3339,6 +3372,23 @@ mod tests {
             let mut out = Vec::new();
             strip_ansi(line.as_bytes(), &mut out);
             assert!(!out.contains(&0x1b), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn no_break_spaces_in_an_indent_become_spaces() {
+        let cases: &[(&str, &str)] = &[
+            ("\u{a0}\u{a0}at x", "  at x"),
+            (" \u{a0}\tat x", "  \tat x"),
+            ("at\u{a0}x", "at\u{a0}x"),
+            ("  at x", "  at x"),
+            ("\u{a0}", " "),
+            ("", ""),
+        ];
+        for (line, want) in cases {
+            let mut out = Vec::new();
+            push_indent_as_spaces(line.as_bytes(), &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), *want, "{line:?}");
         }
     }
 }

@@ -43,13 +43,33 @@ pub fn required(hir: &Hir) -> Vec<Vec<u8>> {
     }
     let mut out = Vec::new();
     for run in runs {
-        for piece in run.split(|&b| b == b'\n') {
+        let pieces = run.split(|&b| b == b'\n').count();
+        for (k, mut piece) in run.split(|&b| b == b'\n').enumerate() {
+            // The blanks next to a line break are not required of the raw line: a paste pads a
+            // line's end, or turns its indent into no-break spaces (framing reads both as the
+            // bare log). What is left of the piece still is.
+            if k > 0 {
+                piece = trim_blanks_start(piece);
+            }
+            if k + 1 < pieces {
+                piece = trim_blanks_end(piece);
+            }
             if !piece.is_empty() {
                 out.push(piece.to_vec());
             }
         }
     }
     out
+}
+
+fn trim_blanks_start(b: &[u8]) -> &[u8] {
+    let n = b.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+    &b[n..]
+}
+
+fn trim_blanks_end(b: &[u8]) -> &[u8] {
+    let n = b.iter().rev().take_while(|&&c| c == b' ' || c == b'\t').count();
+    &b[..b.len() - n]
 }
 
 /// The literal of the first capture group of the top-level concatenation, if that group holds
@@ -105,6 +125,11 @@ mod tests {
             ("Not supported: (.+?)\\nHINT: (.+?)", &["Not supported: ", "HINT: "]),
             ("x|y", &[]),
             ("(abc)def", &["abcdef"]),
+            // Blanks next to a line break: a paste pads line ends and turns indents into no-break
+            // spaces, so they are not required of the raw line.
+            ("(.+?) other objects\\. \nDETAIL: (.+?)", &[" other objects.", "DETAIL: "]),
+            ("task:\n (.+?)", &["task:"]),
+            ("a \t\n\t  DETAIL: x\n  y ", &["a", "DETAIL: x", "y "]),
         ];
         for (p, want) in cases {
             assert_eq!(req(p), *want, "{p}");

@@ -697,6 +697,11 @@ impl Matcher {
                 .copied()
                 .unwrap_or(text.len());
             bound = bound.min(value_end(text, start, lazy_end, bound, e.tail_is_error)).max(lazy_end).min(end);
+            // A value is not its blanks before the next link (`risingwave is "t" : cause`, from a
+            // message that ends in a blank).
+            while bound > lazy_end && matches!(text[bound - 1], b' ' | b'\t') {
+                bound -= 1;
+            }
             end = bound;
             tail = ts;
             *caps.last_mut().expect("a trailing group") = Some((ts, bound));
@@ -1019,7 +1024,7 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let names_t = parts.as_deref().map(template::capture_names);
     // The forms of a base pattern (see `template::forms`), parsed once.
     let build = |base: &str| {
-        let base = multiline_groups(base, parts.as_deref());
+        let base = multiline_groups(&blanks_at_line_ends_dropped(base), parts.as_deref());
         let optional_tail = parts.as_deref().is_some_and(template::has_optional_tail);
         let forms = template::forms(&base, optional_tail);
         parser().parse(&forms.regex).map(|h| (forms, h)).map_err(Box::new)
@@ -1354,6 +1359,67 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
         i += 1;
     }
     end
+}
+
+/// `base` without the blanks it has at a line's end: before a line break (`other objects.
+/// \nDETAIL`) or at its very end (`lhs buffer should not be empty `). Framing leaves them out of
+/// an event's text (a paste pads line ends; see `Annotator::clean`), so a pattern that kept them
+/// would match only a bare log. A trailing `: ` stays: it is the wrapper's separator that
+/// `template::forms` looks for. Read with regex-syntax's parser, whose spans say which characters
+/// are literal blanks in sequence (not in a class, not escaped as something else).
+fn blanks_at_line_ends_dropped(base: &str) -> std::borrow::Cow<'_, str> {
+    use regex_syntax::ast::{Ast, Literal};
+    fn is(a: &Ast, c: &[char]) -> bool {
+        matches!(a, Ast::Literal(l) if matches!(&**l, Literal { c: x, .. } if c.contains(x)))
+    }
+    /// The blanks in `items` right before `end`, as a span to cut.
+    fn blanks_before(items: &[Ast], end: usize, cut: &mut Vec<std::ops::Range<usize>>) {
+        let n = items[..end].iter().rev().take_while(|b| is(b, &[' ', '\t'])).count();
+        if n > 0 {
+            cut.push(items[end - n].span().start.offset..items[end - 1].span().end.offset);
+        }
+    }
+    fn walk(a: &Ast, cut: &mut Vec<std::ops::Range<usize>>) {
+        match a {
+            Ast::Concat(c) => {
+                for (i, item) in c.asts.iter().enumerate() {
+                    if is(item, &['\n']) {
+                        blanks_before(&c.asts, i, cut);
+                    }
+                    walk(item, cut);
+                }
+            }
+            Ast::Group(g) => walk(&g.ast, cut),
+            Ast::Alternation(x) => x.asts.iter().for_each(|b| walk(b, cut)),
+            Ast::Repetition(r) => walk(&r.ast, cut),
+            _ => {}
+        }
+    }
+    if !base.ends_with([' ', '\t']) && !base.contains('\n') && !base.contains("\\n") {
+        return base.into();
+    }
+    let Ok(ast) = regex_syntax::ast::parse::Parser::new().parse(base) else { return base.into() };
+    let mut cut = Vec::new();
+    walk(&ast, &mut cut);
+    if let Ast::Concat(c) = &ast {
+        let n = c.asts.len();
+        let blanks = c.asts.iter().rev().take_while(|b| is(b, &[' ', '\t'])).count();
+        if blanks > 0 && blanks < n && !is(&c.asts[n - blanks - 1], &[':']) {
+            blanks_before(&c.asts, n, &mut cut);
+        }
+    }
+    if cut.is_empty() {
+        return base.into();
+    }
+    cut.sort_by_key(|r| r.start);
+    let mut out = String::with_capacity(base.len());
+    let mut at = 0;
+    for r in cut {
+        out.push_str(&base[at..r.start.max(at)]);
+        at = at.max(r.end);
+    }
+    out.push_str(&base[at..]);
+    out.into()
 }
 
 /// `{:#?}` prints a value over several lines: its group may match line breaks.

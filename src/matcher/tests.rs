@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::{Limits, Matcher, Plausible, Scratch};
+use super::{Limits, Matcher, Plausible, Scratch, blanks_at_line_ends_dropped};
 use crate::annotate::{Annotator, Emit, SourceMeta};
 use crate::catalog;
 use crate::event::{Format, OutWriter, Writer};
@@ -544,5 +544,28 @@ fn the_crates_that_link_the_meta_node() {
     }
     for t in ["risingwave_connector", "risingwave_rpc_client", "risingwave_common", "risingwave_stream", "pgwire"] {
         assert!(!target_links_meta(t.as_bytes()), "{t}");
+    }
+}
+
+#[test]
+fn blanks_at_line_ends_are_dropped_from_patterns() {
+    let cases: &[(&str, &str)] = &[
+        ("(.+?) used by (.+?) other objects\\. \nDETAIL: (.+?)", "(.+?) used by (.+?) other objects\\.\nDETAIL: (.+?)"),
+        ("a \t\\n b", "a\\n b"),
+        ("a\\ \\t\\nb", "a\\nb"),
+        ("lhs buffer should not be empty ", "lhs buffer should not be empty"),
+        ("risingwave is (.+?) ", "risingwave is (.+?)"),
+        // The wrapper's separator stays (`template::forms` looks for it).
+        ("Failed to run: ", "Failed to run: "),
+        // Not literal blanks before a literal break: a class, an alternation's branch, a repetition.
+        ("a[ ]\nb", "a[ ]\nb"),
+        ("a(?: |x)\nb", "a(?: |x)\nb"),
+        ("a +\nb", "a +\nb"),
+        ("no break here", "no break here"),
+        ("(x \ny) z", "(x\ny) z"),
+        ("( ", "( "),
+    ];
+    for (base, want) in cases {
+        assert_eq!(blanks_at_line_ends_dropped(base), *want, "{base:?}");
     }
 }
