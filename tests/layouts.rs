@@ -908,12 +908,22 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
 "#,
     );
     let bare = [
-        rw_line(1, "WARN", "risingwave_meta::hummock::manager::compaction", "The task may be expired because of group split, task:"),
+        rw_line(
+            1,
+            "WARN",
+            "risingwave_meta::hummock::manager::compaction",
+            "The task may be expired because of group split, task:",
+        ),
         " CompactTask { task_id: 7, groups: [3, 4] }".to_owned(),
         rw_line(2, "ERROR", "risingwave_frontend::handler", "table t used by 2 other objects. "),
         "DETAIL: mv1, mv2".to_owned(),
         rw_line(3, "ERROR", "risingwave_batch::x", "join failed error=lhs buffer should not be empty "),
-        rw_line(4, "WARN", "risingwave_meta::rpc::metrics", "close failed error=Failed to close manifest writer: connection closed job_id=7 database_id=30"),
+        rw_line(
+            4,
+            "WARN",
+            "risingwave_meta::rpc::metrics",
+            "close failed error=Failed to close manifest writer: connection closed job_id=7 database_id=30",
+        ),
         rw_line(5, "ERROR", "risingwave_meta::x", "sink writer 7 failed"),
         "Caused by:".to_owned(),
         "    disk gone".to_owned(),
