@@ -325,8 +325,8 @@ impl<W: Writer> Annotator<'_, W> {
     /// capture's value must not end in them, as in the bare log. Catalog patterns lose theirs
     /// alike (`matcher::blanks_at_line_ends_dropped`).
     fn trim_line_end(&mut self, line_start: usize) {
-        let kept = self.text.trim_ascii_end().len().max(line_start);
-        self.text.truncate(kept);
+        let blanks = self.text[line_start..].iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
+        self.text.truncate(self.text.len() - blanks);
     }
 
     fn annotate(&mut self, ev: RawEvent<'_>, all: bool, maybe_unknown: bool) {

@@ -905,6 +905,9 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
 {"id":"p-objects","slug":"used-by-others","errorMessage":"{} used by {} other objects. \nDETAIL: {}","messagePattern":"(.+?) used by (.+?) other objects\\. \nDETAIL: (.+?)"}
 {"id":"p-empty","slug":"lhs-empty","errorMessage":"lhs buffer should not be empty ","messagePattern":"lhs buffer should not be empty "}
 {"id":"p-closed","slug":"writer-closed","errorMessage":"Failed to close manifest writer: {}","messagePattern":"Failed to close manifest writer: (.+?)"}
+{"id":"p-class","slug":"alpha-ended","errorMessage":"alpha ended \nNEXT: {}","messagePattern":"alpha ended[ \\t]+\\x0ANEXT: (.+?)"}
+{"id":"p-dollar","slug":"eps-empty","errorMessage":"eps is empty ","messagePattern":"(?:eps is full|eps is empty\\x20)$"}
+{"id":"p-colon","slug":"coordinator","errorMessage":"Failed to start the sink coordinator: ","messagePattern":"Failed to start the sink coordinator: "}
 "#,
     );
     let bare = [
@@ -931,7 +934,11 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
         "java.lang.IllegalStateException: gone".to_owned(),
         "    at com.example.Worker.run(Worker.java:42)".to_owned(),
         "    at java.lang.Thread.run(Thread.java:750)".to_owned(),
-        info_line(7, "done"),
+        rw_line(8, "ERROR", "risingwave_meta::x", "step failed: alpha ended "),
+        "NEXT: beta".to_owned(),
+        rw_line(9, "ERROR", "risingwave_meta::x", "check failed error=eps is empty "),
+        rw_line(10, "ERROR", "risingwave_meta::x", "sink failed error=Failed to start the sink coordinator: "),
+        info_line(11, "done"),
     ];
     let padded: Vec<String> = bare.iter().map(|l| format!("{l}  \t ")).collect();
     let nbsp: Vec<String> = bare
@@ -955,6 +962,9 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
             ("p-objects", json!({"_1": "table t", "_2": "2", "_3": "mv1, mv2"})),
             ("p-empty", json!({})),
             ("p-closed", json!({"_1": "connection closed"})),
+            ("p-class", json!({"_1": "beta"})),
+            ("p-dollar", json!({})),
+            ("p-colon", json!({})),
         ] {
             let e = one_match(&want, id);
             assert_eq!(e["match"]["captures"], caps, "{args:?} {id}: {e:#}");

@@ -197,7 +197,9 @@ pub fn forms(base: &str, optional_tail: bool) -> Forms {
 /// Catalog patterns write the space escaped or not (`:\ `).
 fn absent_head(base: &str) -> Option<&str> {
     fn sep(s: &str) -> Option<&str> {
-        s.strip_suffix(": ").or_else(|| s.strip_suffix(":\\ "))
+        // A bare `:` ends a pattern whose trailing blank was dropped (`matcher`: a blank at a
+        // line's end is no part of an event's text).
+        s.strip_suffix(": ").or_else(|| s.strip_suffix(":\\ ")).or_else(|| s.strip_suffix(':'))
     }
     let h = match sep(base) {
         Some(h) => h,
