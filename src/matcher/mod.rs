@@ -1435,7 +1435,10 @@ fn blanks_at_line_ends_dropped(base: &str) -> std::borrow::Cow<'_, str> {
     let tail = &base[base.floor_char_boundary(base.len().saturating_sub(8))..];
     let line_ends = ["\n", "\\n", "\\x", "\\u", "$"].iter().any(|m| base.contains(m));
     let group_end = tail.ends_with(')') && !tail.ends_with("(.+?)") && !tail.ends_with("(.+)");
-    if !line_ends && !group_end && !tail.ends_with([' ', '\t']) && !["]", "\\s", "\\t"].iter().any(|m| tail.ends_with(m))
+    if !line_ends
+        && !group_end
+        && !tail.ends_with([' ', '\t'])
+        && !["]", "\\s", "\\t"].iter().any(|m| tail.ends_with(m))
     {
         return base.into();
     }
