@@ -208,6 +208,9 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
                 let first = &ev.bytes[..memchr::memchr(b'\n', ev.bytes).unwrap_or(ev.bytes.len())];
                 let content = first.get(ev.prefix.content..).unwrap_or_default();
                 (ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(content, ev.bytes))
+                    // A pretty-printed JSON object's level is on a line of its own: its parsed
+                    // `log.level` decides.
+                    || (ev.header == Header::Json && content.trim_ascii_end() == b"{")
                     || self.foreign_wanted(&ev, first, levels)
                     || crate::unknown::level_marker(first, levels)
             });

@@ -977,6 +977,71 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
     }
 }
 
+/// Found by a paster: RisingWave's JSON lines read through `jq .` (`kubectl logs meta-0 | jq .`,
+/// or `--tab`, `--indent 4`) are one object over many lines. Each line was an event of its own:
+/// the `{` a JSON line that did not parse, the level, the message and the fields plain text, no
+/// known error matched in JSON, and no unknown one clustered. Each object is read as the line
+/// `jq` was given, event for event.
+#[test]
+fn regression_pretty_printed_json_objects_are_read_as_the_lines_jq_was_given() {
+    let fx = fixture();
+    let objects = [
+        json!({"timestamp": "2026-03-02T08:00:01.0Z", "level": "INFO", "fields": {"message": "starting"}, "target": "risingwave_meta::manager"}),
+        json!({"timestamp": "2026-03-02T08:00:02.0Z", "level": "WARN", "fields": {"message": "collect failed", "error": "barrier collection failed for actor 7"}, "target": "risingwave_meta::barrier::rpc"}),
+        json!({"timestamp": "2026-03-02T08:00:03.0Z", "level": "ERROR", "fields": {"message": "sink writer 9 failed: \"quoted\"\nsecond line"}, "target": "risingwave_meta::x", "spans": [{"name": "s", "job_id": 4}]}),
+        json!({"timestamp": "2026-03-02T08:00:04.0Z", "level": "INFO", "fields": {"message": "done"}, "target": "risingwave_meta::manager"}),
+    ];
+    let panic = "thread 'main' panicked at src/x.rs:1:2:\ncalled `Option::unwrap()` on a `None` value";
+    let compact: Vec<String> = objects.iter().map(|o| o.to_string()).chain([panic.to_owned()]).collect();
+    let pretty = |indent: &str| -> Vec<String> {
+        objects
+            .iter()
+            .map(|o| {
+                let mut out = Vec::new();
+                let f = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+                let mut ser = serde_json::Serializer::with_formatter(&mut out, f);
+                serde::Serialize::serialize(o, &mut ser).unwrap();
+                String::from_utf8(out).unwrap()
+            })
+            .chain([panic.to_owned()])
+            .collect()
+    };
+    let strip = |evs: Vec<Value>| -> Vec<Value> {
+        evs.into_iter()
+            .map(|mut e| {
+                let o = e.as_object_mut().unwrap();
+                o.remove("source");
+                // The panic's time is the run's.
+                if !o["@timestamp"].as_str().unwrap().starts_with("2026-03-02") {
+                    o.remove("@timestamp");
+                }
+                e
+            })
+            .collect()
+    };
+    for args in [&["--unknown", "warn"][..], &["--all"], &["--all", "--unknown", "any"]] {
+        let want = strip(events_sans_offsets(&fx.run(args, joined(&compact).as_bytes())));
+        let e = one_match(&want, "t-split");
+        assert_eq!(e["log"]["format"], "json", "{e:#}");
+        let clustered = want.iter().any(|e| e["unknown"]["template"] == "sink writer <*> failed");
+        assert_eq!(clustered, args.contains(&"--unknown"), "{args:?} {want:#?}");
+        for (shape, lines) in [("jq .", pretty("  ")), ("jq --tab", pretty("\t")), ("jq --indent 4", pretty("    "))] {
+            let input = joined(&lines);
+            assert_eq!(strip(events_sans_offsets(&fx.run(args, input.as_bytes()))), want, "{shape} {args:?}");
+            let file = fx.write("pretty.log", &input);
+            let mut a = args.to_vec();
+            a.extend(["--threads", "2"]);
+            let path = path_str(&file);
+            a.push(&path);
+            assert_eq!(strip(events_sans_offsets(&fx.run(&a, b""))), want, "{shape} {args:?} --threads 2");
+        }
+    }
+    // The object's lines are the event's: the first is the `{`, the last the `}`.
+    let evs = ok_events(&fx.run(&["--unknown", "warn"], joined(&pretty("  ")).as_bytes()));
+    let e = one_match(&evs, "t-split");
+    assert_eq!((src_line(e), src_lines(e)), (9, 9), "{e:#}");
+}
+
 /// Found by a paster: `stern -o json`, `journalctl -o json` and Loki's `logcli -o jsonl` wrap
 /// each line in a JSON object (`message`, `MESSAGE`, `line`). Each was a JSON line without a
 /// level: no unknown errors, a record's capture running into the line's fields, every line of a

@@ -129,6 +129,9 @@ struct Acc {
     /// Two of its lines were joined in the block across a CRLF line break: the `\r` before the
     /// `\n` is taken out when the event is emitted ([`Framer::emit`]).
     crlf: bool,
+    /// The event is a pretty-printed JSON object (`jq .`: a `{` alone on its first line) whose
+    /// closing `}` has not come: every line without a header is its own.
+    json_open: bool,
 }
 
 pub struct Framer<'m> {
@@ -175,6 +178,9 @@ pub struct Framer<'m> {
     /// The stream shows colour codes that lost their ESC ([`parse::has_leftovers`]; sticky):
     /// lines are read without them, and no line is skipped (a header is not seen with them).
     leftovers: bool,
+    /// The stream holds pretty-printed JSON objects (`kubectl logs … | jq .`; sticky): no line
+    /// is skipped, since an object's level is on a line of its own, which the marks do not find.
+    pretty_json: bool,
     /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
     levels: crate::unknown::Levels,
     /// Where the last block holds the bytes [`level_candidates`] looks from, found by the
@@ -225,6 +231,7 @@ impl<'m> Framer<'m> {
             every_event,
             cri_seen: false,
             leftovers: false,
+            pretty_json: false,
             envelope: None,
             shape_found: false,
             levels: crate::unknown::Levels::Off,
@@ -420,6 +427,7 @@ impl<'m> Framer<'m> {
         // another pass over every byte.
         let look = &block[..block.len().min(SHAPES_LOOK)];
         self.leftovers |= parse::has_leftovers(look);
+        self.pretty_json |= pretty_json_in(look);
         if self.envelope.is_none() {
             self.envelope = envelope_in(look, self.state);
         }
@@ -428,6 +436,7 @@ impl<'m> Framer<'m> {
             || has_esc
             || self.cri_seen
             || self.leftovers
+            || self.pretty_json
             || self.envelope.is_some()
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
@@ -611,6 +620,7 @@ impl<'m> Framer<'m> {
                 Header::None => {
                     source_key(line, prefix) == a.source
                         && (structured
+                            || a.json_open
                             || continuation_shape(content)
                             || a.traceback.continues(content, a.warns)
                             || (a.psql && parse::psql_detail(content)))
@@ -867,6 +877,8 @@ impl<'m> Framer<'m> {
         let clean = if ansi { std::mem::take(&mut self.clean) } else { Vec::new() };
         let content = content_of(if ansi { &clean } else { raw }, &prefix);
         let continues = self.continues(header, raw.len(), if ansi { &clean } else { raw }, &prefix);
+        let json_open = header == Header::Json && content.trim_ascii_end() == b"{";
+        let json_closes = content.trim_ascii_end() == b"}";
         if !continues {
             // Another program's line is read once for what decides the lines after it.
             let stamped = if header == Header::Stamped { parse::parse_stamped(content) } else { None };
@@ -898,6 +910,7 @@ impl<'m> Framer<'m> {
                 // Set below, as for every line the event takes.
                 foreign: false,
                 crlf: false,
+                json_open,
             });
         } else {
             self.contents.push((prefix.content, prefix.table_row));
@@ -928,6 +941,9 @@ impl<'m> Framer<'m> {
                 }
                 acc.own.extend_from_slice(raw);
             }
+        }
+        if acc.lines > 0 && json_closes {
+            acc.json_open = false;
         }
         acc.lines += physical;
         acc.rescan |= rescan;
@@ -1028,6 +1044,18 @@ const SHAPES_LOOK: usize = 64 << 10;
 
 /// The envelope key ([`parse::envelope_key`]) of the first line of `look` that is a JSON
 /// envelope, read behind the prefixes framing reads.
+/// Does `look` hold a pretty-printed JSON object: a `{` alone on a line, and an indented key
+/// on the next (`jq .`, `jq --tab`, `--indent N`)?
+fn pretty_json_in(look: &[u8]) -> bool {
+    memchr::memmem::find_iter(look, b"{\n").any(|i| {
+        (i == 0 || look[i - 1] == b'\n') && {
+            let rest = &look[i + 2..];
+            let n = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+            n > 0 && rest.get(n) == Some(&b'"')
+        }
+    })
+}
+
 fn envelope_in(look: &[u8], state: StreamState) -> Option<usize> {
     let mut state = state;
     // Only lines with a JSON object's `{"` (`{ "`, journalctl's) are classified: a text log has
