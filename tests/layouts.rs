@@ -1040,6 +1040,28 @@ fn regression_pretty_printed_json_objects_are_read_as_the_lines_jq_was_given() {
     let evs = ok_events(&fx.run(&["--unknown", "warn"], joined(&pretty("  ")).as_bytes()));
     let e = one_match(&evs, "t-split");
     assert_eq!((src_line(e), src_lines(e)), (9, 9), "{e:#}");
+    // regression (found by a second reader): with CRLF line ends, and past a block's first 64
+    // KiB (a file is read in 4 MiB blocks), objects were framed only around a known error's
+    // hit, so `--unknown warn` lost the unknown one; and a `{` never closed took the plain
+    // lines after it into its event.
+    let filler: Vec<String> =
+        (0..1_500).map(|i| info_line(i % 60, &format!("filler line {i} of plain text"))).collect();
+    let crlf: Vec<String> = pretty("  ").iter().map(|o| o.replace('\n', "\r\n")).collect();
+    for (shape, lines, bare) in [
+        ("CRLF", crlf, compact.clone()),
+        ("after 150 KB of text", [filler.clone(), pretty("  ")].concat(), [filler.clone(), compact.clone()].concat()),
+    ] {
+        let want = strip(events_sans_offsets(&fx.run(&["--unknown", "warn"], joined(&bare).as_bytes())));
+        let file = fx.write("late.log", joined(&lines));
+        let got = strip(events_sans_offsets(&fx.run(&["--unknown", "warn", &path_str(&file)], b"")));
+        assert_eq!(got, want, "{shape}");
+        assert!(got.iter().any(|e| e["unknown"]["template"] == "sink writer <*> failed"), "{shape}");
+    }
+    let unclosed =
+        lines(&["{", "sink writer 7 failed: barrier collection failed for actor 3", "column \"c\" is ambiguous"]);
+    let evs = ok_events(&fx.run(&["--all"], unclosed.as_bytes()));
+    assert_eq!(evs.len(), 3, "{evs:#?}");
+    assert_eq!(match_id(at_line(&evs, 3)), Some("t-quote"));
 }
 
 /// Found by a paster: `stern -o json`, `journalctl -o json` and Loki's `logcli -o jsonl` wrap

@@ -130,7 +130,8 @@ struct Acc {
     /// `\n` is taken out when the event is emitted ([`Framer::emit`]).
     crlf: bool,
     /// The event is a pretty-printed JSON object (`jq .`: a `{` alone on its first line) whose
-    /// closing `}` has not come: every line without a header is its own.
+    /// closing `}` (alone on a line, unindented) has not come: that line is its own too. Its other
+    /// lines are indented, as any event's continuation may be: a `{` never closed takes no more.
     json_open: bool,
 }
 
@@ -178,8 +179,10 @@ pub struct Framer<'m> {
     /// The stream shows colour codes that lost their ESC ([`parse::has_leftovers`]; sticky):
     /// lines are read without them, and no line is skipped (a header is not seen with them).
     leftovers: bool,
-    /// The stream holds pretty-printed JSON objects (`kubectl logs … | jq .`; sticky): no line
-    /// is skipped, since an object's level is on a line of its own, which the marks do not find.
+    /// The stream holds pretty-printed JSON objects (`kubectl logs … | jq .`; sticky), seen where
+    /// every line of a block is looked at for its level (a `{` at a line's start sends a block
+    /// there): no line is skipped, since an object's level is on a line of its own, which the
+    /// marks do not find.
     pretty_json: bool,
     /// Levels of events wanted without a hit (`--unknown warn|error`): their lines are hits.
     levels: crate::unknown::Levels,
@@ -427,7 +430,6 @@ impl<'m> Framer<'m> {
         // another pass over every byte.
         let look = &block[..block.len().min(SHAPES_LOOK)];
         self.leftovers |= parse::has_leftovers(look);
-        self.pretty_json |= pretty_json_in(look);
         if self.envelope.is_none() {
             self.envelope = envelope_in(look, self.state);
         }
@@ -436,7 +438,6 @@ impl<'m> Framer<'m> {
             || has_esc
             || self.cri_seen
             || self.leftovers
-            || self.pretty_json
             || self.envelope.is_some()
             || !self.matcher.unkeyed.is_empty()
             || unknown_escapes;
@@ -457,6 +458,7 @@ impl<'m> Framer<'m> {
                     if marker(&block[s..nl], self.levels) {
                         hits.push(Hit { end: s + 1, literal: LEVEL_HIT });
                     }
+                    self.pretty_json = self.pretty_json || pretty_open(&block[s..nl], self.state);
                     s = nl + 1;
                 }
                 if s < block.len() && marker(&block[s..], self.levels) {
@@ -465,7 +467,7 @@ impl<'m> Framer<'m> {
             }
             merge_runs(&mut hits, before, &mut self.level_hits);
         }
-        if dense {
+        if dense || self.pretty_json {
             self.lines_from(block, 0, offset, &hits, &mut h, first_truncated, has_esc, None, sink);
         } else {
             self.sparse(block, offset, &hits, sink);
@@ -620,7 +622,7 @@ impl<'m> Framer<'m> {
                 Header::None => {
                     source_key(line, prefix) == a.source
                         && (structured
-                            || a.json_open
+                            || (a.json_open && content.trim_ascii_end() == b"}")
                             || continuation_shape(content)
                             || a.traceback.continues(content, a.warns)
                             || (a.psql && parse::psql_detail(content)))
@@ -1044,16 +1046,13 @@ const SHAPES_LOOK: usize = 64 << 10;
 
 /// The envelope key ([`parse::envelope_key`]) of the first line of `look` that is a JSON
 /// envelope, read behind the prefixes framing reads.
-/// Does `look` hold a pretty-printed JSON object: a `{` alone on a line, and an indented key
-/// on the next (`jq .`, `jq --tab`, `--indent N`)?
-fn pretty_json_in(look: &[u8]) -> bool {
-    memchr::memmem::find_iter(look, b"{\n").any(|i| {
-        (i == 0 || look[i - 1] == b'\n') && {
-            let rest = &look[i + 2..];
-            let n = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
-            n > 0 && rest.get(n) == Some(&b'"')
-        }
-    })
+/// Does `line` open a pretty-printed JSON object: a `{` alone, behind whatever prefixes framing
+/// reads? Only a line ending in `{` is classified.
+fn pretty_open(line: &[u8], state: StreamState) -> bool {
+    line.trim_ascii_end().last() == Some(&b'{') && {
+        let (p, h) = parse::classify(line, &mut state.clone());
+        h == Header::Json && line[p.content..].trim_ascii_end() == b"{"
+    }
 }
 
 fn envelope_in(look: &[u8], state: StreamState) -> Option<usize> {
