@@ -1593,13 +1593,13 @@ fn text_field(tl: Option<&parse::TextLine>, text: &[u8], pos: usize) -> String {
 fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, String)>) {
     if let Some(Value::Object(fields)) = obj.get("fields") {
         if let Some(Value::String(m)) = fields.get("message") {
-            out.push((m.as_bytes().to_vec(), "fields.message".into()));
+            out.push((hay_text(m), "fields.message".into()));
         }
         for (k, v) in fields {
             if k != "message"
                 && let Value::String(s) = v
             {
-                out.push((s.as_bytes().to_vec(), format!("fields.{k}")));
+                out.push((hay_text(s), format!("fields.{k}")));
             }
         }
     } else {
@@ -1607,18 +1607,18 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
         // `caller`, …) but the level and the time, each matched on its own as a RisingWave
         // line's fields are.
         if let Some((k, Value::String(m))) = json_message(obj) {
-            out.push((m.as_bytes().to_vec(), k.into()));
+            out.push((hay_text(m), k.into()));
         }
         for (k, v) in obj {
             match v {
                 Value::String(s) if !read_apart(k) => {
-                    out.push((s.as_bytes().to_vec(), k.clone()));
+                    out.push((hay_text(s), k.clone()));
                 }
                 // pino's and bunyan's `err`, ECS's `error`: an object whose `message` is the
                 // error's text.
                 Value::Object(e) if k == "err" || k == "error" => {
                     if let Some(Value::String(m)) = e.get("message") {
-                        out.push((m.as_bytes().to_vec(), format!("{k}.message")));
+                        out.push((hay_text(m), format!("{k}.message")));
                     }
                 }
                 _ => {}
@@ -1632,12 +1632,29 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
                     if k != "name"
                         && let Value::String(s) = v
                     {
-                        out.push((s.as_bytes().to_vec(), format!("spans[{i}].{k}")));
+                        out.push((hay_text(s), format!("spans[{i}].{k}")));
                     }
                 }
             }
         }
     }
+}
+
+/// A JSON string value as it is matched: without blanks at its lines' ends, as a text event's
+/// lines are read (`Annotator::clean`), since catalog patterns lose theirs
+/// (`matcher::blanks_at_line_ends_dropped`: a RisingWave message `… objects. \nDETAIL: …`
+/// logged as JSON matched no more).
+fn hay_text(s: &str) -> Vec<u8> {
+    let s = s.as_bytes();
+    let mut out = Vec::with_capacity(s.len());
+    for (i, line) in s.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        let blanks = line.iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
+        out.extend_from_slice(&line[..line.len() - blanks]);
+    }
+    out
 }
 
 /// Where JSON loggers put the message: RisingWave's (tracing's) `fields.message` is read apart;

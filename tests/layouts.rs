@@ -975,6 +975,31 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
             assert_eq!(run_on(ls), want, "{shape} {args:?}");
         }
     }
+    // regression (found by a third reader): a JSON line's message keeps a blank before its `\n`
+    // (`objects. \nDETAIL`) and matched no more once patterns lost theirs; a pattern's final
+    // blank still ends a word (`… emptyish` is no `… empty `), and one that ends in `\s+` met
+    // no line at all.
+    let json = r#"{"timestamp":"2026-03-02T08:00:01.1Z","level":"ERROR","fields":{"message":"table t used by 2 other objects. \nDETAIL: mv1, mv2"},"target":"risingwave_frontend::handler"}"#;
+    let quota = fx.write(
+        "quota.jsonl",
+        r#"{"id":"p-quota","slug":"quota","errorMessage":"disk quota reached","messagePattern":"disk quota reached\\s+"}"#,
+    );
+    let c2 = path_str(&quota);
+    let evs = ok_events(&run(
+        &["-c", c.as_str(), "-c", c2.as_str(), "--all", "--format", "json"],
+        lines(&[
+            json,
+            &rw_line(2, "ERROR", "risingwave_batch::x", "join failed error=lhs buffer should not be emptyish"),
+            &rw_line(3, "ERROR", "risingwave_batch::x", "write failed error=disk quota reached   "),
+            &rw_line(4, "ERROR", "risingwave_batch::x", "write failed error=disk quota reached for tenant 7"),
+        ])
+        .as_bytes(),
+    ));
+    let e = one_match(&evs, "p-objects");
+    assert_eq!(e["match"]["captures"], json!({"_1": "table t", "_2": "2", "_3": "mv1, mv2"}), "{e:#}");
+    assert_eq!(match_id(at_line(&evs, 2)), None, "{evs:#?}");
+    assert_eq!(match_id(at_line(&evs, 3)), Some("p-quota"), "{evs:#?}");
+    assert_eq!(match_id(at_line(&evs, 4)), Some("p-quota"), "{evs:#?}");
 }
 
 /// Found by a paster: RisingWave's JSON lines read through `jq .` (`kubectl logs meta-0 | jq .`,

@@ -197,15 +197,18 @@ pub fn forms(base: &str, optional_tail: bool) -> Forms {
 /// Catalog patterns write the space escaped or not (`:\ `).
 fn absent_head(base: &str) -> Option<&str> {
     fn sep(s: &str) -> Option<&str> {
-        // A bare `:` ends a pattern whose trailing blank was dropped (`matcher`: a blank at a
-        // line's end is no part of an event's text).
-        s.strip_suffix(": ").or_else(|| s.strip_suffix(":\\ ")).or_else(|| s.strip_suffix(':'))
+        s.strip_suffix(": ")
+            .or_else(|| s.strip_suffix(":\\ "))
+            // A pattern's final blank as the matcher reads it (a blank at a line's end is no
+            // part of an event's text).
+            .or_else(|| s.strip_suffix(crate::matcher::LINE_END_BLANKS)?.strip_suffix(':'))
     }
     let h = match sep(base) {
         Some(h) => h,
         None => sep(base.strip_suffix(LAZY_GROUP)?)?,
     };
-    (!h.is_empty()).then_some(h)
+    // A head that ends in a lone `\` was an escaped `\:` (`literal\: `): no head.
+    (!h.is_empty() && !h.ends_with('\\')).then_some(h)
 }
 
 #[cfg(test)]

@@ -1361,22 +1361,36 @@ fn value_end(text: &[u8], start: usize, lazy_end: usize, bound: usize, tail_is_e
     end
 }
 
-/// `base` without what it requires of blanks at a line's end: before a line break or a `$`
-/// (`other objects. \nDETAIL`, `ended[ \t]+\n`, `\s$`) or at the pattern's very end (`lhs
-/// buffer should not be empty `, `Failed to run: `, the last branch of an alternation, inside a
-/// group). Framing leaves blanks at line ends out of an event's text (a paste pads them; see
-/// `Annotator::clean`), so a pattern that kept them would match no line. What is cut can match
-/// only blanks (a blank, `\t`, `\x20`, `[ \t]`, `\s`, their repetitions and non-capturing
-/// groups), and never a whole branch. Read with regex-syntax's parser, whose spans say where each
-/// piece is in `base`.
+/// `base` without what it requires of blanks at a line's end. Framing leaves blanks at line
+/// ends out of an event's text (a paste pads them; see `Annotator::clean`), so a pattern that kept
+/// them would match no line. What can match only blanks (a blank, `\t`, `\x20`, `[ \t]`, `\s`,
+/// `[[:space:]]`, their repetitions and non-capturing groups; never a whole branch) is
+/// - left out right before a line break or a `$`/`\z` (`other objects. \nDETAIL`,
+///   `ended[ \t]+\n`, `empty $`): a line's end follows it either way;
+/// - at the pattern's very end (`lhs buffer should not be empty `, `risingwave is {:?} `, `Failed
+///   to run: `), made "blanks or a line's end" ([`LINE_END_BLANKS`]), so that it still ends a
+///   word or a lazy value where the line goes on (`… emptyish` is not `… empty `).
+///
+/// Read with regex-syntax's parser, whose spans say where each piece is in `base`.
 fn blanks_at_line_ends_dropped(base: &str) -> std::borrow::Cow<'_, str> {
-    use regex_syntax::ast::{AssertionKind, Ast, ClassPerlKind, ClassSet, ClassSetItem, GroupKind};
-    type Cuts = Vec<std::ops::Range<usize>>;
+    use regex_syntax::ast::{AssertionKind, Ast, ClassAsciiKind, ClassPerlKind, ClassSet, ClassSetItem, GroupKind};
+    /// Ranges of `base` and what replaces each.
+    type Cuts = Vec<(std::ops::Range<usize>, &'static str)>;
+    #[derive(Clone, Copy, PartialEq)]
+    enum After {
+        /// Something that may be text.
+        Text,
+        /// A line break, `$` or `\z`.
+        LineEnd,
+        /// The pattern's end.
+        End,
+    }
     fn blank_class(i: &ClassSetItem) -> bool {
         match i {
             ClassSetItem::Literal(l) => matches!(l.c, ' ' | '\t'),
             ClassSetItem::Union(u) => !u.items.is_empty() && u.items.iter().all(blank_class),
             ClassSetItem::Perl(p) => p.kind == ClassPerlKind::Space && !p.negated,
+            ClassSetItem::Ascii(c) => matches!(c.kind, ClassAsciiKind::Space | ClassAsciiKind::Blank) && !c.negated,
             ClassSetItem::Bracketed(b) => !b.negated && matches!(&b.kind, ClassSet::Item(i) if blank_class(i)),
             _ => false,
         }
@@ -1392,7 +1406,7 @@ fn blanks_at_line_ends_dropped(base: &str) -> std::borrow::Cow<'_, str> {
             _ => false,
         }
     }
-    /// Does `a` start with a line's end (`\n`, `$`, also inside a group: `(?:\nNEXT: …)`)?
+    /// Does `a` start with a line's end (`\n`, `$`, `\z`, also in a group: `(?:\nNEXT: …)`)?
     fn line_end(a: &Ast) -> bool {
         match a {
             Ast::Literal(l) => l.c == '\n',
@@ -1403,61 +1417,69 @@ fn blanks_at_line_ends_dropped(base: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     /// The blanks among `items` right before `end` (not all of them: a branch stays a branch).
-    fn blanks_before(items: &[Ast], end: usize, cut: &mut Cuts) {
+    fn blanks_before(items: &[Ast], end: usize, with: &'static str, cut: &mut Cuts) {
         let n = items[..end].iter().rev().take_while(|b| blank_only(b)).count();
         if n > 0 && n < items.len() {
-            cut.push(items[end - n].span().start.offset..items[end - 1].span().end.offset);
+            cut.push((items[end - n].span().start.offset..items[end - 1].span().end.offset, with));
         }
     }
-    /// `ends_line`: what follows `a` is a line's end (a line break, `$`, the pattern's end).
-    fn walk(a: &Ast, ends_line: bool, cut: &mut Cuts) {
+    fn walk(a: &Ast, after: After, cut: &mut Cuts) {
         match a {
             Ast::Concat(c) => {
                 let n = c.asts.len();
                 for (i, item) in c.asts.iter().enumerate() {
                     if line_end(item) {
-                        blanks_before(&c.asts, i, cut);
+                        blanks_before(&c.asts, i, "", cut);
                     }
-                    walk(item, c.asts.get(i + 1).map_or(ends_line, line_end), cut);
+                    let next = match c.asts.get(i + 1) {
+                        None => after,
+                        Some(b) if line_end(b) => After::LineEnd,
+                        Some(_) => After::Text,
+                    };
+                    walk(item, next, cut);
                 }
-                if ends_line {
-                    blanks_before(&c.asts, n, cut);
+                match after {
+                    After::LineEnd => blanks_before(&c.asts, n, "", cut),
+                    After::End => blanks_before(&c.asts, n, LINE_END_BLANKS, cut),
+                    After::Text => {}
                 }
             }
-            Ast::Group(g) => walk(&g.ast, ends_line, cut),
-            Ast::Alternation(x) => x.asts.iter().for_each(|b| walk(b, ends_line, cut)),
-            Ast::Repetition(r) => walk(&r.ast, false, cut),
+            Ast::Group(g) => walk(&g.ast, after, cut),
+            Ast::Alternation(x) => x.asts.iter().for_each(|b| walk(b, after, cut)),
+            Ast::Repetition(r) => walk(&r.ast, After::Text, cut),
             _ => {}
         }
     }
-    // Most patterns have neither a line's end before their end nor a blank at it (`… (.+?)`):
-    // they are not parsed (4,350 parses were 3% of start-up).
-    let tail = &base[base.floor_char_boundary(base.len().saturating_sub(8))..];
-    let line_ends = ["\n", "\\n", "\\x", "\\u", "$"].iter().any(|m| base.contains(m));
-    let group_end = tail.ends_with(')') && !tail.ends_with("(.+?)") && !tail.ends_with("(.+)");
-    if !line_ends
-        && !group_end
-        && !tail.ends_with([' ', '\t'])
-        && !["]", "\\s", "\\t"].iter().any(|m| tail.ends_with(m))
-    {
+    // Most patterns end in a value and hold no line's end (`failed to … (.+?)`): nothing in them
+    // can need a blank at one, and they are not parsed (4,350 parses were 3% of start-up).
+    let line_ends = ["\n", "\\n", "\\x", "\\u", "$", "\\z"].iter().any(|m| base.contains(m));
+    if !line_ends && (base.ends_with("(.+?)") || base.ends_with("(.+)")) {
         return base.into();
     }
     let Ok(ast) = regex_syntax::ast::parse::Parser::new().parse(base) else { return base.into() };
     let mut cut = Vec::new();
-    walk(&ast, true, &mut cut);
+    walk(&ast, After::End, &mut cut);
     if cut.is_empty() {
         return base.into();
     }
-    cut.sort_by_key(|r| r.start);
-    let mut out = String::with_capacity(base.len());
+    cut.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(base.len() + LINE_END_BLANKS.len());
     let mut at = 0;
-    for r in cut {
-        out.push_str(&base[at..r.start.max(at)]);
-        at = at.max(r.end);
+    for (r, with) in cut {
+        if r.start < at {
+            continue;
+        }
+        out.push_str(&base[at..r.start]);
+        out.push_str(with);
+        at = r.end;
     }
     out.push_str(&base[at..]);
     out.into()
 }
+
+/// What a pattern's final blanks become ([`blanks_at_line_ends_dropped`]): blanks, or a line's
+/// end, where an event's text has lost them. `template::forms` knows it after a wrapper's `:`.
+pub const LINE_END_BLANKS: &str = r"(?:[ \t]+|(?m:$))";
 
 /// `{:#?}` prints a value over several lines: its group may match line breaks.
 fn multiline_groups(base: &str, parts: Option<&[Part]>) -> String {
