@@ -842,12 +842,14 @@ fn regression_colour_codes_that_lost_their_esc_are_removed_before_parsing_and_ma
         .collect();
     let lost: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "")).collect();
     let caret: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "^[")).collect();
+    // A viewer that shows control characters as their pictures: ESC as U+241B.
+    let picture: Vec<String> = esc.iter().map(|l| l.replace('\x1b', "\u{241b}")).collect();
     let join = joined;
     let facts = events_sans_offsets;
     for args in [&["--unknown", "warn"][..], &["--all"], &["--all", "--unknown", "any"]] {
         let want = facts(&fx.run(args, join(&plain).as_bytes()));
         assert!(want.len() >= 2, "{args:?}: {want:#?}");
-        for (shape, input) in [("ESC dropped", join(&lost)), ("cat -v", join(&caret))] {
+        for (shape, input) in [("ESC dropped", join(&lost)), ("cat -v", join(&caret)), ("␛", join(&picture))] {
             let got = facts(&fx.run(args, input.as_bytes()));
             assert_eq!(got, want, "{shape} {args:?}");
         }

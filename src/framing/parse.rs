@@ -1388,10 +1388,15 @@ pub fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
 pub fn has_leftovers(line: &[u8]) -> bool {
     memchr::memchr_iter(b'[', line).any(|i| {
         line[i + 1..].starts_with(b"0m")
-            && matches!(line.get(i + 3), None | Some(b' ' | b'[' | b'^' | b'\r'))
+            && (matches!(line.get(i + 3), None | Some(b' ' | b'[' | b'^' | b'\r'))
+                || line[i + 3..].starts_with(ESC_PICTURE.as_bytes()))
             && !escaped_esc_before(line, i)
     })
 }
+
+/// How a viewer that shows control characters as their pictures prints ESC (U+241B): a paste
+/// from it reads `␛[2m2026-…Z␛[0m ␛[33m WARN␛[0m …`, taken as the caret notation is.
+const ESC_PICTURE: &str = "\u{241b}";
 
 /// Whether the `[` at `line[i]` follows a JSON- or C-escaped ESC (`\u001b[`, `\x1b[`, `\033[`):
 /// a code JSON carries, real once decoded.
@@ -1420,8 +1425,10 @@ fn leftover_at(line: &[u8], i: usize) -> Option<usize> {
 /// stood for its ESC (`^[[2m`, copied to `out` just before) is taken back off `out`.
 fn leftover_taken(line: &[u8], at: usize, out: &mut Vec<u8>) -> Option<usize> {
     let len = leftover_at(line, at)?;
-    if at >= 2 && &line[at - 2..at] == b"^[" && out.ends_with(b"^[") {
-        out.truncate(out.len() - 2);
+    for esc in [&b"^["[..], ESC_PICTURE.as_bytes()] {
+        if line[..at].ends_with(esc) && out.ends_with(esc) {
+            out.truncate(out.len() - esc.len());
+        }
     }
     Some(len)
 }
