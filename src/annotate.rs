@@ -210,7 +210,7 @@ impl<W: Writer> EventSink for Annotator<'_, W> {
                 (ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(content, ev.bytes))
                     // A pretty-printed JSON object's level is on a line of its own: its parsed
                     // `log.level` decides.
-                    || (ev.header == Header::Json && content.trim_ascii_end() == b"{")
+                    || (ev.header == Header::Json && parse::lone(content, b'{'))
                     || self.foreign_wanted(&ev, first, levels)
                     || crate::unknown::level_marker(first, levels)
             });
@@ -296,12 +296,11 @@ impl<W: Writer> Annotator<'_, W> {
                 let (p, _) = parse::classify(l, &mut StreamState::default());
                 (p.content, p.table_row)
             });
-            let content = content.min(l.len());
-            let content_at = content;
+            let content_at = content.min(l.len());
             if i == 0 {
                 // The prefixes all lie before the content: only they are kept (most lines have none).
                 self.line_buf.clear();
-                self.line_buf.extend_from_slice(&l[..content]);
+                self.line_buf.extend_from_slice(&l[..content_at]);
             } else {
                 self.trim_line_end(line_start);
                 self.text.push(b'\n');
@@ -328,8 +327,8 @@ impl<W: Writer> Annotator<'_, W> {
     /// capture's value must not end in them, as in the bare log. Catalog patterns lose theirs
     /// alike (`matcher::blanks_at_line_ends_dropped`).
     fn trim_line_end(&mut self, line_start: usize) {
-        let blanks = self.text[line_start..].iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
-        self.text.truncate(self.text.len() - blanks);
+        let kept = line_start + crate::matcher::literals::trim_blanks_end(&self.text[line_start..]).len();
+        self.text.truncate(kept);
     }
 
     fn annotate(&mut self, ev: RawEvent<'_>, all: bool, maybe_unknown: bool) {
@@ -1651,8 +1650,7 @@ fn hay_text(s: &str) -> Vec<u8> {
         if i > 0 {
             out.push(b'\n');
         }
-        let blanks = line.iter().rev().take_while(|&&b| b == b' ' || b == b'\t').count();
-        out.extend_from_slice(&line[..line.len() - blanks]);
+        out.extend_from_slice(crate::matcher::literals::trim_blanks_end(line));
     }
     out
 }

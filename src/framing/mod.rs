@@ -622,7 +622,7 @@ impl<'m> Framer<'m> {
                 Header::None => {
                     source_key(line, prefix) == a.source
                         && (structured
-                            || (a.json_open && content.trim_ascii_end() == b"}")
+                            || (a.json_open && parse::lone(content, b'}'))
                             || continuation_shape(content)
                             || a.traceback.continues(content, a.warns)
                             || (a.psql && parse::psql_detail(content)))
@@ -879,8 +879,9 @@ impl<'m> Framer<'m> {
         let clean = if ansi { std::mem::take(&mut self.clean) } else { Vec::new() };
         let content = content_of(if ansi { &clean } else { raw }, &prefix);
         let continues = self.continues(header, raw.len(), if ansi { &clean } else { raw }, &prefix);
-        let json_open = header == Header::Json && content.trim_ascii_end() == b"{";
-        let json_closes = content.trim_ascii_end() == b"}";
+        let json_open = header == Header::Json && parse::lone(content, b'{');
+        // Read here, while the line's text is at hand: only an open object's `}` closes it.
+        let json_closes = continues && self.acc.as_ref().is_some_and(|a| a.json_open) && parse::lone(content, b'}');
         if !continues {
             // Another program's line is read once for what decides the lines after it.
             let stamped = if header == Header::Stamped { parse::parse_stamped(content) } else { None };
@@ -944,7 +945,7 @@ impl<'m> Framer<'m> {
                 acc.own.extend_from_slice(raw);
             }
         }
-        if acc.lines > 0 && json_closes {
+        if json_closes {
             acc.json_open = false;
         }
         acc.lines += physical;
@@ -1044,17 +1045,17 @@ pub fn header_line_before(buf: &[u8], lines: usize) -> Option<usize> {
 /// paste, or other records before an envelope (journald's own).
 const SHAPES_LOOK: usize = 64 << 10;
 
-/// The envelope key ([`parse::envelope_key`]) of the first line of `look` that is a JSON
-/// envelope, read behind the prefixes framing reads.
 /// Does `line` open a pretty-printed JSON object: a `{` alone, behind whatever prefixes framing
 /// reads? Only a line ending in `{` is classified.
 fn pretty_open(line: &[u8], state: StreamState) -> bool {
     line.trim_ascii_end().last() == Some(&b'{') && {
         let (p, h) = parse::classify(line, &mut state.clone());
-        h == Header::Json && line[p.content..].trim_ascii_end() == b"{"
+        h == Header::Json && parse::lone(&line[p.content..], b'{')
     }
 }
 
+/// The envelope key ([`parse::envelope_key`]) of the first line of `look` that is a JSON
+/// envelope, read behind the prefixes framing reads.
 fn envelope_in(look: &[u8], state: StreamState) -> Option<usize> {
     let mut state = state;
     // Only lines with a JSON object's `{"` (`{ "`, journalctl's) are classified: a text log has

@@ -1314,6 +1314,12 @@ fn name_len(s: &[u8], class: u8, max: usize) -> usize {
     s.iter().take(max).position(|&b| NAME_CLASS[usize::from(b)] & class == 0).unwrap_or(s.len().min(max))
 }
 
+/// Is `content` the brace `b` alone (blanks after it aside): a pretty-printed JSON object's
+/// first (`{`) or last (`}`) line?
+pub fn lone(content: &[u8], b: u8) -> bool {
+    content.trim_ascii_end() == [b]
+}
+
 /// Push `line` to `out` with its indent's no-break spaces (U+00A0) as spaces: a web page's or a
 /// chat's copy of an indented line (`&nbsp;`) has them where the log had blanks, and a record's
 /// `\n {:?}` or an unknown error's template would otherwise hold them.

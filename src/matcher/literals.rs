@@ -62,12 +62,15 @@ pub fn required(hir: &Hir) -> Vec<Vec<u8>> {
     out
 }
 
-fn trim_blanks_start(b: &[u8]) -> &[u8] {
+/// `b` without the spaces and tabs it starts with (not `trim_ascii_start`: a line break or a
+/// form feed is not a blank).
+pub fn trim_blanks_start(b: &[u8]) -> &[u8] {
     let n = b.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
     &b[n..]
 }
 
-fn trim_blanks_end(b: &[u8]) -> &[u8] {
+/// `b` without the spaces and tabs it ends with.
+pub fn trim_blanks_end(b: &[u8]) -> &[u8] {
     let n = b.iter().rev().take_while(|&&c| c == b' ' || c == b'\t').count();
     &b[..b.len() - n]
 }

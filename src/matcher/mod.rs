@@ -699,9 +699,7 @@ impl Matcher {
             bound = bound.min(value_end(text, start, lazy_end, bound, e.tail_is_error)).max(lazy_end).min(end);
             // A value is not its blanks before the next link (`risingwave is "t" : cause`, from a
             // message that ends in a blank).
-            while bound > lazy_end && matches!(text[bound - 1], b' ' | b'\t') {
-                bound -= 1;
-            }
+            bound = lazy_end.max(ts + literals::trim_blanks_end(&text[ts..bound]).len());
             end = bound;
             tail = ts;
             *caps.last_mut().expect("a trailing group") = Some((ts, bound));
