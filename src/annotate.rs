@@ -524,7 +524,9 @@ impl<W: Writer> Annotator<'_, W> {
                 Some(v) => Cow::Borrowed(v),
                 None => crate::event::text(&text[r.clone()]),
             };
-            timestamp = Some(s(&t.timestamp));
+            // A header pasted without its time has none (the runtime's or the observed time
+            // stands in).
+            timestamp = (!t.timestamp.is_empty()).then(|| s(&t.timestamp));
             log.level = Some(s(&t.level));
             log.thread = t.thread.as_ref().map(s);
             log.target = t.target.as_ref().map(s);
@@ -915,18 +917,31 @@ fn unexplained(
     // `error` field of its own) the error of the span it was logged in.
     let mut regions: [Option<(usize, Range<usize>)>; 3] = [None, None, None];
     let structured = names.is_some() || tl.is_some();
+    // psql's `ERROR:` line carries RisingWave's error report: where a record matched in it, its
+    // wrappers' trailing captures are links of a chain, as in a logged report. Where none did it
+    // may be PostgreSQL's own (`could not open file "…": Permission denied`), read whole as any
+    // plain line (found by a second reader).
+    let chained = structured || parse::psql_report(text);
     match (names, tl) {
         (Some(n), _) => {
             regions[1] = n
                 .iter()
                 .position(|(_, k)| k == "fields.message" || JSON_MESSAGE_KEYS.contains(&k.as_str()))
                 .map(|i| (i, 0..hays[i].text.len()));
-            regions[2] = n
-                .iter()
-                .position(|(_, k)| {
-                    matches!(k.as_str(), "fields.error" | "error" | "err" | "error.message" | "err.message")
+            regions[2] = (0..n.len())
+                .filter_map(|i| {
+                    // RisingWave's JSON fields, or another program's top-level `error` (`err`),
+                    // or its `error.message` (ECS); a top-level `e` is too short to be taken for
+                    // an error outside RisingWave's own fields.
+                    let k = n[i].1.as_str();
+                    let rank = match k.strip_prefix("fields.") {
+                        Some(f) => error_key_rank(f.as_bytes()),
+                        None => error_key_rank(k.strip_suffix(".message").unwrap_or(k).as_bytes()).filter(|&r| r < 2),
+                    };
+                    rank.map(|r| (r, i))
                 })
-                .map(|i| (i, 0..hays[i].text.len()));
+                .min()
+                .map(|(_, i)| (i, 0..hays[i].text.len()));
             // The span's error, as for a text line (below): the innermost span (the last in
             // `spans`) that has one.
             if regions[2].is_none() && warn_or_above {
@@ -938,19 +953,14 @@ fn unexplained(
         }
         (None, Some(t)) => {
             regions[1] = Some((0, t.message.clone()));
-            regions[2] = t.fields.iter().find(|(k, _)| &text[k.clone()] == b"error").map(|(_, v)| (0, v.clone()));
+            regions[2] = error_field(text, &t.fields).map(|v| (0, v));
             // A warning logged inside a span that holds an error (`failure_recovery{error=…}:
             // recovery_attempt: … waiting for …`) reports a step of handling that error: the
             // message is the handler's, the same for every error it handles, and the span's
             // error is what went wrong. Below WARN such a span is only context (see
             // `is_context`), and a line's own `error` field is its own error.
             if regions[2].is_none() && warn_or_above {
-                regions[0] = t
-                    .spans
-                    .iter()
-                    .rev()
-                    .find_map(|(_, f)| f.iter().find(|(k, _)| &text[k.clone()] == b"error"))
-                    .map(|(_, v)| (0, v.clone()));
+                regions[0] = t.spans.iter().rev().find_map(|(_, f)| error_field(text, f)).map(|v| (0, v));
             }
             // A multi-line report (`Caused by:` and its causes on the lines below) goes on the
             // chain of whichever ends the first line, the message or its last field: the causes
@@ -988,7 +998,7 @@ fn unexplained(
     let own = |f: &Found| {
         let t = hays[f.hay as usize].text;
         let tail = f.tail < f.end;
-        let end = if !structured && tail {
+        let end = if !chained && tail {
             t.len()
         } else if tail && m.entries[f.entry as usize].tail_is_error {
             balanced_tail(t, f.start, f.tail, f.end)
@@ -1107,7 +1117,14 @@ fn unexplained(
                     lo += 1;
                 }
             }
-            let gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
+            let mut gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
+            // A piece inside a quoted string (a gRPC status's `message: "…"`, the cause the
+            // server sent) ends at its closing quote: what follows it (`", details: [],
+            // metadata: MetadataMap { … }`) is the status's, and in the template it split one
+            // error from the same error logged without the status (read in an issue thread).
+            if let Some(close) = closing_quote(&t[region.start..gap.end], gap.start - region.start) {
+                gap.end = region.start + close;
+            }
             if enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to
                 // the error field.
@@ -1138,6 +1155,13 @@ fn unexplained(
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
                     let whole = trim_links(t, gap);
                     let range = first_link(t, whole.clone());
+                    // Names of kinds of error before a known one (`QueryError: internal error:
+                    // …`, `Sink error: Kafka error: …`): wrappers of what follows, as in
+                    // [`first_link`], so no error of their own.
+                    if c.is_some() && only_error_kinds(&t[whole.clone()]) {
+                        at = at.max(c.map_or(at, |c| c.end));
+                        continue;
+                    }
                     // All that is left of the region after a known error, one quoted word, or
                     // one lower-case word with a digit or a name's punctuation in it, is that
                     // error's value printed after it (psql's `table or source not found:
@@ -1331,16 +1355,36 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         }
     }
     let t = &text[r.clone()];
-    let end = match link_end(t, 0) {
-        // A first link of one word is a label, not an error (`status: Internal, message: …`,
-        // `Local: Broker transport failure`, `injected: <failpoint>`, `UNSAFE: Injecting source
-        // offsets …`): alone it names no kind, and every error it heads would be one cluster.
-        // The link after it goes with it. So does a word and values (`actor 7`, `worker 3`:
-        // every word after the first has a digit): a label of a thing, which masks to one
-        // word (`actor <*>` held a barrier timeout and a sink's failed write as one kind).
-        Some((i, true)) if label(&t[..i]) => link_end(t, i + 2).map_or(t.len(), |(j, _)| j),
-        Some((i, _)) => i,
-        None => return r,
+    let (mut from, mut labelled) = (0, false);
+    let end = loop {
+        match link_end(t, from) {
+            // A link that only names a kind of error (`Rpc error`, `QueryError`, `gRPC error
+            // (Internal error)`, `Message production error`) with a cause after it is a wrapper:
+            // alone it names no error, and every cause it wraps would be one cluster (read in
+            // issue threads: `QueryError` over a Kafka producer's failure and over a barrier
+            // timeout; `QueueFull` and `MessageTimedOut` as one `Message production error`).
+            // The links after it go with it, up to the first that is not a kind.
+            Some((i, true)) if error_kind(&t[from..i]) && enough_alnum(&t[i + 2..]) => from = i + 2,
+            // A first link of one word is a label, not an error (`status: Internal, message:
+            // …`, `Local: Broker transport failure`, `injected: <failpoint>`, `UNSAFE: Injecting
+            // source offsets …`): alone it names no kind, and every error it heads would be one
+            // cluster. The link after it goes with it. So does a word and values (`actor 7`,
+            // `worker 3`: every word after the first has a digit): a label of a thing, which
+            // masks to one word (`actor <*>` held a barrier timeout and a sink's failed write
+            // as one kind).
+            // One label, at the start or after kinds (`Kafka error: Local: Timed out`); a kind
+            // after it goes on as above (`librdkafka: Global error: Resolve (…)`).
+            Some((i, true)) if !labelled && label(&t[from..i]) => {
+                labelled = true;
+                match link_end(t, i + 2) {
+                    Some((j, true)) if error_kind(&t[i + 2..j]) && enough_alnum(&t[j + 2..]) => from = j + 2,
+                    end => break end.map_or(t.len(), |(j, _)| j),
+                }
+            }
+            Some((i, _)) => break i,
+            None if from == 0 => return r,
+            None => break t.len(),
+        }
     };
     trim_links(text, r.start..r.start + end)
 }
@@ -1358,6 +1402,58 @@ fn undo_quote_escapes(t: &[u8]) -> Vec<u8> {
         i += 1;
     }
     out
+}
+
+/// Does `link` only name a kind of error ([`first_link`])? Up to four words, none a value (of
+/// digits alone), the last `error` (`Rpc error`, `tcp connect error`, `Message production error`), perhaps with a
+/// bracketed kind after it (`gRPC error (Internal error)`); or one word that ends in `Error`
+/// (`QueryError`). Not an exception's class (`java.net.ConnectException`), which says more
+/// than its message.
+fn error_kind(link: &[u8]) -> bool {
+    let link = link.trim_ascii();
+    let head = match link.iter().position(|&b| b == b'(') {
+        Some(p) if link.ends_with(b")") => link[..p].trim_ascii_end(),
+        Some(_) => return false,
+        None => link,
+    };
+    let words: Vec<&[u8]> = head.split(|&b| b == b' ').filter(|w| !w.is_empty()).collect();
+    // Words of letters, or a name with digits after its first letter (`s3`, `http2`, `utf8`); a
+    // word of digits is a value (`actor 7 error`).
+    let plain = |w: &[u8]| {
+        w.first().is_some_and(u8::is_ascii_alphabetic)
+            && w.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    match words[..] {
+        [w] => w.len() > 5 && w.ends_with(b"Error") && plain(w) || w.eq_ignore_ascii_case(b"error"),
+        [.., last] if words.len() <= 4 => {
+            (last == b"error" || last == b"Error" || last == b"errors") && words.iter().all(|w| plain(w))
+        }
+        _ => false,
+    }
+}
+
+/// When `at` is inside a string `t` quotes (an odd number of unescaped `"` before it), where its
+/// closing quote is.
+fn closing_quote(t: &[u8], at: usize) -> Option<usize> {
+    // A quote after an odd run of backslashes is escaped (`\"`); after an even one (`\\"`, a
+    // string that ends in a backslash) it is not.
+    let unescaped = |i: &usize| t[..*i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0;
+    if memchr::memchr_iter(b'"', &t[..at]).filter(unescaped).count() % 2 == 0 {
+        return None;
+    }
+    memchr::memchr_iter(b'"', &t[at..]).map(|i| at + i).find(unescaped)
+}
+
+/// Is every link of the chain `t` a kind of error ([`error_kind`])?
+fn only_error_kinds(t: &[u8]) -> bool {
+    let mut from = 0;
+    loop {
+        match link_end(t, from) {
+            Some((i, true)) if error_kind(&t[from..i]) => from = i + 2,
+            Some(_) => return false,
+            None => return error_kind(&t[from..]),
+        }
+    }
 }
 
 /// Is `link` a label ([`first_link`]): one word, or one word of letters and values after it?
@@ -1658,6 +1754,30 @@ fn hay_text(s: &str) -> Vec<u8> {
 /// Where JSON loggers put the message: RisingWave's (tracing's) `fields.message` is read apart;
 /// `message` (ECS, Python, Google Cloud), `msg` (zap, logrus, slog, pino, bunyan).
 const JSON_MESSAGE_KEYS: [&str; 2] = ["message", "msg"];
+
+/// Is `key` the name of an event's error field, and how good a one? RisingWave logs its errors
+/// under `error` (462 of the catalog's `key = %…` fields), `err` (22) or `e` (11): a known host
+/// message with its cause under `err` hid that cause when only `error` was read (found on a
+/// line pasted in an issue thread). Of two, the lower rank is the event's error field.
+fn error_key_rank(key: &[u8]) -> Option<u8> {
+    match key {
+        b"error" => Some(0),
+        b"err" => Some(1),
+        b"e" => Some(2),
+        _ => None,
+    }
+}
+
+/// The value of the error field among `fields` (see [`error_key_rank`]).
+fn error_field(text: &[u8], fields: &[parse::KeyValue]) -> Option<Range<usize>> {
+    // An empty value (`error= err=…`) is no error field.
+    fields
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .filter_map(|(k, v)| error_key_rank(&text[k.clone()]).map(|r| (r, v)))
+        .min_by_key(|(r, _)| *r)
+        .map(|(_, v)| v.clone())
+}
 
 /// A JSON line that does not parse (cut at `--max-line-bytes`, a lone surrogate escape, nested
 /// deeper than the parser goes), read as it is: where its level and message strings are, under
@@ -2044,9 +2164,9 @@ mod tests {
             (r#"refused (os error 111)\\\"\""#, "refused (os error 111)"),
             (r#"table \"t\" gone\""#, r#"table \"t\" gone"#),
             (r#"table \"t\""#, r#"table \"t\""#),
-            (r#"\"transport error: refused\""#, "transport error"),
+            (r#"\"transport error: refused\""#, "transport error: refused"),
             (r#"\"a\" and \"b\""#, r#"\"a\" and \"b\""#),
-            (r#"\\\"transport error: refused (os error 111)\\\"\""#, "transport error"),
+            (r#"\\\"transport error: refused (os error 111)\\\"\""#, "transport error: refused (os error 111)"),
             // backticks quote too; an unclosed quote runs to the end
             ("column `a: b` missing: x", "column `a: b` missing"),
             ("unclosed \"quote: here", "unclosed \"quote: here"),
@@ -2060,7 +2180,26 @@ mod tests {
             ("\n\nCaused by:\n    ", ""),
             ("timeout", "timeout"),
             // two words are a link of their own
-            ("dns error: failed to lookup address", "dns error"),
+            ("dns lookup failed: no address", "dns lookup failed"),
+            // a link that only names a kind of error: the links after it go with it, up to
+            // the first that is not one (with one label among them)
+            ("dns error: failed to lookup address: x", "dns error: failed to lookup address"),
+            (
+                "Rpc error: gRPC error (Internal error): failed to send barrier: x",
+                "Rpc error: gRPC error (Internal error): failed to send barrier",
+            ),
+            ("QueryError: timed out: x", "QueryError: timed out"),
+            // one word after kinds is a label, as a first link of one word is
+            ("QueryError: timeout: x", "QueryError: timeout: x"),
+            ("Kafka error: Local: Timed out", "Kafka error: Local: Timed out"),
+            ("librdkafka: Global error: Resolve (Local: x): y", "librdkafka: Global error: Resolve (Local: x)"),
+            ("Internal error", "Internal error"),
+            ("Internal error: ..", "Internal error"),
+            // not kinds: values in it, an exception's class, more than four words
+            ("actor 7 error: x", "actor 7 error"),
+            ("Object store error: s3 error: dispatch failure: x", "Object store error: s3 error: dispatch failure"),
+            ("java.io.IOException: x: y", "java.io.IOException: x"),
+            ("the sink of the job error: x", "the sink of the job error"),
             // regression (found by a second reader): a word and values is a label too; `actor
             // <*>` held every error of every actor as one kind
             ("actor 1234: barrier collection timed out: x", "actor 1234: barrier collection timed out"),

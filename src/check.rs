@@ -329,7 +329,9 @@ fn trace_of(m: &Matcher, line: &str, json: &str) -> String {
     }
     if let Some(t) = parse::parse_text(&text) {
         let g = |r: &std::ops::Range<usize>| String::from_utf8_lossy(&text[r.clone()]).into_owned();
-        let _ = writeln!(o, "timestamp:   {}", g(&t.timestamp));
+        if !t.timestamp.is_empty() {
+            let _ = writeln!(o, "timestamp:   {}", g(&t.timestamp));
+        }
         let _ = writeln!(o, "level:       {}", g(&t.level));
         if let Some(th) = &t.thread {
             let _ = writeln!(o, "thread:      {}", g(th));

@@ -173,14 +173,134 @@ fn chain_cases_cluster_the_unexplained_part() {
             Some("compaction group <*> stalled"),
         ),
         // the rest of a word a known error's text ends inside is no link of its own (it read
-        // `or: Parse error`, a one-word label and the link after it)
-        (error(24, "failpoint metastore error: Parse error: connection reset"), Some("Parse error")),
+        // `or: Parse error`, a one-word label and the link after it); `Parse error` names a kind
+        // of error, and its cause goes with it (see `regression_kinds_of_error_go_with_their_cause`)
+        (error(24, "failpoint metastore error: Parse error: connection reset"), Some("Parse error: connection reset")),
     ];
     let (input, _) = d.templates_at_warn(cases);
     // Without --unknown only the known errors are written, as before.
     let plain = d.events(&["--format", "json"], &input);
     assert!(plain.iter().all(|e| e.get("unknown").is_none() && !e["match"].is_null()), "{plain:?}");
     assert_eq!(plain.len(), cases.len() - 3, "every line but the three no record matches in");
+}
+
+/// Shapes read on lines pasted in RisingWave's issue threads, each clustered by the wrong part
+/// or not at all before: a link that only names a kind of error (`Rpc error`, `QueryError`,
+/// `Message production error`) was the whole template, so every cause it wrapped was one
+/// cluster; an error under `err` or `e` was not the event's error field, so a known host hid
+/// it; a cause inside a gRPC status's quoted `message` kept the status's tail; psql's `ERROR:`
+/// line was not read as a chain, so a known wrapper's trailing capture explained all of it;
+/// and a line pasted without its time (` WARN target: …`) was a continuation of the line above.
+#[test]
+fn regression_kinds_of_error_go_with_their_cause() {
+    let d = Dir::new();
+    let host = |sec: u32, field: &str| warn(sec, &format!("failed to inject barrier {field}"));
+    let cases: &[(String, Option<&str>)] = &[
+        (
+            host(1, "error=Rpc error: gRPC error (Internal error): failed to send barrier to actor 248: SendError"),
+            Some("Rpc error: gRPC error (Internal error): failed to send barrier to actor <*>"),
+        ),
+        (
+            host(2, "error=Message production error: QueueFull (Local: Queue full)"),
+            Some("Message production error: QueueFull (Local: Queue full)"),
+        ),
+        (
+            host(3, "error=Message production error: MessageTimedOut (Local: Message timed out)"),
+            Some("Message production error: MessageTimedOut (Local: Message timed out)"),
+        ),
+        (
+            host(4, "error=transport error: tcp connect error: Connection refused (os error 111)"),
+            Some("transport error: tcp connect error: Connection refused (os error <*>)"),
+        ),
+        // a label after a kind goes with it too, and a kind after a label
+        (host(5, "error=Kafka error: Local: Timed out"), Some("Kafka error: Local: Timed out")),
+        (
+            host(6, "error=librdkafka: Global error: AllBrokersDown (Local: All broker connections are down)"),
+            Some("librdkafka: Global error: AllBrokersDown (Local: All broker connections are down)"),
+        ),
+        // kinds before a known error wrap it: the unknown cause inside that error is clustered
+        (host(7, "error=QueryError: internal error: Storage error: disk quota exceeded"), Some("disk quota exceeded")),
+        // a kind that is the last link is the error
+        (host(8, "error=Internal error"), Some("Internal error")),
+        // not a kind: an exception's class says more than its message; a link with values
+        (
+            host(9, "error=java.net.ConnectException: Connection refused"),
+            Some("java.net.ConnectException: Connection refused"),
+        ),
+        (host(10, "error=sink writer 7 failed: Rpc error: broken pipe"), Some("sink writer <*> failed")),
+        // `err` and `e` are error fields too; `error` first when there are two
+        (host(11, "err=etcd lease expired after 30s"), Some("etcd lease expired after <*>")),
+        (host(12, "e=etcd lease expired after 30s"), Some("etcd lease expired after <*>")),
+        (host(13, "err=etcd lease expired after 30s error=barrier collection failed for actor 4"), None),
+        // a cause inside a gRPC status's quoted message ends at its closing quote
+        (
+            host(
+                14,
+                r#"error=status: Internal, message: "Failed to complete epoch 5: object store timeout after 30s", details: [], metadata: MetadataMap { headers: {} }"#,
+            ),
+            Some("object store timeout after <*>"),
+        ),
+        // a closing quote after a string's own backslash (`\\"`) ends it too
+        (
+            host(
+                15,
+                r#"error=status: Internal, message: "Failed to complete epoch 5: cannot open dir C:\\data\\", details: []"#,
+            ),
+            Some("cannot open dir <*>"),
+        ),
+        // an empty `error=` is no error field
+        (host(16, "error= err=etcd lease expired after 30s"), Some("etcd lease expired after <*>")),
+        // psql's report of the same chain
+        (
+            "ERROR:  Failed to complete epoch 5: object store timeout after 30s".to_owned(),
+            Some("object store timeout after <*>"),
+        ),
+        // PostgreSQL's own error, which no record knows, is read whole as before
+        (
+            r#"ERROR:  could not open file "base/1/2": Permission denied"#.to_owned(),
+            Some("could not open file <*>: Permission denied"),
+        ),
+        ("ERROR:  QueryError: Storage error: disk quota exceeded".to_owned(), Some("disk quota exceeded")),
+        // RisingWave lines without their time, the level in its column
+        ("ERROR risingwave_stream::executor: source reader 42 exited".to_owned(), Some("source reader <*> exited")),
+        (
+            " WARN risingwave_meta::barrier: compactor 12 lost its lease".to_owned(),
+            Some("compactor <*> lost its lease"),
+        ),
+        (" INFO risingwave_meta::barrier: compactor 12 lost its lease".to_owned(), None),
+        // long span fields put the target past the first 160 bytes
+        (
+            format!(
+                "ERROR failure_recovery{{error=zork subsystem unavailable trace={}}}:recovery_attempt: risingwave_meta::barrier::recovery: frobnication failed",
+                "7".repeat(150)
+            ),
+            Some("zork subsystem unavailable"),
+        ),
+    ];
+    let (input, evs) = d.templates_at_warn(cases);
+    // Each pasted line is an event of its own, with its level and target.
+    for (line, level) in [(20, "ERROR"), (21, "WARN")] {
+        let e = at(&evs, line);
+        assert_eq!((e["source"]["lines"].as_u64(), e["log"]["level"].as_str()), (Some(1), Some(level)), "{e}");
+        assert_eq!(e["log"]["format"], "risingwave", "{e}");
+        assert!(e.get("@timestamp").is_some_and(|t| t.as_str().is_some_and(|t| !t.is_empty())), "{e}");
+    }
+    let all = d.events(&["--all", "--format", "json"], &input);
+    assert_eq!(all.len(), cases.len(), "one event a line: {all:?}");
+    assert_eq!(at(&all, 22)["log"]["level"], "INFO");
+    // Another program's lines that start with a level word are not RisingWave's: a Python
+    // log's `ERROR __main__: …` took the lines below it as its continuation (found by a second
+    // reader).
+    let python = "INFO __main__: starting worker 1\nERROR __main__: connection to db failed: timeout\nINFO __main__: retrying in 5s\nWARNING __main__: slow query 3s\n";
+    let evs = d.events(&["--all", "--format", "json"], python);
+    assert_eq!(evs.len(), 4, "{evs:?}");
+    assert!(evs.iter().all(|e| e["log"]["format"] == "plain" && e["source"]["lines"] == 1), "{evs:?}");
+    // A timed header that ends at its level, blanks after it: it panicked while its text was
+    // parsed (found by a second reader), and the event was skipped.
+    let out = run(&["--all", "--format", "json", "-"], b"2026-03-02T08:00:00Z ERROR \t\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("internal error"), "{err}");
+    assert_eq!(events(&out.stdout)[0]["log"]["level"], "ERROR");
 }
 
 /// A warning logged inside a span that holds an error reports a step of handling that error:
@@ -781,6 +901,90 @@ fn ids_and_counts_survive_a_follow_mode_restart() {
         assert_eq!(counts(&second, t), [6, 7, 8, 9, 10], "{t}: {second:?}");
     }
     assert!(state.join("unknown-clusters.json").is_file());
+}
+
+/// With only the binary, drafts could not be added to the embedded catalog: `-c drafts.jsonl`
+/// replaced it, and every wrapper it knows came back as an unknown error (found by a reader
+/// growing a catalog from lines pasted in issue threads). `@embedded` names it.
+#[test]
+fn regression_drafts_are_read_on_top_of_the_embedded_catalog() {
+    let d = Dir::new();
+    // An embedded record's wrapper (`Kafka error: {0}`) over an unknown cause, and a line no
+    // record knows.
+    let input = [
+        warn(1, "widget 7 frobnication stalled for table t_orders"),
+        warn(2, "widget 9 frobnication stalled for table t_items"),
+        error(3, "sink 4 failed error=Kafka error: Local: Timed out"),
+    ]
+    .map(|l| l + "\n")
+    .concat();
+    let drafts = d.dir.path().join("drafts.jsonl");
+    let out = run(&["discover", "--format", "catalog", "-"], input.as_bytes());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&drafts, &out.stdout).unwrap();
+    let draft_ids: Vec<String> =
+        events(&out.stdout).iter().map(|r| r["record"]["id"].as_str().unwrap().to_owned()).collect();
+    assert!(!draft_ids.is_empty());
+    let check = run(&["check", "-c", "@embedded", "-c", &path_str(&drafts)], b"");
+    let report = String::from_utf8_lossy(&check.stdout).into_owned() + &String::from_utf8_lossy(&check.stderr);
+    assert!(check.status.success() && report.contains(" 0 error(s)"), "{report}");
+    let read: usize = report
+        .split(" record(s) read")
+        .next()
+        .and_then(|h| h.rsplit(|c: char| !c.is_ascii_digit()).next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(read > 4000, "the embedded records and the drafts: {report}");
+    let evs = events(
+        &run(
+            &["-c", "@embedded", "-c", &path_str(&drafts), "--unknown", "warn", "--format", "json", "-"],
+            input.as_bytes(),
+        )
+        .stdout,
+    );
+    assert_eq!(evs.len(), 3, "{evs:?}");
+    for e in &evs[..2] {
+        assert!(draft_ids.iter().any(|id| e["match"]["id"] == id.as_str()), "a draft explains it: {e}");
+        assert!(e.get("unknown").is_none(), "{e}");
+    }
+    // The embedded wrapper still explains its words; its cause is the draft's.
+    let kafka = &evs[2];
+    let ids: Vec<&str> = std::iter::once(&kafka["match"])
+        .chain(kafka["also_matched"].as_array().unwrap())
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"69f3a6bb6c3f750c"), "the embedded `Kafka error: {{0}}`: {kafka}");
+    // In a config file's `catalog` list too, where other paths are read beside the config
+    // (found by a second reader: `@embedded` was too, and the daemon did not start).
+    let conf_dir = d.dir.path().join("etc");
+    std::fs::create_dir(&conf_dir).unwrap();
+    std::fs::copy(&drafts, conf_dir.join("drafts.jsonl")).unwrap();
+    std::fs::write(conf_dir.join("annotail.toml"), "catalog = [\"@embedded\", \"drafts.jsonl\"]\n").unwrap();
+    let conf = path_str(&conf_dir.join("annotail.toml"));
+    let evs = events(&run(&["--config", &conf, "--unknown", "warn", "--format", "json", "-"], input.as_bytes()).stdout);
+    assert_eq!(evs.len(), 3, "{evs:?}");
+    assert!(
+        evs[2]["also_matched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain([&evs[2]["match"]])
+            .any(|m| m["id"] == "69f3a6bb6c3f750c"),
+        "{:?}",
+        evs[2]
+    );
+    // A file of that name is read as a file when named by a path.
+    let file = d.dir.path().join("@embedded");
+    std::fs::copy(&drafts, &file).unwrap();
+    let evs =
+        events(&run(&["-c", &path_str(&file), "--unknown", "warn", "--format", "json", "-"], input.as_bytes()).stdout);
+    assert!(evs[..2].iter().all(|e| draft_ids.iter().any(|id| e["match"]["id"] == id.as_str())), "{evs:?}");
+    assert!(
+        !evs[2]["match"].is_null() && evs[2]["match"]["id"] != "69f3a6bb6c3f750c",
+        "only the drafts are read: {:?}",
+        evs[2]
+    );
 }
 
 #[test]

@@ -429,16 +429,28 @@ impl fmt::Display for LeftOut {
     }
 }
 
+/// The catalog path that names the embedded catalog (`-c @embedded -c drafts.jsonl`): with only
+/// the binary, drafts were otherwise read instead of the catalog, not on top of it, and every
+/// wrapper it knows came back as an unknown error. A file of that name is `./@embedded`.
+pub const EMBEDDED_PATH: &str = "@embedded";
+
+/// Does `path` name the embedded catalog ([`EMBEDDED_PATH`])?
+pub fn is_embedded(path: &Path) -> bool {
+    path.as_os_str() == EMBEDDED_PATH
+}
+
 /// Load the given catalog paths, or the embedded catalog when `paths` is empty.
 pub fn load(paths: &[PathBuf]) -> Catalog {
     let mut raw = Vec::new();
     let mut problems = Vec::new();
-    if paths.is_empty() {
-        for (name, text) in EMBEDDED {
-            parse_text(name, text, 0, &mut raw, &mut problems);
-        }
-    } else {
-        for (i, p) in paths.iter().enumerate() {
+    let embedded = [PathBuf::from(EMBEDDED_PATH)];
+    let paths = if paths.is_empty() { &embedded[..] } else { paths };
+    for (i, p) in paths.iter().enumerate() {
+        if is_embedded(p) {
+            for (name, text) in EMBEDDED {
+                parse_text(name, text, i, &mut raw, &mut problems);
+            }
+        } else {
             load_path(p, i, &mut raw, &mut problems);
         }
     }

@@ -115,7 +115,8 @@ pub struct Cli {
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct CatalogArgs {
-    /// A catalog file or directory; repeatable; later paths override earlier ones by record id.
+    /// A catalog file or directory; repeatable; later paths override earlier ones by record id;
+    /// `@embedded` names the catalog embedded in the binary (`-c @embedded -c drafts.jsonl`).
     /// Default: the catalog embedded in the binary.
     #[arg(short = 'c', long = "catalog", value_name = "PATH")]
     pub catalog: Vec<PathBuf>,

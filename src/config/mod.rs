@@ -290,7 +290,8 @@ impl Config {
         };
         let mut c: Config = toml::from_str(text).map_err(|e| invalid(e.to_string().trim_end().to_owned()))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        for p in &mut c.catalog {
+        // `@embedded` names the embedded catalog, not a file beside the config.
+        for p in c.catalog.iter_mut().filter(|p| !crate::catalog::is_embedded(p)) {
             *p = base.join(&*p);
         }
         if let Some(d) = &mut c.state.dir {

@@ -354,6 +354,23 @@ fn level_at(s: &[u8]) -> bool {
     s.len() >= 6 && matches!(&s[..5], b"TRACE" | b"DEBUG" | b" INFO" | b" WARN" | b"ERROR") && (s[5] == b' ')
 }
 
+/// A RisingWave text header without its time: `<LEVEL> [<thread> ][<spans>: ]<target>: `, the
+/// level in its five-byte column (` WARN`, `ERROR`). Lines pasted with their time cut off
+/// (issue threads), and tracing's `without_time()` layout. The level column's blank would
+/// otherwise make a ` WARN` or ` INFO` line a continuation of the event above it. Spans, a
+/// module path (`::`) or one of RisingWave's own crates (`risingwave_rt`) as the target keep
+/// another program's lines plain: `ERROR failed to connect`, Python's `INFO __main__: …`, an
+/// `ERROR cannot open_file: …` whose `open_file` a timed header would read as a target (found
+/// by a second reader: such a line took the lines below it as its continuation).
+pub fn bare_header(s: &[u8]) -> bool {
+    level_at(s)
+        && parse_text(s).is_some_and(|t| {
+            !t.spans.is_empty()
+                || t.target
+                    .is_some_and(|r| s[r.clone()].windows(2).any(|w| w == b"::") || s[r].starts_with(b"risingwave"))
+        })
+}
+
 /// Does `s` start with a RisingWave text header (`<ts> <LEVEL> `)?
 pub fn risingwave_header(s: &[u8]) -> Option<usize> {
     let t = loose_timestamp_len(s)?;
@@ -755,7 +772,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         None if i == prefixed => c.first().is_some_and(u8::is_ascii_digit) && risingwave_header(c).is_some(),
         _ => risingwave_header(c).is_some(),
     };
-    let h = if rw {
+    let h = if rw || (matches!(c.first(), Some(b' ' | b'D' | b'E' | b'T')) && bare_header(c)) {
         Header::RisingWave
     } else if c.first() == Some(&b'{') {
         Header::Json
@@ -874,6 +891,16 @@ pub fn psql_detail(line: &[u8]) -> bool {
             let digits = r.iter().take_while(|b| b.is_ascii_digit()).count();
             digits > 0 && r.get(digits) == Some(&b':')
         })
+}
+
+/// psql's report of an error the server returned: `ERROR:  <message>` (two blanks, as psql
+/// prints them; uvicorn pads its `ERROR:` with four). RisingWave's frontend sends its error
+/// report there, a chain of links joined by `: ` as in its own logs; PostgreSQL's own lines
+/// have the same shape, so the caller reads it as a chain only where a record matched.
+pub fn psql_report(text: &[u8]) -> bool {
+    [&b"ERROR:  "[..], b"FATAL:  ", b"PANIC:  "]
+        .iter()
+        .any(|w| text.starts_with(w) && text.get(w.len()).is_some_and(|b| !b.is_ascii_whitespace()))
 }
 
 /// Where the first [`psql_detail`] line of an event's text (its lines joined with `\n`) starts
@@ -2101,12 +2128,18 @@ fn before_backtrace(s: &[u8], nl: usize) -> usize {
 
 /// Parse a RisingWave text header and body. `s` is the first line's content.
 pub fn parse_text(s: &[u8]) -> Option<TextLine> {
-    let t = loose_timestamp_len(s)?;
-    let mut out = TextLine { timestamp: 0..t, level: t + 1..t + 6, ..Default::default() };
-    let lv = &s[t + 1..t + 6];
-    let lead = lv.iter().take_while(|&&b| b == b' ').count();
-    out.level = t + 1 + lead..t + 6;
-    let mut i = t + 7;
+    // Where the level column starts: after the time and a blank, or at the line's start in a
+    // header without its time ([`bare_header`]).
+    let (timestamp, lv) = match loose_timestamp_len(s) {
+        Some(t) => (0..t, t + 1),
+        None if level_at(s) => (0..0, 0),
+        None => return None,
+    };
+    let mut out = TextLine { timestamp, ..Default::default() };
+    let lead = s[lv..lv + 5].iter().take_while(|&&b| b == b' ').count();
+    out.level = lv + lead..lv + 5;
+    // A header that ends at its level (`<ts> ERROR`, its blanks trimmed off) has nothing after.
+    let mut i = (lv + 6).min(s.len());
     // Thread name: padded right-aligned; a token without `:`, `{` or `=` (spans and the target
     // always have one of them). It is one only when a span or a target follows it (below).
     let mut j = i;
@@ -2946,6 +2979,21 @@ mod tests {
             ("2026-03-02T08:00:30.868199738Z 2024-01-01 12:00:00,123 - app - WARNING - disk low", Header::Stamped),
             // Its `ERROR` fills RisingWave's five-letter level column: a header as before.
             ("2015-10-18 18:01:47,978 ERROR [main] org.apache.hadoop.Foo: failed", Header::RisingWave),
+            // RisingWave's header without its time (pasted with it cut off, tracing's
+            // `without_time()`): the level in its column, a module path or spans after it.
+            ("ERROR risingwave_meta::barrier: failed", Header::RisingWave),
+            (" WARN risingwave_meta::barrier: slow", Header::RisingWave),
+            (
+                " INFO failure_recovery{error=x}:recovery_attempt: risingwave_meta::barrier::recovery: go",
+                Header::RisingWave,
+            ),
+            ("DEBUG risingwave_rt: up", Header::RisingWave),
+            ("  WARN risingwave_meta::barrier: slow", Header::None),
+            ("ERROR failed to connect: refused", Header::None),
+            ("INFO __main__: starting", Header::None),
+            ("ERROR __main__: failed", Header::None),
+            ("ERROR cannot open_file: No such file", Header::None),
+            (" WARN about the disk", Header::None),
             // Not a time that ends its token, or no time at all.
             ("2024-01-01 12:00:00abc", Header::None),
             ("2024-01-01 and more", Header::None),

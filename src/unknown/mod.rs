@@ -209,6 +209,14 @@ fn plain_level_marker(line: &[u8], error_only: bool) -> bool {
             return true;
         }
     }
+    // The same header pasted without its time (`ERROR risingwave_meta::…: …`, ` WARN …`), read
+    // on the whole line: long span fields put its target past the window (found by a second
+    // reader).
+    if matches!(unprefixed.first(), Some(b' ' | b'D' | b'E' | b'T'))
+        && crate::framing::parse::bare_header(&line[skip..])
+    {
+        return unprefixed.starts_with(b"ERROR ") || (!error_only && unprefixed.starts_with(b" WARN "));
+    }
     // A panic's first line. (A Go program's crash is framed by the prefilter's key in its
     // stacks, and is one only with them: not looked at here.)
     if unprefixed.starts_with(b"thread '") && memchr::memmem::find(w, crate::matcher::PANIC_KEY).is_some() {

@@ -236,7 +236,12 @@ impl Watcher {
 /// config management replace files by renaming). `None` when there is nothing to watch or
 /// notification is unavailable (SIGHUP still reloads).
 pub fn watch_config(paths: &[PathBuf], wake: Sender<Wake>) -> Option<notify::RecommendedWatcher> {
-    let paths: Vec<PathBuf> = paths.iter().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())).collect();
+    // The embedded catalog never changes on disk.
+    let paths: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| !crate::catalog::is_embedded(p))
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
     if paths.is_empty() {
         return None;
     }
