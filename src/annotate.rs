@@ -933,6 +933,9 @@ fn unexplained(
                     // RisingWave's JSON fields, or another program's top-level `error` (`err`),
                     // or its `error.message` (ECS); a top-level `e` is too short to be taken for
                     // an error outside RisingWave's own fields.
+                    if empty_value(&hays[i].text) {
+                        return None;
+                    }
                     let k = n[i].1.as_str();
                     let rank = match k.strip_prefix("fields.") {
                         Some(f) => error_key_rank(f.as_bytes()),
@@ -1124,6 +1127,23 @@ fn unexplained(
             // error from the same error logged without the status (read in an issue thread).
             if let Some(close) = closing_quote(&t[region.start..gap.end], gap.start - region.start) {
                 gap.end = region.start + close;
+            } else {
+                // One that starts at its opening quote (the status's label known, a draft's
+                // `status: Cancelled, message`), up to and with its closing one, which
+                // `trim_links` takes off with the opening one (found by a third reader: every
+                // status's message was one `<*>, details`).
+                let open =
+                    gap.start + t[gap.clone()].iter().take_while(|&&b| b == b':' || b.is_ascii_whitespace()).count();
+                // Only a string that is the whole piece (a `,` or a bracket after it, or
+                // nothing): a quoted value that opens a longer text (`"t" is not append-only`)
+                // is that text's.
+                if open < gap.end
+                    && t[open] == b'"'
+                    && let Some(close) = closing_quote(&t[open..gap.end], 1)
+                    && matches!(t.get(open + close + 1), None | Some(b',' | b')' | b']' | b'}'))
+                {
+                    gap.end = open + close + 1;
+                }
             }
             if enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to
@@ -1435,6 +1455,9 @@ fn error_kind(link: &[u8]) -> bool {
 /// When `at` is inside a string `t` quotes (an odd number of unescaped `"` before it), where its
 /// closing quote is.
 fn closing_quote(t: &[u8], at: usize) -> Option<usize> {
+    if at > t.len() {
+        return None;
+    }
     // A quote after an odd run of backslashes is escaped (`\"`); after an even one (`\\"`, a
     // string that ends in a backslash) it is not.
     let unescaped = |i: &usize| t[..*i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0;
@@ -1768,12 +1791,17 @@ fn error_key_rank(key: &[u8]) -> Option<u8> {
     }
 }
 
+/// An empty string, as written or as tracing's `?` prints one (`""`).
+fn empty_value(v: &[u8]) -> bool {
+    v.is_empty() || v == b"\"\""
+}
+
 /// The value of the error field among `fields` (see [`error_key_rank`]).
 fn error_field(text: &[u8], fields: &[parse::KeyValue]) -> Option<Range<usize>> {
-    // An empty value (`error= err=…`) is no error field.
+    // An empty value (`error= err=…`, `error="" err=…`) is no error field.
     fields
         .iter()
-        .filter(|(_, v)| !v.is_empty())
+        .filter(|(_, v)| !empty_value(&text[v.clone()]))
         .filter_map(|(k, v)| error_key_rank(&text[k.clone()]).map(|r| (r, v)))
         .min_by_key(|(r, _)| *r)
         .map(|(_, v)| v.clone())

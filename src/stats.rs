@@ -45,7 +45,8 @@ use crate::source;
 /// The options of `annotail stats` (its `--help` text is these doc comments).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// A catalog file or directory; repeatable; later paths override earlier ones by record id.
+    /// A catalog file or directory; repeatable; later paths override earlier ones by record id;
+    /// `@embedded` names the catalog embedded in the binary.
     /// Default: the config file's `catalog`, else the catalog embedded in the binary.
     #[arg(short = 'c', long = "catalog", value_name = "PATH")]
     pub catalog: Vec<PathBuf>,

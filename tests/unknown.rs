@@ -285,6 +285,36 @@ fn regression_kinds_of_error_go_with_their_cause() {
         assert_eq!(e["log"]["format"], "risingwave", "{e}");
         assert!(e.get("@timestamp").is_some_and(|t| t.as_str().is_some_and(|t| !t.is_empty())), "{e}");
     }
+    // A status's quoted message whose label a record knows (a draft's `status: Cancelled,
+    // message`): the message is clustered without the status's tail (found by a third reader:
+    // every such message was one `<*>, details`); `grep -n` before a header without its time;
+    // the level column's blank trimmed off; an empty value under `error` in JSON or as `""`.
+    let status = r#"{"id":"d-status","slug":"status-cancelled","severity":"error","errorMessage":"status: Cancelled, message","messagePattern":"status: Cancelled, message"}"#;
+    let drafts = d.write("status.jsonl", &format!("{status}\n"));
+    let lines = [
+        host(1, r#"error=status: Cancelled, message: "stream reset by peer", details: [], metadata: MetadataMap { headers: {} }"#),
+        "7:ERROR risingwave_meta::barrier: frobnicator 7 exploded".to_owned(),
+        "WARN risingwave_meta::barrier: widget 7 wobbles".to_owned(),
+        r#"{"timestamp":"2026-03-02T08:00:00Z","level":"WARN","fields":{"message":"failed to inject barrier","error":"","err":"zork 7 failed"},"target":"risingwave_meta::barrier"}"#.to_owned(),
+        host(5, r#"error="" err=zork 7 failed"#),
+        // a quoted value that opens a longer text is that text's
+        host(6, r#"error="t_orders" is not append-only but vector index must be: Broken pipe"#),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let evs = d.events(&["-c", &drafts, "--unknown", "warn", "--format", "json"], &text);
+    let got: Vec<Option<&str>> = (1..=6).map(|n| unknown(at(&evs, n)).map(|u| u.1)).collect();
+    assert_eq!(
+        got,
+        [
+            Some("stream reset by peer"),
+            Some("frobnicator <*> exploded"),
+            Some("widget <*> wobbles"),
+            Some("zork <*> failed"),
+            Some("zork <*> failed"),
+            Some("<*> is not append-only but vector index must be"),
+        ],
+        "{evs:?}"
+    );
     let all = d.events(&["--all", "--format", "json"], &input);
     assert_eq!(all.len(), cases.len(), "one event a line: {all:?}");
     assert_eq!(at(&all, 22)["log"]["level"], "INFO");

@@ -363,12 +363,37 @@ fn level_at(s: &[u8]) -> bool {
 /// `ERROR cannot open_file: …` whose `open_file` a timed header would read as a target (found
 /// by a second reader: such a line took the lines below it as its continuation).
 pub fn bare_header(s: &[u8]) -> bool {
-    level_at(s)
-        && parse_text(s).is_some_and(|t| {
-            !t.spans.is_empty()
-                || t.target
-                    .is_some_and(|r| s[r.clone()].windows(2).any(|w| w == b"::") || s[r].starts_with(b"risingwave"))
-        })
+    // A target that is a crate's name alone counts only with the level in its column, as
+    // tracing prints it: Python's `%(levelname)s %(name)s:` writes `INFO my_app: …`.
+    let Some((level, _)) = bare_level(s) else { return false };
+    let column = level.end == 5;
+    parse_text(s).is_some_and(|t| {
+        !t.spans.is_empty()
+            || t.target.is_some_and(|r| {
+                let name = &s[r];
+                name.windows(2).any(|w| w == b"::") || (column && t.thread.is_none() && crate_name(name))
+            })
+    })
+}
+
+/// A crate's or an explicit target's name, as RisingWave's are (`risingwave_rt`,
+/// `auto_schema_change`, `pgwire_query_log`): lower-case words joined by `_`, not starting with
+/// one (Python's `__main__` is no target).
+fn crate_name(name: &[u8]) -> bool {
+    name.first().is_some_and(u8::is_ascii_lowercase)
+        && name.contains(&b'_')
+        && name.iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The level word a header without its time starts with ([`bare_header`]): in its five-byte
+/// column (` WARN`, `ERROR`), or with the column's blank trimmed off (`WARN …`, what `sed` or
+/// `awk` leave of a line whose time they cut); its range and where the rest starts.
+fn bare_level(s: &[u8]) -> Option<(Range<usize>, usize)> {
+    let from = usize::from(s.first() == Some(&b' '));
+    let word = s[from..].iter().position(|&b| b == b' ').map(|n| from..from + n)?;
+    matches!(&s[word.clone()], b"TRACE" | b"DEBUG" | b"INFO" | b"WARN" | b"ERROR")
+        .then(|| (word.clone(), word.end + 1))
+        .filter(|(w, _)| from == 0 || w.len() == 4)
 }
 
 /// Does `s` start with a RisingWave text header (`<ts> <LEVEL> `)?
@@ -772,7 +797,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         None if i == prefixed => c.first().is_some_and(u8::is_ascii_digit) && risingwave_header(c).is_some(),
         _ => risingwave_header(c).is_some(),
     };
-    let h = if rw || (matches!(c.first(), Some(b' ' | b'D' | b'E' | b'T')) && bare_header(c)) {
+    let h = if rw || (matches!(c.first(), Some(b' ' | b'D' | b'E' | b'T' | b'I' | b'W')) && bare_header(c)) {
         Header::RisingWave
     } else if c.first() == Some(&b'{') {
         Header::Json
@@ -2128,18 +2153,25 @@ fn before_backtrace(s: &[u8], nl: usize) -> usize {
 
 /// Parse a RisingWave text header and body. `s` is the first line's content.
 pub fn parse_text(s: &[u8]) -> Option<TextLine> {
-    // Where the level column starts: after the time and a blank, or at the line's start in a
-    // header without its time ([`bare_header`]).
-    let (timestamp, lv) = match loose_timestamp_len(s) {
-        Some(t) => (0..t, t + 1),
-        None if level_at(s) => (0..0, 0),
-        None => return None,
+    // Where the level column starts: after the time and a blank; in a header without its time
+    // ([`bare_header`]), the level word the line starts with.
+    let mut out = TextLine::default();
+    let mut i = match loose_timestamp_len(s) {
+        Some(t) => {
+            let lv = t + 1;
+            let lead = s[lv..(lv + 5).min(s.len())].iter().take_while(|&&b| b == b' ').count();
+            out.timestamp = 0..t;
+            out.level = (lv + lead).min(s.len())..(lv + 5).min(s.len());
+            // A header that ends at its level (`<ts> ERROR`, its blanks trimmed off) has
+            // nothing after it.
+            (lv + 6).min(s.len())
+        }
+        None => {
+            let (level, rest) = bare_level(s)?;
+            out.level = level;
+            rest
+        }
     };
-    let mut out = TextLine { timestamp, ..Default::default() };
-    let lead = s[lv..lv + 5].iter().take_while(|&&b| b == b' ').count();
-    out.level = lv + lead..lv + 5;
-    // A header that ends at its level (`<ts> ERROR`, its blanks trimmed off) has nothing after.
-    let mut i = (lv + 6).min(s.len());
     // Thread name: padded right-aligned; a token without `:`, `{` or `=` (spans and the target
     // always have one of them). It is one only when a span or a target follows it (below).
     let mut j = i;
@@ -2988,9 +3020,17 @@ mod tests {
                 Header::RisingWave,
             ),
             ("DEBUG risingwave_rt: up", Header::RisingWave),
-            ("  WARN risingwave_meta::barrier: slow", Header::None),
+            ("  WARN risingwave_meta::barrier: slow", Header::RisingWave),
             ("ERROR failed to connect: refused", Header::None),
             ("INFO __main__: starting", Header::None),
+            // A crate's name alone as the target with the level in its column (RisingWave's
+            // explicit targets), not a logger's name after an unpadded level; the column's blank
+            // trimmed off before a module path (`sed` cut the time).
+            (" WARN auto_schema_change: failed", Header::RisingWave),
+            ("INFO my_app: hello", Header::None),
+            ("WARN risingwave_meta::barrier: slow", Header::RisingWave),
+            // Indented, as a pasted header is (`paste_lead`).
+            (" ERROR risingwave_meta::barrier: slow", Header::RisingWave),
             ("ERROR __main__: failed", Header::None),
             ("ERROR cannot open_file: No such file", Header::None),
             (" WARN about the disk", Header::None),

@@ -209,13 +209,16 @@ fn plain_level_marker(line: &[u8], error_only: bool) -> bool {
             return true;
         }
     }
-    // The same header pasted without its time (`ERROR risingwave_meta::…: …`, ` WARN …`), read
-    // on the whole line: long span fields put its target past the window (found by a second
-    // reader).
-    if matches!(unprefixed.first(), Some(b' ' | b'D' | b'E' | b'T'))
-        && crate::framing::parse::bare_header(&line[skip..])
+    // The same header pasted without its time (`ERROR risingwave_meta::…: …`, ` WARN …`), behind
+    // `grep -n`'s number too, read on the whole line: long span fields put its target past the
+    // window (found by second and third readers).
+    let bare = &line[skip..];
+    let digits = bare.iter().take_while(|b| b.is_ascii_digit()).count();
+    let bare = if digits > 0 && matches!(bare.get(digits), Some(b':' | b'-')) { &bare[digits + 1..] } else { bare };
+    if matches!(bare.first(), Some(b' ' | b'D' | b'E' | b'T' | b'I' | b'W')) && crate::framing::parse::bare_header(bare)
     {
-        return unprefixed.starts_with(b"ERROR ") || (!error_only && unprefixed.starts_with(b" WARN "));
+        let level = bare.trim_ascii_start();
+        return level.starts_with(b"ERROR ") || (!error_only && level.starts_with(b"WARN "));
     }
     // A panic's first line. (A Go program's crash is framed by the prefilter's key in its
     // stacks, and is one only with them: not looked at here.)
