@@ -1396,10 +1396,7 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
             // after it goes on as above (`librdkafka: Global error: Resolve (…)`).
             Some((i, true)) if !labelled && label(&t[from..i]) => {
                 labelled = true;
-                match link_end(t, i + 2) {
-                    Some((j, true)) if error_kind(&t[i + 2..j]) && enough_alnum(&t[j + 2..]) => from = j + 2,
-                    end => break end.map_or(t.len(), |(j, _)| j),
-                }
+                from = i + 2;
             }
             Some((i, _)) => break i,
             None if from == 0 => return r,
@@ -1436,18 +1433,16 @@ fn error_kind(link: &[u8]) -> bool {
         Some(_) => return false,
         None => link,
     };
-    let words: Vec<&[u8]> = head.split(|&b| b == b' ').filter(|w| !w.is_empty()).collect();
+    let words = || head.split(|&b| b == b' ').filter(|w| !w.is_empty());
     // Words of letters, or a name with digits after its first letter (`s3`, `http2`, `utf8`); a
     // word of digits is a value (`actor 7 error`).
     let plain = |w: &[u8]| {
         w.first().is_some_and(u8::is_ascii_alphabetic)
             && w.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     };
-    match words[..] {
-        [w] => w.len() > 5 && w.ends_with(b"Error") && plain(w) || w.eq_ignore_ascii_case(b"error"),
-        [.., last] if words.len() <= 4 => {
-            (last == b"error" || last == b"Error" || last == b"errors") && words.iter().all(|w| plain(w))
-        }
+    match (words().count(), words().last()) {
+        (1, Some(w)) => w.len() > 5 && w.ends_with(b"Error") && plain(w) || w.eq_ignore_ascii_case(b"error"),
+        (2..=4, Some(last)) => (last == b"error" || last == b"Error" || last == b"errors") && words().all(plain),
         _ => false,
     }
 }
