@@ -1247,6 +1247,56 @@ fn regression_a_match_running_past_the_message_leaves_a_valid_unknown_part() {
     }
 }
 
+/// A sparse read (`--unknown warn`: only the events around prefilter hits and WARN/ERROR lines
+/// are framed) gives each event the matches a dense read (`--all`) gives it. A line framed for
+/// its level carries only the literals whose records could match on it, as a hit frames an
+/// event only then: a literal whose record's other pieces are elsewhere in the event (a line
+/// below) comes with that line's own hit, and no match is lost. On the embedded catalog with the
+/// example log and the real shapes, and on a WARN line with a literal of a record that matches
+/// only on the `Caused by:` line below it.
+#[test]
+fn a_sparse_read_gives_each_event_the_matches_of_a_dense_read() {
+    let d = Dir::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let below = d.write(
+        "below.log",
+        &format!(
+            "{}\n{}\n{}\n",
+            warn(1, "Failed to notify the frontend, giving up"),
+            "Caused by:\n  Failed to notify Frontend 7: connection reset",
+            info(2, "heartbeat")
+        ),
+    );
+    let files = [path_str(&root.join("examples/meta.log")), path_str(&root.join("tests/data/real-shapes.log")), below.clone()];
+    for file in &files {
+        let catalog = if *file == below { d.catalog() } else { "@embedded".to_owned() };
+        let matches = |args: &[&str]| -> Vec<(u64, Value, Value)> {
+            let mut full = vec!["-c", &catalog, "--format", "json"];
+            full.extend_from_slice(args);
+            full.push(file);
+            let out = run(&full, b"");
+            assert!(out.status.success(), "{file} {args:?}: {}", stderr_of(&out));
+            events(&out.stdout)
+                .iter()
+                .map(|e| (e["source"]["line"].as_u64().unwrap(), e["match"].clone(), e["also_matched"].clone()))
+                .collect()
+        };
+        let dense = matches(&["--all"]);
+        let sparse = matches(&["--unknown", "warn"]);
+        assert!(sparse.iter().filter(|m| !m.1.is_null()).count() > 0, "{file}: no match");
+        for m in &sparse {
+            let d = dense.iter().find(|x| x.0 == m.0).unwrap_or_else(|| panic!("{file}: line {} not in --all", m.0));
+            assert_eq!(m, d, "{file}: line {}", m.0);
+        }
+        // Every match a dense read finds is in the sparse read too.
+        let found = |v: &[(u64, Value, Value)]| v.iter().filter(|m| !m.1.is_null()).count();
+        assert_eq!(found(&sparse), found(&dense), "{file}");
+    }
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &std::fs::read_to_string(&below).unwrap());
+    assert_eq!(evs[0]["match"]["id"], "w-notify", "{evs:#?}");
+    assert_eq!(evs[0]["source"]["lines"], 3, "{evs:#?}");
+}
+
 /// A file read by several threads clusters as one reader does: the workers leave each unknown
 /// event's text to the reader, which clusters them in input order and splices the `unknown`
 /// objects in. Same bytes (but `observed`) with 1 and 2 threads, on a file of several 2 MiB

@@ -169,6 +169,12 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
         Levels::Error => true,
         Levels::Warn => false,
     };
+    // RisingWave's header, nearly every line looked at: its level is read where it stands before
+    // the window is searched for colour codes (two passes over it), since codes after the level
+    // word do not change it and codes before it leave no level word right behind the time.
+    if let Some(wanted) = stamped_level(line, error_only) {
+        return wanted;
+    }
     // A line with ANSI codes (copied from a terminal, `grep --color`, stern's and compose's
     // coloured prefixes) is read as framing reads it, without them: a code before a JSON
     // object hid the object, and `\x1b[K` before a level word hid the word, and the event was
@@ -188,26 +194,35 @@ pub fn level_marker(line: &[u8], levels: Levels) -> bool {
     plain_level_marker(line, error_only)
 }
 
+/// RisingWave's own header, most lines of its logs: `<timestamp> <blanks><LEVEL> `. Its level
+/// is read where it stands, without looking for the level words further in (a line at INFO is
+/// not wanted whatever its message says). `None`: no level word right after the line's first
+/// word, which starts with a digit.
+fn stamped_level(line: &[u8], error_only: bool) -> Option<bool> {
+    let w = &line[..line.len().min(LEVEL_WINDOW)];
+    if !w.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let sp = memchr::memchr(b' ', w)?;
+    let r = &w[sp..];
+    let r = &r[r.iter().position(|&b| b != b' ').unwrap_or(r.len())..];
+    if r.starts_with(b"INFO ") || r.starts_with(b"DEBUG ") || r.starts_with(b"TRACE ") {
+        return Some(false);
+    }
+    if r.starts_with(b"ERROR ") || (!error_only && r.starts_with(b"WARN ")) {
+        return Some(true);
+    }
+    None
+}
+
 /// [`level_marker`] on a line without colour codes (`--unknown warn` or `error`).
 fn plain_level_marker(line: &[u8], error_only: bool) -> bool {
     let w = &line[..line.len().min(LEVEL_WINDOW)];
     // Behind a `kubectl --prefix` (`[pod/…] `) the line is read as it would be without it.
     let skip = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(0, |i| i + 1) } else { 0 };
     let unprefixed = &w[skip..];
-    // RisingWave's own header, most lines of its logs: `<timestamp> <blanks><LEVEL> `. Its level
-    // is read where it stands, without looking for the level words further in (a line at INFO
-    // is not wanted whatever its message says).
-    if unprefixed.first().is_some_and(u8::is_ascii_digit)
-        && let Some(sp) = memchr::memchr(b' ', unprefixed)
-    {
-        let r = &unprefixed[sp..];
-        let r = &r[r.iter().position(|&b| b != b' ').unwrap_or(r.len())..];
-        if r.starts_with(b"INFO ") || r.starts_with(b"DEBUG ") || r.starts_with(b"TRACE ") {
-            return false;
-        }
-        if r.starts_with(b"ERROR ") || (!error_only && r.starts_with(b"WARN ")) {
-            return true;
-        }
+    if let Some(wanted) = stamped_level(unprefixed, error_only) {
+        return wanted;
     }
     // The same header pasted without its time (`ERROR risingwave_meta::…: …`, ` WARN …`), behind
     // `grep -n`'s number too, read on the whole line: long span fields put its target past the
