@@ -1166,14 +1166,14 @@ fn unexplained(
                     if enough_alnum(&t[words.clone()]) {
                         remnant_at = remnant_at.or(Some((h, words)));
                     }
-                    let cause = first_link(t, trim_links(t, nl..gap.end));
+                    let cause = first_link(t, trim_links(t, past_repeats(t, h, found, nl..gap.end)));
                     if enough_alnum(&t[cause.clone()]) {
                         return Some((h, cause));
                     }
                 } else {
                     let remnant =
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                    let whole = trim_links(t, gap);
+                    let whole = trim_links(t, past_repeats(t, h, found, gap));
                     let range = first_link(t, whole.clone());
                     // Names of kinds of error before a known one (`QueryError: internal error:
                     // …`, `Sink error: Kafka error: …`): wrappers of what follows, as in
@@ -1219,6 +1219,31 @@ fn unexplained(
         }
     }
     remnant_at
+}
+
+/// `r` past the causes of a `Caused by:` report in it that repeat a known error of the event (in
+/// haystack `h`): a report of an error whose text already holds its source lists that source
+/// again below (`failed to notify cancellation result: no vnodes to assign`, then `Caused
+/// by:` and `no vnodes to assign`), and the repeat is the known error, not a cause no record
+/// knows. Compared by first links: a known wrapper's repeat (`Actor 7 exited unexpectedly`,
+/// its source on as the next cause) is its first link. Before, the repeat was clustered under
+/// the known error's own text, and a draft of it never took the event from unknown: each
+/// round of `discover` drafted it again (found by a catalog keeper's reading).
+fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> Range<usize> {
+    if memchr::memmem::find(&t[r.clone()], b"Caused by").is_none() {
+        return r;
+    }
+    loop {
+        let link = first_link(t, trim_links(t, r.clone()));
+        let repeat = !link.is_empty()
+            && found.iter().any(|f| {
+                f.hay as usize == h && f.end <= link.start && t[first_link(t, f.start..f.end)] == t[link.clone()]
+            });
+        if !repeat {
+            return r;
+        }
+        r.start = link.end;
+    }
 }
 
 /// Where a wrapper's trailing capture starts, `tail` as the match gave it unless the text before

@@ -1247,6 +1247,34 @@ fn regression_a_match_running_past_the_message_leaves_a_valid_unknown_part() {
     }
 }
 
+/// A report of an error whose text already holds its source lists that source again under
+/// `Caused by:`. The repeat of a known error was clustered under the known error's own text, and
+/// its draft, added back, never took the event from unknown: each round of `discover` drafted
+/// it again (`-2`, `-3`, ...). Now the repeat is the known error, and a cause after it is what is
+/// clustered.
+#[test]
+fn regression_a_report_repeating_a_known_error_is_not_unknown() {
+    let d = Dir::new();
+    let input = format!(
+        "{}\n\nCaused by:\n    meta leader lease lost\n{}\n\nCaused by these errors (recent errors listed first):\n  1: meta leader lease lost\n  2: frobnicator exploded on node 7\n",
+        warn(1, "election round ended: meta leader lease lost"),
+        warn(2, "election round ended: meta leader lease lost"),
+    );
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    assert!(evs.iter().all(|e| e["match"]["id"] == "c-lease"), "{evs:#?}");
+    assert_eq!(unknown(&evs[0]), None, "{evs:#?}");
+    assert_eq!(unknown(&evs[1]).map(|u| u.1), Some("frobnicator exploded on node <*>"), "{evs:#?}");
+    // A second round of `discover` over its own drafts drafts nothing new.
+    let log = d.write("report.log", &input);
+    let first = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &log], b"");
+    assert!(first.status.success(), "{}", stderr_of(&first));
+    let drafts = d.write("drafts.jsonl", &String::from_utf8(first.stdout).unwrap());
+    let again = run(&["discover", "-c", &d.catalog(), "-c", &drafts, "--format", "catalog", &log], b"");
+    assert!(again.status.success(), "{}", stderr_of(&again));
+    assert_eq!(events(&again.stdout).len(), 0, "{}", String::from_utf8_lossy(&again.stdout));
+}
+
 /// A sparse read (`--unknown warn`: only the events around prefilter hits and WARN/ERROR lines
 /// are framed) gives each event the matches a dense read (`--all`) gives it. A line framed for
 /// its level carries only the literals whose records could match on it, as a hit frames an

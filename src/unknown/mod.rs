@@ -336,6 +336,15 @@ pub const PREFIX_TOKENS: usize = 2;
 /// split: 0.30) and 0.914 at 0.8; 0.65 keeps away from that edge (BENCHMARKS.md).
 pub const SIMILARITY: f32 = 0.65;
 
+/// Do masked tokens say nothing but variables? No letter or digit outside the `<*>`s: a value's
+/// punctuation is no word (`<*>, <*>]`, the tail of a `{:?}` list after a capture that stopped
+/// at its first blank; `<*> => <*>`, a struct and another after a known error's value: each
+/// was a cluster of values only, which merged unrelated errors, found by a reader). A
+/// non-ASCII byte may be a letter: a word in another script says something.
+fn says_nothing(t: &Tokens) -> bool {
+    !t.buf.iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
+}
+
 /// A template position that stayed one word over this many events is a constant: a line with
 /// another word there starts another kind rather than turning the word into `<*>` (loghub-2k's
 /// labels keep one `client SPP` line apart from 608 of `client WindowsUpdateAgent`). Variables
@@ -750,8 +759,9 @@ impl Clusterer {
         self.observe_if(text, false)
     }
 
-    /// [`Clusterer::observe`]; with `needs_constant`, `None` also when every token is a
-    /// variable (the rest of a matched chain that is only a value says nothing new).
+    /// [`Clusterer::observe`]; with `needs_constant`, `None` also when the tokens say nothing
+    /// but variables ([`says_nothing`]: the rest of a matched chain that is only a value says
+    /// nothing new).
     pub fn observe_if(&mut self, text: &[u8], needs_constant: bool) -> Option<Seen<'_>> {
         let (idx, new) = self.observe_at(text, needs_constant)?;
         Some(self.seen(idx, new))
@@ -764,8 +774,7 @@ impl Clusterer {
         // pointers, not its slots), and put back after.
         let mut tokenizer = std::mem::take(&mut self.tokenizer);
         let (line, whole) = tokenizer.tokens(text);
-        let all_vars = line.vars as usize == line.len();
-        let r = if needs_constant && all_vars { None } else { self.observe_tokens(line, whole) };
+        let r = if needs_constant && says_nothing(line) { None } else { self.observe_tokens(line, whole) };
         self.tokenizer = tokenizer;
         r
     }
@@ -777,11 +786,10 @@ impl Clusterer {
     }
 
     /// Would [`Clusterer::observe_if`] cluster `text` (whatever the clusters are so far)? It
-    /// does unless `text` has no token, or (with `needs_constant`) only variables.
+    /// does unless `text` has no token, or (with `needs_constant`) says nothing but variables.
     pub fn would_cluster(text: &[u8], needs_constant: bool, tokenizer: &mut Tokenizer) -> bool {
         let (t, _) = tokenizer.tokens(text);
-        let all_vars = t.vars as usize == t.len();
-        !(t.is_empty() || (needs_constant && all_vars))
+        !(t.is_empty() || (needs_constant && says_nothing(t)))
     }
 
     /// Cluster `line`, whose [`tokens_hash`] is `whole`.
@@ -1121,6 +1129,31 @@ mod tests {
             let (g, t) = run(lines);
             assert_eq!(&g[..], *groups, "groups of {lines:?}");
             assert_eq!(t, *templates, "templates of {lines:?}");
+        }
+    }
+
+    /// The rest of a matched chain is clustered only when it says something besides its values:
+    /// `(text, clustered with needs_constant)`.
+    #[test]
+    fn rests_of_only_values_are_not_clustered() {
+        let cases: &[(&str, bool)] = &[
+            // The tail of a `{:?}` list after a capture that stopped at its first blank.
+            ("97538, 57252]", false),
+            // A struct and another after a known error's value: `<*> => <*>`.
+            ("{ service: s3, path: a/b.data } => S3Error { code: \"AccessDenied\" }", false),
+            ("42", false),
+            ("(os error 111)", true),
+            ("timeout after 30s", true),
+            // A word in another script.
+            ("连接失败 42", true),
+        ];
+        for &(text, want) in cases {
+            let mut c = Clusterer::new(10);
+            let mut t = Tokenizer::default();
+            assert_eq!(c.observe_if(text.as_bytes(), true).is_some(), want, "{text}");
+            assert_eq!(Clusterer::would_cluster(text.as_bytes(), true, &mut t), want, "{text}");
+            // Nothing matched in the event: the whole of it is clustered, whatever it says.
+            assert!(c.observe_if(text.as_bytes(), false).is_some(), "{text}");
         }
     }
 
