@@ -713,6 +713,20 @@ pub fn generic(template: &str) -> bool {
         < 2
 }
 
+/// `pattern` with a word boundary (`\b`) at each end of it where the message starts or ends
+/// with a word's character: a draft's text is a first link, which its lines end at `: `, a
+/// field or the line's end, and without the boundary it matched inside longer words of other
+/// errors (`Invalid time` in `Invalid timestamp value 5`, `timed out` in `timed outright`),
+/// took their events as explained and left their rests to cluster (found by a catalog
+/// keeper's reading). A message that starts or ends with a variable has none there.
+fn word_bounded(message: &str, pattern: String) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let var = |p: &str| p.starts_with("(.+?)") || p.starts_with("(?:");
+    let start = word(message.chars().next()) && !var(&pattern);
+    let end = word(message.chars().next_back()) && !pattern.ends_with("(.+?)") && !pattern.ends_with('=');
+    format!("{}{pattern}{}", if start { r"\b" } else { "" }, if end { r"\b" } else { "" })
+}
+
 /// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`), under `id`
 /// and `slug` ([`Discovery::catalog`] chooses them).
 pub fn draft(r: &ClusterReport, id: &str, slug: &str) -> Value {
@@ -725,6 +739,7 @@ pub fn draft(r: &ClusterReport, id: &str, slug: &str) -> Value {
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
     let (message, pattern) = draft_forms(&valid_template(&r.template), &r.examples);
+    let pattern = word_bounded(&message, pattern);
     json!({
         "record": {
             "id": id,

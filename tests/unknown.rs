@@ -1275,6 +1275,36 @@ fn regression_a_report_repeating_a_known_error_is_not_unknown() {
     assert_eq!(events(&again.stdout).len(), 0, "{}", String::from_utf8_lossy(&again.stdout));
 }
 
+/// A draft's text ends its lines' first link, and its pattern ended there too: added back, it
+/// matched inside longer words of other errors (`Invalid time` in `Invalid timestamp value 5`,
+/// `operation timed out` in `operation timed outright`), took their events for its own, and
+/// left their rests to cluster. Drafts now have word boundaries at their ends.
+#[test]
+fn regression_drafts_do_not_match_inside_longer_words() {
+    let d = Dir::new();
+    let log = d.write(
+        "in.log",
+        &format!("{}\n{}\n", error(1, "Invalid time: secs: 5, nanoseconds: 7"), error(2, "operation timed out")),
+    );
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &log], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let patterns: Vec<String> =
+        events(text.as_bytes()).iter().map(|r| r["record"]["messagePattern"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(patterns, [r"\bInvalid time\b", r"\boperation timed out\b"]);
+    let drafts = d.write("drafts.jsonl", &text);
+    let other = format!(
+        "{}\n{}\n",
+        error(3, "Invalid timestamp value 5 for column ts"),
+        error(4, "operation timed outright refused by peer 7")
+    );
+    let evs = d.events(&["-c", &drafts, "--unknown", "warn", "--format", "json"], &other);
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    assert!(evs.iter().all(|e| e["match"].is_null()), "{evs:#?}");
+    let own = d.events(&["-c", &drafts, "--format", "json", &log], "");
+    assert_eq!(own.len(), 2, "its own lines: {own:#?}");
+}
+
 /// A sparse read (`--unknown warn`: only the events around prefilter hits and WARN/ERROR lines
 /// are framed) gives each event the matches a dense read (`--all`) gives it. A line framed for
 /// its level carries only the literals whose records could match on it, as a hit frames an
@@ -1295,7 +1325,8 @@ fn a_sparse_read_gives_each_event_the_matches_of_a_dense_read() {
             info(2, "heartbeat")
         ),
     );
-    let files = [path_str(&root.join("examples/meta.log")), path_str(&root.join("tests/data/real-shapes.log")), below.clone()];
+    let files =
+        [path_str(&root.join("examples/meta.log")), path_str(&root.join("tests/data/real-shapes.log")), below.clone()];
     for file in &files {
         let catalog = if *file == below { d.catalog() } else { "@embedded".to_owned() };
         let matches = |args: &[&str]| -> Vec<(u64, Value, Value)> {
@@ -1679,7 +1710,7 @@ fn regression_a_draft_names_the_key_its_variables_values_start_with() {
     assert!(template.ends_with("rhost=<*> <*>"), "the clusterer no longer hides the key: {template}");
     assert_eq!(
         recs[0]["record"]["messagePattern"],
-        r"authentication failure; logname= uid=(.+?) euid=(.+?) tty=NODEVssh ruser= rhost=(.+?)  user=(.+?)"
+        r"\bauthentication failure; logname= uid=(.+?) euid=(.+?) tty=NODEVssh ruser= rhost=(.+?)  user=(.+?)"
     );
     let drafts_file = d.write("drafts.jsonl", &drafts);
     let evs = d.events(&["-c", &drafts_file, "--unknown", "any", "--format", "json", &file], "");

@@ -11,7 +11,7 @@
 //! groups as the regex crate on valid UTF-8 (a property test checks this); on invalid UTF-8 a
 //! group may also cover bytes that are not characters, where the regex would not match.
 
-use regex_syntax::hir::{Class, Hir, HirKind};
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 /// A group `(.+?)` (or the trailing `(.+)`), and whether it may span lines (`(?s)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +19,47 @@ struct Gap {
     dotall: bool,
 }
 
+/// A word boundary (`\b`) at the pattern's start or end: ASCII's (`(?-u:\b)`) or Unicode's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Ascii,
+    Unicode,
+}
+
+impl Bound {
+    fn of(h: &Hir) -> Option<Bound> {
+        match h.kind() {
+            HirKind::Look(Look::WordAscii) => Some(Bound::Ascii),
+            HirKind::Look(Look::WordUnicode) => Some(Bound::Unicode),
+            _ => None,
+        }
+    }
+
+    /// Is there a word boundary at `pos` of `text` (a word character on one side only)? Bytes
+    /// that are not UTF-8 are no word characters.
+    fn at(self, text: &[u8], pos: usize) -> bool {
+        let (before, after) = match self {
+            Bound::Ascii => (
+                pos > 0 && regex_syntax::is_word_byte(text[pos - 1]),
+                text.get(pos).is_some_and(|&b| regex_syntax::is_word_byte(b)),
+            ),
+            Bound::Unicode => {
+                let word = |c: Option<char>| c.is_some_and(|c| regex_syntax::try_is_word_character(c).unwrap_or(false));
+                let back = (1..=4.min(pos)).find_map(|n| std::str::from_utf8(&text[pos - n..pos]).ok());
+                let ahead = (1..=4.min(text.len() - pos)).find_map(|n| std::str::from_utf8(&text[pos..pos + n]).ok());
+                (word(back.and_then(|s| s.chars().next_back())), word(ahead.and_then(|s| s.chars().next())))
+            }
+        };
+        before != after
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Seq {
+    /// A word boundary before the first piece (a pattern that starts with `\b`; none with a
+    /// leading group) and after the last (none with a trailing group): a draft's (`discover`).
+    start_bound: Option<Bound>,
+    end_bound: Option<Bound>,
     lead: Option<Gap>,
     pieces: Vec<Vec<u8>>,
     /// `gaps[i]` lies between `pieces[i]` and `pieces[i + 1]`.
@@ -71,8 +110,17 @@ impl Seq {
         let mut gaps = Vec::new();
         let mut tail = None;
         let mut pending_gap: Option<Gap> = None;
+        let (mut start_bound, mut end_bound) = (None, None);
         for (i, item) in items.iter().enumerate() {
             let last = i + 1 == items.len();
+            if let Some(b) = Bound::of(item) {
+                match (i, last) {
+                    (0, false) => start_bound = Some(b),
+                    (_, true) if i > 0 && pending_gap.is_none() && tail.is_none() => end_bound = Some(b),
+                    _ => return None,
+                }
+                continue;
+            }
             if let HirKind::Literal(l) = item.kind() {
                 match (pieces.is_empty(), pending_gap.take()) {
                     (true, g) => {
@@ -100,11 +148,11 @@ impl Seq {
             }
             pending_gap = Some(dot_group(item, true)?);
         }
-        if pending_gap.is_some() || pieces.is_empty() {
+        if pending_gap.is_some() || pieces.is_empty() || (start_bound.is_some() && lead.is_some()) {
             return None;
         }
         let escapable = pieces.iter().any(|p| super::literals::json_escapes(p));
-        Some(Seq { lead, pieces, gaps, tail, finders: std::sync::OnceLock::new(), escapable })
+        Some(Seq { start_bound, end_bound, lead, pieces, gaps, tail, finders: std::sync::OnceLock::new(), escapable })
     }
 
     pub fn finders(&self) -> &[memchr::memmem::Finder<'static>] {
@@ -182,6 +230,9 @@ impl Seq {
             let Some(rel) = first.find(&text[at..]) else { return Ok(None) };
             let p0 = at + rel;
             at = p0 + 1;
+            if self.start_bound.is_some_and(|b| !b.at(text, p0)) {
+                continue;
+            }
             let mark = groups.len();
             let start = match self.lead {
                 None => p0,
@@ -214,6 +265,7 @@ impl Seq {
     ) -> Result<Option<usize>, Exhausted> {
         let Some(gap) = self.gaps.get(i) else {
             return Ok(match self.tail {
+                None if self.end_bound.is_some_and(|b| !b.at(text, pos)) => None,
                 None => Some(pos),
                 Some(g) => {
                     let end = if g.dotall {
@@ -287,6 +339,14 @@ mod tests {
         for p in ["a|b", "a (.+) b", "a (.*?) b", "a (.+?)(.+?) b", "(.+?)", "a [0-9]+", "^a"] {
             assert!(seq(p).is_none(), "{p}");
         }
+        // Word boundaries at the ends (a draft's), not inside, before a leading group or after
+        // a trailing one.
+        for p in [r"\bab\b", r"\bab (.+?) x\b", r"(?-u:\b)ab(?-u:\b)", r"ab (.+?)x\b", r"\bab"] {
+            assert!(seq(p).is_some(), "{p}");
+        }
+        for p in [r"a\bb", r"\b(.+?) x", r"x (.+)\b", r"x (.+?)\b", r"\b", r"\Bab"] {
+            assert!(seq(p).is_none(), "{p}");
+        }
     }
 
     fn same_as_regex(pattern: &str, text: &str) -> Result<(), TestCaseError> {
@@ -294,6 +354,11 @@ mod tests {
         let re = Regex::new(pattern).unwrap();
         let mut at = 0;
         while at <= text.len() {
+            // Searches start where a caller's do: at characters.
+            if !text.is_char_boundary(at) {
+                at += 1;
+                continue;
+            }
             let want = re.captures_at(text.as_bytes(), at);
             let mut groups = Vec::new();
             let Ok(got) = s.find_at(text.as_bytes(), at, &mut groups) else { return Ok(()) };
@@ -349,6 +414,19 @@ mod tests {
             text in "[abx: \n]{0,24}",
         ) {
             let pattern = format!("{}{}", pat.concat(), tail);
+            same_as_regex(&pattern, &text)?;
+        }
+
+        /// The same with word boundaries at the ends, on texts with word characters (ASCII and
+        /// not) and others around the pieces.
+        #[test]
+        fn agrees_with_regex_at_word_boundaries(
+            start in prop_oneof![Just(""), Just(r"\b"), Just(r"(?-u:\b)")],
+            pat in proptest::collection::vec(prop_oneof![Just("ab"), Just("b"), Just(": "), Just("x_"), Just("(.+?)")], 1..5),
+            end in prop_oneof![Just(""), Just(r"\b"), Just(r"(?-u:\b)")],
+            text in "[abx_é: 7]{0,24}",
+        ) {
+            let pattern = format!("{start}{}{end}", pat.concat());
             same_as_regex(&pattern, &text)?;
         }
 
