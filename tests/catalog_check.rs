@@ -17,18 +17,24 @@ const PROBLEMS: &str = r#"{"id":"good-1","errorMessage":"barrier collection fail
 {"id":"any-line","messagePattern":"(.+?)"}
 {"id":"bomb-1","messagePattern":"(a{1000}){1000}x"}
 {"id":"bomb-2","messagePattern":"((((a{100}){100}){100}){100})"}
+{"id":"blank","errorMessage":"   "}
+{"id":"typo-sev","errorMessage":"frobnicator stalled","severity":"eror"}
+{"id":"tag-word","errorMessage":"frobnicator melted","tags":"draft","solutions":{"a":1}}
 {"id": "broken-json", "errorMessage": "this line is cut
 "#;
 
 /// (line, record id or None, level) expected among the problems of [`PROBLEMS`].
 const EXPECTED: &[(usize, Option<&str>, &str)] = &[
-    (2, Some("good-1"), "warning"),  // duplicate id
-    (3, Some("warn-re"), "warning"), // invalid messagePattern, falls back to errorMessage
-    (4, Some("err-re"), "error"),    // invalid messagePattern, no errorMessage
-    (5, Some("any-line"), "error"),  // matches any line
-    (6, Some("bomb-1"), "error"),    // too big
-    (7, Some("bomb-2"), "error"),    // too big
-    (8, None, "error"),              // broken JSON
+    (2, Some("good-1"), "warning"),    // duplicate id
+    (3, Some("warn-re"), "warning"),   // invalid messagePattern, falls back to errorMessage
+    (4, Some("err-re"), "error"),      // invalid messagePattern, no errorMessage
+    (5, Some("any-line"), "error"),    // matches any line
+    (6, Some("bomb-1"), "error"),      // too big
+    (7, Some("bomb-2"), "error"),      // too big
+    (8, Some("blank"), "error"),       // blanks alone: the indent of every cause line
+    (9, Some("typo-sev"), "warning"),  // a severity that is no level word
+    (10, Some("tag-word"), "warning"), // tags and solutions that are not lists
+    (11, None, "error"),               // broken JSON
 ];
 
 fn problem_dir() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -105,7 +111,10 @@ fn check_json_report_parses_and_lists_the_same_problems() {
     assert!(kinds(5).contains(&"matches_any_line"), "{:?}", kinds(5));
     assert!(kinds(6).contains(&"regex_too_big"), "{:?}", kinds(6));
     assert!(kinds(7).contains(&"regex_too_big"), "{:?}", kinds(7));
-    assert!(kinds(8).contains(&"invalid_json"), "{:?}", kinds(8));
+    assert!(kinds(8).contains(&"matches_any_line"), "{:?}", kinds(8));
+    assert_eq!(kinds(9), ["invalid_field"]);
+    assert_eq!(kinds(10), ["invalid_field", "invalid_field"]);
+    assert!(kinds(11).contains(&"invalid_json"), "{:?}", kinds(11));
     assert!(v["records_usable"].as_u64().unwrap() >= 3, "good-1, warn-re, fine-1: {v}");
 }
 

@@ -354,6 +354,10 @@ pub enum ProblemKind {
     MatchesAnyLine,
     NoLiteral,
     PlaceholderMismatch,
+    /// A field of the wrong type or with an unknown value, read as documented (a `severity`
+    /// that is no level word counts as `error`; `tags` or `solutions` that are not a list are
+    /// passed through as they are): most often a hand edit's typo.
+    InvalidField,
     /// Not the catalog: the config file `check --config` was given (a sink that cannot work, a
     /// source that names no file).
     Config,
@@ -676,6 +680,29 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
                 .map(|v| v.into_iter().map(|n| n.map(String::into_boxed_str)).collect());
         }
     }
+    // Read as documented whatever it says, but said: a keeper's typo (`eror`) or a list where a
+    // word goes would otherwise pass `check` unseen (found by a catalog keeper's reading).
+    let mut invalid = |what: String| {
+        problems.push(Problem::new(Level::Warning, &origin, Some(&id), ProblemKind::InvalidField, what));
+    };
+    match (f.severity.map(RawValue::get), strings[0].as_deref()) {
+        (Some(raw), None) if raw != "null" => invalid(format!("\"severity\" is {raw}, not a string: read as error")),
+        (_, Some(w)) if !Severity::is_level_word(w) => invalid(format!(
+            "\"severity\" is {w:?}, not one of debug, info, notice, warning, error, critical (or their synonyms): read as error"
+        )),
+        _ => {}
+    }
+    for (name, v) in [("tags", f.tags), ("solutions", f.solutions)] {
+        if let Some(v) = v.map(RawValue::get)
+            && v != "null"
+            && !v.starts_with('[')
+        {
+            invalid(format!(
+                "\"{name}\" is {}, not a list: passed through as it is",
+                v.chars().take(60).collect::<String>()
+            ));
+        }
+    }
     let severity = Severity::of_record(strings[0].as_deref().unwrap_or("error"));
     out.push(Record {
         severity,
@@ -724,6 +751,27 @@ impl Severity {
             "critical" | "fatal" | "alert" | "emergency" | "panic" => Severity::Critical,
             _ => Severity::Error,
         }
+    }
+
+    /// Is `s` a word [`Severity::of_record`] knows (any other counts as `error`)?
+    pub fn is_level_word(s: &str) -> bool {
+        matches!(
+            s.to_ascii_lowercase().as_str(),
+            "debug"
+                | "trace"
+                | "info"
+                | "informational"
+                | "notice"
+                | "warning"
+                | "warn"
+                | "error"
+                | "err"
+                | "critical"
+                | "fatal"
+                | "alert"
+                | "emergency"
+                | "panic"
+        )
     }
 
     /// The canonical name (`warn` and `warning` are both `warning`).
