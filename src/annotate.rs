@@ -1235,14 +1235,18 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> Ran
     }
     loop {
         let link = first_link(t, trim_links(t, r.clone()));
-        let repeat = !link.is_empty()
-            && found.iter().any(|f| {
-                f.hay as usize == h && f.end <= link.start && t[first_link(t, f.start..f.end)] == t[link.clone()]
-            });
-        if !repeat {
+        if link.is_empty() {
             return r;
         }
-        r.start = link.end;
+        let repeat = found.iter().find(|f| {
+            f.hay as usize == h && f.end <= link.start && t[first_link(t, f.start..f.end)] == t[link.clone()]
+        });
+        let Some(f) = repeat else { return r };
+        // The whole known error when the cause repeats all of it (`Failed to decode prost: field
+        // not found `x``, two links): its second link is no cause either (found by a second
+        // reader: it was clustered, and the cause after it went unseen).
+        let whole = &t[f.start..f.end];
+        r.start = if t[link.start..r.end].starts_with(whole) { link.start + whole.len() } else { link.end };
     }
 }
 
@@ -1315,7 +1319,10 @@ const MIN_UNEXPLAINED: usize = 4;
 /// `r` without the chain separators, blanks and quotes at its ends (`: cause: ` → `cause`).
 fn trim_links(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     let sep = |b: u8| b.is_ascii_whitespace() || matches!(b, b':' | b',' | b';' | b'-' | b'=');
-    while r.start < r.end && sep(text[r.start]) {
+    // An arrow that opens the piece (`-> peer said hello`) is its text, not a separator: cut
+    // to `> peer said hello` the same cause was a cluster apart when a repeated cause before it
+    // was skipped (found by a second reader).
+    while r.start < r.end && sep(text[r.start]) && !text[r.start..r.end].starts_with(b"->") {
         r.start += 1;
     }
     while r.end > r.start && sep(text[r.end - 1]) {

@@ -720,7 +720,9 @@ pub fn generic(template: &str) -> bool {
 /// took their events as explained and left their rests to cluster (found by a catalog
 /// keeper's reading). A message that starts or ends with a variable has none there.
 fn word_bounded(message: &str, pattern: String) -> String {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    // The regex's own word characters (`²` and `½` are no `\w`: a boundary after one never
+    // held, and the draft matched none of its lines; found by a second reader).
+    let word = |c: Option<char>| c.is_some_and(|c| regex_syntax::try_is_word_character(c).unwrap_or(false));
     let var = |p: &str| p.starts_with("(.+?)") || p.starts_with("(?:");
     let start = word(message.chars().next()) && !var(&pattern);
     let end = word(message.chars().next_back()) && !pattern.ends_with("(.+?)") && !pattern.ends_with('=');

@@ -1273,6 +1273,25 @@ fn regression_a_report_repeating_a_known_error_is_not_unknown() {
     let again = run(&["discover", "-c", &d.catalog(), "-c", &drafts, "--format", "catalog", &log], b"");
     assert!(again.status.success(), "{}", stderr_of(&again));
     assert_eq!(events(&again.stdout).len(), 0, "{}", String::from_utf8_lossy(&again.stdout));
+    // A repeat of a known error of two links is skipped whole (its second link was clustered,
+    // and the cause after it went unseen), and a cause after a skipped repeat reads as it does
+    // alone (`-> peer said hello` was cut to `> peer said hello`): found by a second reader.
+    let line = |sec: u32, msg: &str| rw_line(sec, "ERROR", "risingwave_meta::x", msg);
+    let input = format!(
+        "{}\n\nCaused by:\n    0: Failed to decode prost: field not found `ledger_sink`\n    1: connection reset\n{}\n\nCaused by:\n    no vnodes to assign\n    -> peer said hello\n{}\n\nCaused by:\n    -> peer said hello\n",
+        line(3, "failed: Failed to decode prost: field not found `ledger_sink`"),
+        line(4, "failed to notify cancellation result: no vnodes to assign"),
+        line(5, "failed to notify cancellation result: no vnodes to assign"),
+    );
+    let out = run(&["-c", "@embedded", "--unknown", "warn", "--format", "json"], input.as_bytes());
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let evs = events(&out.stdout);
+    let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
+    assert_eq!(
+        templates,
+        [Some("connection reset"), Some("-> peer said hello"), Some("-> peer said hello")],
+        "{evs:#?}"
+    );
 }
 
 /// A draft's text ends its lines' first link, and its pattern ended there too: added back, it
@@ -1292,6 +1311,17 @@ fn regression_drafts_do_not_match_inside_longer_words() {
     let patterns: Vec<String> =
         events(text.as_bytes()).iter().map(|r| r["record"]["messagePattern"].as_str().unwrap().to_owned()).collect();
     assert_eq!(patterns, [r"\bInvalid time\b", r"\boperation timed out\b"]);
+    // No boundary beside a character that is no regex word character (`²`): it never held,
+    // and the draft matched none of its lines (found by a second reader).
+    let sq = d.write("sq.log", &format!("{}\n{}\n", warn(5, "quota exceeded in m²"), warn(6, "quota exceeded in m²")));
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &sq], b"");
+    let sq_drafts = d.write("sq.jsonl", &String::from_utf8(out.stdout).unwrap());
+    assert_eq!(
+        events(std::fs::read_to_string(&sq_drafts).unwrap().as_bytes())[0]["record"]["messagePattern"],
+        r"\bquota exceeded in m²"
+    );
+    let evs = d.events(&["-c", &sq_drafts, "--unknown", "warn", "--format", "json", &sq], "");
+    assert!(evs.iter().all(|e| e["match"]["id"].is_string() && e.get("unknown").is_none()), "{evs:#?}");
     let drafts = d.write("drafts.jsonl", &text);
     let other = format!(
         "{}\n{}\n",

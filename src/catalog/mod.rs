@@ -685,12 +685,17 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
     let mut invalid = |what: String| {
         problems.push(Problem::new(Level::Warning, &origin, Some(&id), ProblemKind::InvalidField, what));
     };
-    match (f.severity.map(RawValue::get), strings[0].as_deref()) {
-        (Some(raw), None) if raw != "null" => invalid(format!("\"severity\" is {raw}, not a string: read as error")),
-        (_, Some(w)) if !Severity::is_level_word(w) => invalid(format!(
-            "\"severity\" is {w:?}, not one of debug, info, notice, warning, error, critical (or their synonyms): read as error"
-        )),
-        _ => {}
+    match f.severity.map(RawValue::get) {
+        None | Some("null") => {}
+        Some(raw) if !raw.starts_with('"') => invalid(format!("\"severity\" is {raw}, not a string: read as error")),
+        Some(_) => {
+            let w = strings[0].as_deref().unwrap_or("");
+            if !Severity::is_level_word(w) {
+                invalid(format!(
+                    "\"severity\" is {w:?}, not one of debug, info, notice, warning, error, critical (or their synonyms): read as error"
+                ));
+            }
+        }
     }
     for (name, v) in [("tags", f.tags), ("solutions", f.solutions)] {
         if let Some(v) = v.map(RawValue::get)
