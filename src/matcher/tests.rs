@@ -25,6 +25,7 @@ const CATALOG: &str = r#"
 {"id": "prim", "errorMessage": "failed to list splits: {e}", "messagePattern": "failed to list splits: (.+?)", "errorClass": "anyhow::Error"}
 {"id": "host", "errorMessage": "failed to replace job", "messagePattern": "failed to replace job", "errorClass": "tracing::Event", "errorType": "log"}
 {"id": "nopattern", "errorMessage": "bad value {v} (expected {{x}})"}
+{"id": "epoch", "errorMessage": "table {} Epoch {} <= committed_epoch Idle", "messagePattern": "table (.+?) Epoch (.+?) <= committed_epoch Idle"}
 "#;
 
 fn matcher(text: &str) -> Matcher {
@@ -68,6 +69,14 @@ fn table() {
             Some("prim"),
             &[("e", "Storage error: disk full (os error 28)")],
             &["storage"],
+        ),
+        // A group between two pieces holds no link of a chain: the match starts at the later
+        // copy of its first word (`_1` was `27420 during cleanup: table 112631`).
+        (
+            format!("{TS} ERROR risingwave_meta::x: failed to drop iceberg table 27420 during cleanup: table 112631 Epoch 10171819363663872 <= committed_epoch Idle"),
+            Some("epoch"),
+            &[("_1", "112631"), ("_2", "10171819363663872")],
+            &[],
         ),
         // A value that is not an error ends at the next chain link.
         (
