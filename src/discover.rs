@@ -718,15 +718,14 @@ pub fn generic(template: &str) -> bool {
 /// field or the line's end, and without the boundary it matched inside longer words of other
 /// errors (`Invalid time` in `Invalid timestamp value 5`, `timed out` in `timed outright`),
 /// took their events as explained and left their rests to cluster (found by a catalog
-/// keeper's reading). A message that starts or ends with a variable has none there.
+/// keeper's reading). A message that starts or ends with a variable (`{}`), a key's `=` or a
+/// quote has none there: those are no word characters.
 fn word_bounded(message: &str, pattern: String) -> String {
     // The regex's own word characters (`²` and `½` are no `\w`: a boundary after one never
     // held, and the draft matched none of its lines; found by a second reader).
     let word = |c: Option<char>| c.is_some_and(|c| regex_syntax::try_is_word_character(c).unwrap_or(false));
-    let var = |p: &str| p.starts_with("(.+?)") || p.starts_with("(?:");
-    let start = word(message.chars().next()) && !var(&pattern);
-    let end = word(message.chars().next_back()) && !pattern.ends_with("(.+?)") && !pattern.ends_with('=');
-    format!("{}{pattern}{}", if start { r"\b" } else { "" }, if end { r"\b" } else { "" })
+    let bound = |c: Option<char>| if word(c) { r"\b" } else { "" };
+    format!("{}{pattern}{}", bound(message.chars().next()), bound(message.chars().next_back()))
 }
 
 /// The draft record of a cluster, in the catalog's layout (`{"record": {...}, ...}`), under `id`
