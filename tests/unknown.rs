@@ -870,6 +870,66 @@ fn regression_unchanged_clusters_are_not_rewritten_and_a_reload_applies_a_lower_
     let _ = child.wait();
 }
 
+/// Regression (found by a daemon operator's reading): a reload that turned `--unknown` on from
+/// `off` clustered into a clusterer nothing else held: its clusters were never written to the
+/// state directory, `annotail_unknown_clusters` stayed 0, `--summary` had no unknown section, and
+/// a restart counted every kind from 1 again.
+#[test]
+fn regression_a_reload_that_turns_unknown_on_keeps_its_clusters() {
+    let d = Dir::new();
+    let log = d.dir.path().join("meta.log");
+    let state = d.dir.path().join("state");
+    let err_file = d.dir.path().join("stderr.log");
+    let config = d.dir.path().join("annotail.toml");
+    let cfg = |levels: &str| format!("[unknown]\nlevels = \"{levels}\"\n");
+    std::fs::write(&config, cfg("off")).unwrap();
+    std::fs::write(&log, info(0, "all good") + "\n").unwrap();
+    let start = |err: &std::path::Path| {
+        let mut c = cmd();
+        c.args(["--config", &path_str(&config), "--follow", &path_str(&log), "--state-dir", &path_str(&state)]);
+        c.args(["-c", &d.catalog(), "--format", "json", "--poll-interval", "50ms", "--checkpoint-interval", "10ms"]);
+        c.args(["--clusters-interval", "10ms", "--metrics-addr", "127.0.0.1:0", "--log-level", "info", "--summary"]);
+        c.stdout(Stdio::piped()).stderr(std::fs::File::create(err).unwrap());
+        c.spawn().unwrap()
+    };
+    let mut a = start(&err_file);
+    let rx = lines_of(&mut a);
+    let addr = metrics_addr(&err_file);
+    scrape_until(&addr, &["annotail_unknown_clusters 0"]);
+    std::fs::write(&config, cfg("warn")).unwrap();
+    let ok = std::process::Command::new("kill").args(["-HUP", &a.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    scrape_until(&addr, &["annotail_catalog_reloads_total{result=\"ok\"} 1"]);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    for i in 1..4 {
+        f.write_all((warn(i, &format!("zorblax conduit {i} overheated while flushing")) + "\n").as_bytes()).unwrap();
+    }
+    let first = take(&rx, 3);
+    let counts = |evs: &[Value]| evs.iter().map(|e| e["unknown"]["count"].as_u64().unwrap()).collect::<Vec<_>>();
+    assert_eq!(counts(&first), [1, 2, 3], "{first:?}");
+    scrape_until(&addr, &["annotail_unknown_clusters 1\n", "annotail_unknown_events_total{level=\"warn\"} 3"]);
+    let clusters = state.join("unknown-clusters.json");
+    let deadline = Instant::now() + PATIENCE;
+    while !std::fs::read_to_string(&clusters).is_ok_and(|t| t.contains("zorblax")) {
+        assert!(Instant::now() < deadline, "the clusters were never written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ok = std::process::Command::new("kill").args(["-TERM", &a.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    assert!(common::wait_timeout(&mut a, PATIENCE).is_some());
+    let summary = std::fs::read_to_string(&err_file).unwrap();
+    assert!(summary.contains("zorblax conduit <*> overheated while flushing"), "no unknown cluster in the summary: {summary}");
+    // A restart (the config still says warn) goes on counting.
+    f.write_all((warn(5, "zorblax conduit 5 overheated while flushing") + "\n").as_bytes()).unwrap();
+    let mut b = start(&d.dir.path().join("stderr2.log"));
+    let rx = lines_of(&mut b);
+    let second = take(&rx, 1);
+    let _ = b.kill();
+    let _ = b.wait();
+    assert_eq!(counts(&second), [4], "{second:?}");
+    assert_eq!(second[0]["unknown"]["cluster"], first[0]["unknown"]["cluster"]);
+}
+
 #[test]
 fn ids_and_counts_survive_a_follow_mode_restart() {
     let d = Dir::new();

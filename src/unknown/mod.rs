@@ -413,6 +413,12 @@ impl Shared {
         }
     }
 
+    /// Take the clusters as they are for written (read from the state directory, unchanged).
+    pub fn mark_saved(&self) {
+        let version = self.clusters.lock().unwrap_or_else(|e| e.into_inner()).version();
+        *self.saved.lock().unwrap_or_else(|e| e.into_inner()) = Some(version);
+    }
+
     /// Have the clusters changed since they were last written?
     pub fn changed(&self) -> bool {
         let version = self.clusters.lock().unwrap_or_else(|e| e.into_inner()).version();

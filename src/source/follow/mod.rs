@@ -276,7 +276,17 @@ pub fn run(
         files = loaded.len(),
         "state directory opened"
     );
-    if let Some(u) = &settings.stage.unknown {
+    // The run's clusters, kept whether `--unknown` is on or not: a reload that turns it on goes on
+    // with them, and the saver, the final write, the metrics and `--summary` hold this handle.
+    // Before, a reload from `off` clustered into a clusterer none of them knew: never written,
+    // counted or summarised (found by a daemon operator's reading).
+    let clusters = settings
+        .stage
+        .unknown
+        .clone()
+        .unwrap_or_else(|| crate::unknown::Shared::new(crate::unknown::Levels::Off, crate::unknown::DEFAULT_CAP));
+    {
+        let u = &clusters;
         let saved = checkpoint::read_clusters(&settings.state_dir);
         if !saved.is_empty() {
             let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
@@ -289,6 +299,10 @@ pub fn run(
                 );
             }
         }
+        // Off, the clusters do not change: the file is left as it is (not rewritten as read).
+        if settings.stage.unknown.is_none() {
+            u.mark_saved();
+        }
     }
     let store = Arc::new(Mutex::new(store));
     metrics.checkpoint_current();
@@ -299,12 +313,14 @@ pub fn run(
     let (wake_tx, wake_rx) = std::sync::mpsc::channel::<Wake>();
     let (outbox, inbox) = batch_queue();
     let reader = {
-        let (settings, wake_tx, clock) = (settings.clone(), wake_tx.clone(), clock.clone());
+        let (settings, clusters, wake_tx, clock) = (settings.clone(), clusters.clone(), wake_tx.clone(), clock.clone());
         std::thread::Builder::new()
             .name("annotail-reader".into())
             .spawn({
                 let metrics = metrics.clone();
-                move || server::FileServer::new(settings, loaded, wake_rx, wake_tx, outbox, metrics, clock).run(matcher, reload)
+                move || {
+                    server::FileServer::new(settings, clusters, loaded, wake_rx, wake_tx, outbox, metrics, clock).run(matcher, reload)
+                }
             })
             .map_err(FollowError::Start)?
     };
@@ -312,6 +328,7 @@ pub fn run(
     let outcome = rt.block_on(supervise(
         control,
         settings.clone(),
+        clusters.clone(),
         store.clone(),
         inbox,
         wake_tx,
@@ -320,7 +337,7 @@ pub fn run(
         clock,
     ))?;
     let mut s = store.lock().expect("store lock");
-    match s.save().and_then(|()| save_clusters(settings.stage.unknown.as_ref(), &settings.state_dir)) {
+    match s.save().and_then(|()| save_clusters(Some(&clusters), &settings.state_dir)) {
         Ok(()) => metrics.checkpoint_current(),
         Err(e) if checkpoint::is_lock_lost(&e) => lock_lost.store(true, std::sync::atomic::Ordering::SeqCst),
         Err(e) => {
@@ -346,6 +363,7 @@ pub fn run(
 async fn supervise(
     mut control: Control,
     settings: Settings,
+    clusters: crate::unknown::Shared,
     store: Arc<Mutex<Store>>,
     inbox: Inbox,
     wake: Sender<Wake>,
@@ -359,7 +377,7 @@ async fn supervise(
     let saved = Arc::new(tokio::sync::Notify::new());
     let saver = tokio::spawn(save_every(
         store.clone(),
-        settings.stage.unknown.clone(),
+        Some(clusters),
         (settings.checkpoint_interval, settings.clusters_interval),
         metrics.clone(),
         saved.clone(),

@@ -62,6 +62,9 @@ pub(super) struct FileServer {
     formats: Vec<crate::event::Style>,
     buf: Vec<u8>,
     metrics: Arc<Metrics>,
+    /// The run's clusters, whether `--unknown` is on or not: `settings.stage.unknown`, when on,
+    /// shares them (see [`super::run`]).
+    clusters: crate::unknown::Shared,
     /// Matches per record of the current generation.
     tally: Arc<Tally>,
     /// Every timer's time (the system's, or a test's).
@@ -73,6 +76,7 @@ pub(super) struct FileServer {
 impl FileServer {
     pub fn new(
         settings: Settings,
+        clusters: crate::unknown::Shared,
         loaded: HashMap<u64, Saved>,
         wake_rx: Receiver<Wake>,
         wake_tx: Sender<Wake>,
@@ -89,6 +93,7 @@ impl FileServer {
         let config_watcher = watch::watch_config(&settings.watch_config, wake_tx.clone());
         FileServer {
             settings,
+            clusters,
             found: Discovery::new(loaded, watcher, metrics.clone(), clock.clone()),
             wake_rx,
             pending: Pending { names: true, ..Pending::default() },
@@ -113,14 +118,15 @@ impl FileServer {
                     files = rest;
                     self.metrics.reloads.get_or_create(&ResultLabel { result: "ok" }).inc();
                     matcher = m;
-                    let old = self.settings.stage.unknown.take();
                     self.settings = *settings;
-                    // The clusters outlive a reload: their counts go on, under the new cap.
-                    if let (Some(old), Some(new)) = (old, self.settings.stage.unknown.as_mut()) {
+                    // The clusters outlive a reload, `--unknown` turned off and on again too:
+                    // their counts go on, under the new cap.
+                    if let Some(new) = self.settings.stage.unknown.as_mut() {
                         let cap = new.clusters.lock().unwrap_or_else(|e| e.into_inner()).cap();
-                        old.clusters.lock().unwrap_or_else(|e| e.into_inner()).set_cap(cap);
-                        new.clusters = old.clusters;
-                        new.saved = old.saved;
+                        self.clusters.clusters.lock().unwrap_or_else(|e| e.into_inner()).set_cap(cap);
+                        new.clusters = self.clusters.clusters.clone();
+                        new.saved = self.clusters.saved.clone();
+                        *self.metrics.unknown.lock().unwrap_or_else(|e| e.into_inner()) = Some(new.clone());
                     }
                     // New globs are expanded at once.
                     self.found.expand(&self.settings, &mut files, &mut self.batch.marks);
