@@ -7,8 +7,8 @@
 //!
 //! Contract: events without a prefilter hit cost nothing beyond a branch (unless every event is
 //! written, `--all` or `--format pretty`). Matching sees the event's whole text; a JSON event's
-//! haystacks are its decoded string values (`fields.message` first, then other fields, then span
-//! fields), never the escaped raw line.
+//! haystacks are its decoded string values (span fields first, where a text line prints them,
+//! then `fields.message`, then other fields), never the escaped raw line.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -1740,6 +1740,23 @@ fn text_field(tl: Option<&parse::TextLine>, text: &[u8], pos: usize) -> String {
 }
 
 fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, String)>) {
+    // The spans first, where a text line prints them (`span{error=…}: target: message error=…`):
+    // ranking takes the match furthest into the event, and after the fields a span's error beat
+    // the line's own `error` field, so the same event logged as JSON and as text had two
+    // different primaries (found by an on-call reader).
+    if let Some(Value::Array(spans)) = obj.get("spans") {
+        for (i, sp) in spans.iter().enumerate() {
+            if let Value::Object(so) = sp {
+                for (k, v) in so {
+                    if k != "name"
+                        && let Value::String(s) = v
+                    {
+                        out.push((hay_text(s), format!("spans[{i}].{k}")));
+                    }
+                }
+            }
+        }
+    }
     if let Some(Value::Object(fields)) = obj.get("fields") {
         if let Some(Value::String(m)) = fields.get("message") {
             out.push((hay_text(m), "fields.message".into()));
@@ -1771,19 +1788,6 @@ fn collect_json(obj: &serde_json::Map<String, Value>, out: &mut Vec<(Vec<u8>, St
                     }
                 }
                 _ => {}
-            }
-        }
-    }
-    if let Some(Value::Array(spans)) = obj.get("spans") {
-        for (i, sp) in spans.iter().enumerate() {
-            if let Value::Object(so) = sp {
-                for (k, v) in so {
-                    if k != "name"
-                        && let Value::String(s) = v
-                    {
-                        out.push((hay_text(s), format!("spans[{i}].{k}")));
-                    }
-                }
             }
         }
     }

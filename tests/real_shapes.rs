@@ -563,3 +563,26 @@ fn real_shapes_fixture_matches_its_truth() {
     assert_eq!(found_errors, want_errors);
     assert_eq!(info_flagged, 0, "no INFO/DEBUG line of the fixture carries an error annotation");
 }
+
+/// Regression (found by an on-call reader): a JSON line's span fields were read after its
+/// `fields`, so the rule that the match furthest into the event wins made a span's error the
+/// primary over the line's own `error` field, while the same event as text (the span printed
+/// before the message) took the field: one event, two primaries, counted under two records.
+#[test]
+fn regression_a_json_line_ranks_its_span_error_as_its_text_line_does() {
+    let json = r#"{"timestamp":"2026-03-02T08:01:05.000000001Z","level":"WARN","fields":{"message":"recovery failed","error":"Invalid struct type"},"target":"risingwave_meta::barrier::recovery","spans":[{"error":"Hummock error: SST 180 is invalid","name":"failure_recovery"},{"name":"recovery_attempt"}]}"#;
+    let text = "2026-03-02T08:01:05.000000001Z  WARN failure_recovery{error=Hummock error: SST 180 is invalid}:recovery_attempt: risingwave_meta::barrier::recovery: recovery failed error=Invalid struct type";
+    let evs = all_events(&format!("{json}\n{text}\n"));
+    assert_eq!(evs.len(), 2, "{evs:?}");
+    let ids = |e: &Value| -> Vec<String> {
+        std::iter::once(&e["match"])
+            .chain(e["also_matched"].as_array().unwrap())
+            .map(|m| m["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(evs[0]["log"]["format"], "json");
+    assert_eq!(evs[0]["match"]["field"], "fields.error", "{}", evs[0]);
+    assert_eq!(evs[1]["match"]["field"], "fields.error", "{}", evs[1]);
+    assert_eq!(ids(&evs[0]), ids(&evs[1]), "the same records in the same order");
+    assert!(ids(&evs[0]).contains(&SST.to_owned()), "the span's error is still reported: {}", evs[0]);
+}
