@@ -1145,7 +1145,12 @@ fn unexplained(
                     gap.end = open + close + 1;
                 }
             }
-            if enough_alnum(&t[gap.clone()]) {
+            // A gRPC status's head before a known error in its message (`status: Internal,
+            // message: "` and `Catalog error: …` known): the envelope the error came back in.
+            let g = t[gap.clone()].trim_ascii();
+            let envelope = status_head(g.strip_prefix(b":").unwrap_or(g).trim_ascii_start())
+                .is_some_and(|h| h == g.strip_prefix(b":").unwrap_or(g).trim_ascii_start().len());
+            if !envelope && enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to
                 // the error field.
                 let own_words = i == 1 && at > region.start && t.get(lo).is_some_and(|b| *b == b' ');
@@ -1413,6 +1418,24 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     let t = &text[r.clone()];
     let (mut from, mut labelled) = (0, false);
     let end = loop {
+        // A gRPC status printed whole (`status: Internal, message: "…", details: [], metadata:
+        // …`): the error is the message the server sent, a chain of its own. Its head named
+        // only the status code, so every error that came back over gRPC with that code was one
+        // cluster (`status: Internal, message`: found by an on-call reader).
+        // Inside a quoted value its quotes are escaped (`"…: status: Internal, message: \"…\",
+        // details: [] …"`), and its message ends at the first quote escaped as its opening one.
+        if let Some(head) = status_head(&t[from..])
+            && let Some(close) = match t[from + head - 2] {
+                b'\\' => memchr::memmem::find_iter(&t[from + head..], b"\\\"")
+                    .map(|i| from + head + i)
+                    .find(|&i| t[i - 1] != b'\\')
+                    .map(|i| i - from),
+                _ => closing_quote(&t[from..], head),
+            }
+            && enough_alnum(&t[from + head..from + close])
+        {
+            return first_link(text, r.start + from + head..r.start + from + close);
+        }
         match link_end(t, from) {
             // A link that only names a kind of error (`Rpc error`, `QueryError`, `gRPC error
             // (Internal error)`, `Message production error`) with a cause after it is a wrapper:
@@ -1420,7 +1443,7 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
             // issue threads: `QueryError` over a Kafka producer's failure and over a barrier
             // timeout; `QueueFull` and `MessageTimedOut` as one `Message production error`).
             // The links after it go with it, up to the first that is not a kind.
-            Some((i, true)) if error_kind(&t[from..i]) && enough_alnum(&t[i + 2..]) => from = i + 2,
+            Some((i, true)) if passes_on(&t[from..i]) && enough_alnum(&t[i + 2..]) => from = i + 2,
             // A first link of one word is a label, not an error (`status: Internal, message:
             // …`, `Local: Broker transport failure`, `injected: <failpoint>`, `UNSAFE: Injecting
             // source offsets …`): alone it names no kind, and every error it heads would be one
@@ -1455,6 +1478,57 @@ fn undo_quote_escapes(t: &[u8]) -> Vec<u8> {
         i += 1;
     }
     out
+}
+
+/// Does `link` only pass an error on ([`first_link`]): name a kind of error ([`error_kind`]), or
+/// say that a gRPC request failed with a status code (RisingWave's client link, [`rpc_link`])?
+fn passes_on(link: &[u8]) -> bool {
+    error_kind(link) || rpc_link(link)
+}
+
+/// What tonic prints for a gRPC status code (`Code`'s `Display`, its description), but `Ok`'s.
+const GRPC_CODE_TEXTS: &[&[u8]] = &[
+    b"The operation was cancelled",
+    b"Unknown error",
+    b"Client specified an invalid argument",
+    b"Deadline expired before operation could complete",
+    b"Some requested entity was not found",
+    b"Some entity that we attempted to create already exists",
+    b"The caller does not have permission to execute the specified operation",
+    b"Some resource has been exhausted",
+    b"The system is not in a state required for the operation's execution",
+    b"The operation was aborted",
+    b"Operation was attempted past the valid range",
+    b"Operation is not implemented or not supported",
+    b"Internal error",
+    b"The service is currently unavailable",
+    b"Unrecoverable data loss or corruption",
+    b"The request does not have valid authentication credentials",
+];
+
+/// RisingWave's gRPC client link and the status code after it: `gRPC request to meta service
+/// failed: The service is currently unavailable: <the server's error>` (its
+/// `TonicStatusWrapper`, with ` (call `<path>`)` before `failed` in newer releases). Neither
+/// names an error: clustered, every error of one service came back as one kind (`gRPC request to
+/// meta service failed`: found by an on-call reader).
+fn rpc_link(link: &[u8]) -> bool {
+    let link = link.trim_ascii();
+    (link.starts_with(b"gRPC request") && link.ends_with(b" failed")) || GRPC_CODE_TEXTS.contains(&link)
+}
+
+/// tonic's `Status` printed whole (`status: Internal, message: "…", details: [], metadata: …`):
+/// the length of its head, up to and with the message's opening quote (`\"` inside a quoted
+/// value).
+fn status_head(t: &[u8]) -> Option<usize> {
+    let rest = t.strip_prefix(b"status: ")?;
+    let code = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let after = rest[code..].strip_prefix(b", message: ").filter(|_| code > 0)?;
+    let quote = match after {
+        [b'\\', b'"', ..] => 2,
+        [b'"', ..] => 1,
+        _ => return None,
+    };
+    Some(t.len() - after.len() + quote)
 }
 
 /// Does `link` only name a kind of error ([`first_link`])? Up to four words, none a value (of
@@ -1503,9 +1577,9 @@ fn only_error_kinds(t: &[u8]) -> bool {
     let mut from = 0;
     loop {
         match link_end(t, from) {
-            Some((i, true)) if error_kind(&t[from..i]) => from = i + 2,
+            Some((i, true)) if passes_on(&t[from..i]) => from = i + 2,
             Some(_) => return false,
-            None => return error_kind(&t[from..]),
+            None => return passes_on(&t[from..]),
         }
     }
 }
@@ -2235,7 +2309,6 @@ mod tests {
             ("unclosed \"quote: here", "unclosed \"quote: here"),
             ("a \"b\" c \"d: e", "a \"b\" c \"d: e"),
             // a first link of one word is a label: the next link goes with it
-            ("status: Internal, message: \"stream reset\", details: []", "status: Internal, message"),
             ("Local: Broker transport failure", "Local: Broker transport failure"),
             ("injected: iceberg_fail: failed to decode secret", "injected: iceberg_fail"),
             ("Error: disk full\nmore", "Error: disk full"),
@@ -2275,6 +2348,31 @@ mod tests {
             (r"Caused by these errors (recent errors listed first):\n  1: lease lost\n  2: timeout", "lease lost"),
             // other escapes are no line break
             (r#"column \"a: b\" is \\not null: x"#, r#"column \"a: b\" is \\not null"#),
+            // regressions (found by an on-call reader): a gRPC status printed whole is the
+            // message the server sent, read as a chain of its own ...
+            ("status: Internal, message: \"stream reset\", details: []", "stream reset"),
+            (
+                "status: Unavailable, message: \"transport error: connection refused: x\", details: []",
+                "transport error: connection refused",
+            ),
+            ("Pulsar error: status: Cancelled, message: \"h2 error: go away\"", "h2 error: go away"),
+            // ... with its head when the message is empty or unclosed
+            ("status: Internal, message: \"\", details: []", "status: Internal, message"),
+            ("status: Internal, message: \"stream reset", "status: Internal, message"),
+            // ... and inside a quoted value, where its quotes are escaped
+            (r#"status: Internal, message: \"stream reset by peer\", details: []"#, "stream reset by peer"),
+            (r#"status: Internal, message: \"a \\\"b\\\" c: d\", details: []"#, r#"a \\\"b\\\" c"#),
+            // ... and RisingWave's gRPC client link and the status code's text pass the
+            // server's error on, as kinds of error do
+            (
+                "gRPC request to meta service failed: The service is currently unavailable: lease lost: x",
+                "gRPC request to meta service failed: The service is currently unavailable: lease lost",
+            ),
+            (
+                "gRPC request to meta service (call `/meta.Cluster/Heartbeat`) failed: Internal error: lease lost",
+                "gRPC request to meta service (call `/meta.Cluster/Heartbeat`) failed: Internal error: lease lost",
+            ),
+            ("gRPC request to meta service failed", "gRPC request to meta service failed"),
         ];
         for (text, want) in cases {
             let t = text.as_bytes();

@@ -154,12 +154,17 @@ fn chain_cases_cluster_the_unexplained_part() {
         ("2026-03-02T08:00:20.123456789Z  WARN barrier collection failed for actor 4".to_owned(), None),
         // after `: ` it is that error, and the link outside it is its context: explained
         (warn(19, "failed to inject barrier error=retry: barrier collection failed for actor 4"), None),
-        // a first link of one word is a label (a gRPC status, an rdkafka error): the link
-        // after it goes with it, or every such error would be one cluster `status`
+        // a gRPC status printed whole: the server's message in it (its head named only the
+        // status code: every error that came back with it was one cluster)
         (
-            warn(20, r#"failed to inject barrier error=status: Unavailable, message: "h2 error", details: []"#),
-            Some("status: Unavailable, message"),
+            warn(
+                20,
+                r#"failed to inject barrier error=status: Unavailable, message: "stream reset by peer", details: []"#,
+            ),
+            Some("stream reset by peer"),
         ),
+        // a first link of one word is a label (an rdkafka error): the link after it goes with
+        // it, or every such error would be one cluster `Local`
         (
             warn(21, "failed to inject barrier error=Local: Broker transport failure"),
             Some("Local: Broker transport failure"),
@@ -918,7 +923,10 @@ fn regression_a_reload_that_turns_unknown_on_keeps_its_clusters() {
     assert!(ok.success());
     assert!(common::wait_timeout(&mut a, PATIENCE).is_some());
     let summary = std::fs::read_to_string(&err_file).unwrap();
-    assert!(summary.contains("zorblax conduit <*> overheated while flushing"), "no unknown cluster in the summary: {summary}");
+    assert!(
+        summary.contains("zorblax conduit <*> overheated while flushing"),
+        "no unknown cluster in the summary: {summary}"
+    );
     // A restart (the config still says warn) goes on counting.
     f.write_all((warn(5, "zorblax conduit 5 overheated while flushing") + "\n").as_bytes()).unwrap();
     let mut b = start(&d.dir.path().join("stderr2.log"));
@@ -3654,5 +3662,42 @@ fn regression_drafts_of_one_word_of_their_own_are_marked_for_review() {
             wide["record"]["id"].as_str().unwrap()
         )),
         "{err}"
+    );
+}
+
+/// Regression (found by an on-call reader): an error that came back over gRPC was clustered by
+/// its envelope: tonic's `status: Internal, message` held every error of that status code as
+/// one kind (a sstable's checksum and a peer's reset alike), was a cluster even when a record
+/// knew the message inside it, and RisingWave's `gRPC request to stream service failed` held
+/// every error of one service. The server's error is the message inside, read as a chain.
+#[test]
+fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error() {
+    let host = "2026-03-02T08:00:40.1Z  WARN risingwave_meta::barrier::progress: receive progress from unknown actor, likely removed after reschedule actor_id=1 error=";
+    let lines = [
+        r#"status: Internal, message: "stream reset by peer", details: [], metadata: MetadataMap { headers: {"content-type": "application/grpc"} }"#,
+        r#"status: Internal, message: "hummock sstable 42 checksum mismatch", details: [], metadata: MetadataMap { headers: {} }"#,
+        r#"status: Internal, message: "hummock sstable 77 checksum mismatch", details: [], metadata: MetadataMap { headers: {} }"#,
+        r#"status: Internal, message: "Catalog error: table not found: internal_test", details: [], metadata: MetadataMap { headers: {} }"#,
+        "gRPC request to stream service failed: Internal error: zorblax conduit 7 overheated",
+        "gRPC request to stream service failed: The service is currently unavailable: quorum of flux lost",
+    ];
+    let input: String = lines.iter().map(|l| format!("{host}{l}\n")).collect();
+    let out = run(&["--unknown", "warn", "--format", "json"], input.as_bytes());
+    assert!(out.status.success(), "{}", common::stderr_of(&out));
+    let evs = events(&out.stdout);
+    assert_eq!(evs.len(), lines.len(), "{evs:?}");
+    let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
+    assert_eq!(
+        templates,
+        [
+            Some("stream reset by peer"),
+            Some("hummock sstable <*> checksum mismatch"),
+            Some("hummock sstable <*> checksum mismatch"),
+            // The message inside is known: the envelope is no error of its own.
+            None,
+            Some("zorblax conduit <*> overheated"),
+            Some("gRPC request to stream service failed: The service is currently unavailable: quorum of flux lost"),
+        ],
+        "{evs:?}"
     );
 }

@@ -319,7 +319,8 @@ pub fn run(
             .spawn({
                 let metrics = metrics.clone();
                 move || {
-                    server::FileServer::new(settings, clusters, loaded, wake_rx, wake_tx, outbox, metrics, clock).run(matcher, reload)
+                    server::FileServer::new(settings, clusters, loaded, wake_rx, wake_tx, outbox, metrics, clock)
+                        .run(matcher, reload)
                 }
             })
             .map_err(FollowError::Start)?
