@@ -2448,6 +2448,30 @@ fn regression_a_go_programs_crash_is_one_event_at_error() {
     assert!(evs.iter().all(|e| unknown(e).is_none()), "{evs:?}");
 }
 
+/// Regression (found by an on-call reader): a crash took every line without a header after
+/// it, past the `exit status 2` that `go run` prints last, so a `kubectl get events` listing
+/// pasted below it lost its `LAST SEEN …` header into the crash.
+#[test]
+fn regression_a_go_crash_ends_at_its_exit_status() {
+    let d = Dir::new();
+    let lines = [
+        "panic: runtime error: invalid memory address or nil pointer dereference",
+        "",
+        "goroutine 187 [running]:",
+        "main.main()",
+        "\t/workspace/cmd/main.go:42 +0x25",
+        "exit status 2",
+        "LAST SEEN   TYPE      REASON      OBJECT                       MESSAGE",
+        "3m          Warning   BackOff     pod/risingwave-compute-1     Back-off restarting failed container",
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+    let got: Vec<(u64, u64)> =
+        evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap())).collect();
+    assert_eq!(got, [(1, 6), (7, 1), (8, 1)], "{evs:?}");
+    assert_eq!(evs[0]["log"]["format"], "panic");
+}
+
 /// Found by a second reader: two lines whose group keys collided (different token counts) were
 /// compared past the shorter template's end. On several threads the panic was not caught, and
 /// the run exited with status 101 and no output.
@@ -2903,6 +2927,35 @@ fn regression_a_postgres_report_is_one_event_whatever_the_threads_and_the_framin
         assert!(got == one, "--threads {threads}: {:?}", got.iter().zip(&one).find(|(a, b)| a != b));
     }
     assert!(rows(&d.events(&["--unknown", "warn", "--format", "json"], &text)) == one, "standard input");
+}
+
+/// Regression (found by an on-call reader): a Python traceback pasted under a `kubectl get
+/// events` listing continued its last `Warning` row, read as a program's dated line at WARN, and
+/// the exception at its end was never clustered. A row's `Warning` is the event's type: the
+/// traceback is an event of its own.
+#[test]
+fn regression_a_traceback_below_a_kubernetes_event_row_is_its_own_event() {
+    let d = Dir::new();
+    let text = "3m          Warning   BackOff     pod/risingwave-compute-1     Back-off restarting failed container compute in pod risingwave-compute-1_risingwave(5678)\n\
+        Traceback (most recent call last):\n\
+        \x20 File \"/app/udf.py\", line 42, in <module>\n\
+        \x20   import numpyy\n\
+        ModuleNotFoundError: No module named 'numpyy'\n";
+    let evs = d.events(&["--unknown", "any", "--format", "json"], text);
+    let got: Vec<(u64, u64, Option<&str>)> = evs
+        .iter()
+        .map(|e| {
+            (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap(), unknown(e).map(|u| u.1))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 1, Some("Back-off restarting failed container compute in pod <*>(<*>)")),
+            (2, 4, Some("ModuleNotFoundError: No module named <*>")),
+        ],
+        "{evs:?}"
+    );
 }
 
 /// `kubectl get events` and the `Events:` of `kubectl describe pod`, the first things an

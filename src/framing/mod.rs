@@ -103,6 +103,9 @@ struct Acc {
     prefix: parse::Prefix,
     /// Where the event is in a Python traceback or below a logged Java exception ([`Traceback`]).
     traceback: Traceback,
+    /// A crash's `exit status 2` (what `go run` prints last under a Go program's crash) was its
+    /// last line: a line after it without a header is no longer the crash's.
+    exited: bool,
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
     warns: bool,
@@ -625,7 +628,7 @@ impl<'m> Framer<'m> {
         self.acc.as_ref().is_some_and(|a| {
             let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
             let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
-            let structured = matches!(a.header, Header::RisingWave | Header::Panic);
+            let structured = matches!(a.header, Header::RisingWave | Header::Panic) && !a.exited;
             room && match header {
                 Header::None => {
                     source_key(line, prefix) == a.source
@@ -918,6 +921,7 @@ impl<'m> Framer<'m> {
                 source: source_key(if ansi { &clean } else { raw }, &prefix),
                 prefix,
                 traceback: Traceback::None,
+                exited: false,
                 // Set below, as for every line the event takes.
                 foreign: false,
                 crlf: false,
@@ -929,9 +933,13 @@ impl<'m> Framer<'m> {
         let foreign = self.foreign;
         let acc = self.acc.as_mut().expect("an event is open");
         acc.foreign |= foreign;
-        // A RisingWave event or a panic takes every line without a header: no state to keep.
+        // A RisingWave event or a panic takes every line without a header: no state to keep,
+        // but a crash's end (found by an on-call reader: the `LAST SEEN …` header of a
+        // `kubectl get events` listing pasted below a Go crash was taken into it).
         if !matches!(acc.header, Header::RisingWave | Header::Panic) {
             acc.traceback = acc.traceback.after(content);
+        } else if acc.header == Header::Panic {
+            acc.exited = exit_status_line(content);
         }
         if ansi {
             self.clean = clean;
@@ -1298,9 +1306,20 @@ fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
 }
 
 /// Is another program's line ([`Header::Stamped`], its text `content`, read as `st`) at WARN or
-/// above?
+/// above, as a program logs an error that a traceback below it belongs to? Not a Kubernetes
+/// event's row (its `object`): its `Warning` is the event's type, and a program's traceback
+/// pasted under a `kubectl get events` listing was taken into its last row (found by an on-call
+/// reader).
 fn stamped_warns(content: &[u8], st: &parse::StampedLine) -> bool {
-    st.level.clone().is_some_and(|l| crate::unknown::Levels::Warn.wants(Some(&content[l]), false))
+    st.object.is_none()
+        && st.level.clone().is_some_and(|l| crate::unknown::Levels::Warn.wants(Some(&content[l]), false))
+}
+
+/// `exit status <N>`: what `go run` (and a shell's job report) prints after a program's crash.
+fn exit_status_line(line: &[u8]) -> bool {
+    line.trim_ascii_end()
+        .strip_prefix(b"exit status ")
+        .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))
 }
 
 /// Lines that continue the event above even when it is plain text.
