@@ -835,12 +835,7 @@ impl Clustering<'_> {
         if let Some(m) = self.metrics {
             m.unknown_event(label);
         }
-        let severity = match label {
-            "error" => crate::catalog::Severity::Error,
-            "warn" => crate::catalog::Severity::Warning,
-            "debug" => crate::catalog::Severity::Debug,
-            _ => crate::catalog::Severity::Info,
-        };
+        let severity = crate::unknown::level_severity(label, level, panic);
         Some((cluster, count, severity, hay, range))
     }
 }

@@ -1163,7 +1163,11 @@ fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<Strin
     }
     if let Some(u) = &ev.unknown {
         if ev.found.is_empty() {
-            let sev = if u.severity >= crate::catalog::Severity::Error { 3 } else { 4 };
+            let sev = match u.severity {
+                crate::catalog::Severity::Critical => 2,
+                crate::catalog::Severity::Error => 3,
+                _ => 4,
+            };
             event.insert("severity".into(), sev.into());
             v.insert("error".into(), serde_json::json!({"message": text(u.text)}));
             v.insert("annotail".into(), serde_json::json!({"schema": ev.schema, "line": ev.source.line, "lines": ev.source.lines}));

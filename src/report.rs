@@ -673,7 +673,7 @@ impl Writer for Collector<'_> {
             // An unknown event's severity is the clusterer's reading of its level, which also
             // counts a panic (no level word) as an error; the line's level word otherwise.
             None => match (ev.unknown.as_ref().map(|u| u.severity), ev.log.level.as_deref()) {
-                (Some(crate::catalog::Severity::Error), _) => {
+                (Some(crate::catalog::Severity::Error | crate::catalog::Severity::Critical), _) => {
                     self.unknown[0] += 1;
                     UNKNOWN_ERROR.to_owned()
                 }

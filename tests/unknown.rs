@@ -3754,3 +3754,28 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
         "{evs:?}"
     );
 }
+
+/// Regression (found by a daemon operator's reading): an unknown event at a level above error
+/// (`FATAL`, `CRITICAL`) was an error to the sinks' `min_severity`, so a sink kept for `critical`
+/// never had one. It is critical now; a plain ERROR and a crash without a level word stay errors.
+#[test]
+fn regression_unknown_events_above_error_are_critical() {
+    let d = Dir::new();
+    let input = [
+        r#"{"time":"2026-12-05T10:00:00Z","level":"FATAL","msg":"zorblax conduit melted down"}"#,
+        r#"{"time":"2026-12-05T10:00:01Z","level":"CRITICAL","msg":"flux capacitor drained"}"#,
+        r#"{"time":"2026-12-05T10:00:02Z","level":"ERROR","msg":"quorum of gremlins lost"}"#,
+        "thread 'main' panicked at src/meta/src/nothing_known.rs:10:5:",
+        "something odd happened",
+    ]
+    .join("\n")
+        + "\n";
+    let kept = |min: &str| -> Vec<String> {
+        d.events(&["--unknown", "warn", "--format", "ecs", "--min-severity", min], &input)
+            .iter()
+            .map(|e| format!("{} {}", e["event"]["severity"], e["error"]["message"].as_str().unwrap()))
+            .collect()
+    };
+    assert_eq!(kept("critical"), ["2 zorblax conduit melted down", "2 flux capacitor drained"]);
+    assert_eq!(kept("error").len(), 4, "{:?}", kept("error"));
+}

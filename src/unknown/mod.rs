@@ -447,6 +447,29 @@ pub fn level_label(level: Option<&[u8]>, panic: bool) -> &'static str {
     }
 }
 
+/// The severity an unknown event has (what the sinks' `min_severity` reads), from its
+/// [`level_label`] and its level word: `critical` for the levels above error (`FATAL`,
+/// `CRITICAL`, `PANIC`, `ALERT`, `EMERGENCY`, klog's `fatal`), which were `error`, so that a sink
+/// kept for `critical` never had them (found by a daemon operator's reading). A crash without a
+/// level word (a Rust panic, a Go program's) stays an error, as every view of it says.
+pub fn level_severity(label: &str, level: Option<&[u8]>, panic: bool) -> crate::catalog::Severity {
+    use crate::catalog::Severity;
+    const ABOVE_ERROR: [&str; 8] = ["FATAL", "CRITICAL", "CRIT", "PANIC", "DPANIC", "ALERT", "EMERG", "EMERGENCY"];
+    match label {
+        "error" => {
+            let l = level.filter(|_| !panic).map(trim_level).unwrap_or_default();
+            if ABOVE_ERROR.iter().any(|w| l.eq_ignore_ascii_case(w.as_bytes())) {
+                Severity::Critical
+            } else {
+                Severity::Error
+            }
+        }
+        "warn" => Severity::Warning,
+        "debug" => Severity::Debug,
+        _ => Severity::Info,
+    }
+}
+
 /// One template and its count.
 #[derive(Debug, Clone)]
 pub struct Cluster {
@@ -1622,5 +1645,24 @@ mod tests {
             assert_eq!(super::level_label(level.map(str::as_bytes), false), want, "{level:?}");
         }
         assert_eq!(super::level_label(Some(b"INFO"), true), "error");
+        use crate::catalog::Severity;
+        for (level, panic, want) in [
+            (Some("ERROR"), false, Severity::Error),
+            (Some("err"), false, Severity::Error),
+            (Some("FATAL"), false, Severity::Critical),
+            (Some("fatal"), false, Severity::Critical),
+            (Some("CRITICAL"), false, Severity::Critical),
+            (Some("dpanic"), false, Severity::Critical),
+            (Some("EMERG"), false, Severity::Critical),
+            (None, true, Severity::Error),
+            (Some("INFO"), true, Severity::Error),
+            (Some("WARN"), false, Severity::Warning),
+            (Some("NOTICE"), false, Severity::Info),
+            (None, false, Severity::Info),
+        ] {
+            let level = level.map(str::as_bytes);
+            let label = super::level_label(level, panic);
+            assert_eq!(super::level_severity(label, level, panic), want, "{level:?} {panic}");
+        }
     }
 }
