@@ -43,6 +43,9 @@ fn headers_after_paste_prefixes_start_events() {
         ("a nested quote", "> > ", &[(1, JOB)], 2),
         ("a table gutter", "| ", &[(1, JOB)], 2),
         ("a wide table gutter", "  |   | ", &[(1, JOB)], 2),
+        // Regression (found by an on-call reader): a web page's or a chat's indent.
+        ("a no-break space", "\u{a0}", &[(1, JOB)], 2),
+        ("no-break spaces and a blank", "\u{a0}\u{a0} ", &[(1, JOB)], 2),
     ];
     for (what, pre, want, n) in cases {
         let evs = all_events(&format!("{pre}{err}\n{pre}{info}\n"));

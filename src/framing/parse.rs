@@ -557,10 +557,10 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
 /// the line for a header.
 const MAX_GREP_CUTS: usize = 16;
 
-/// Leading whitespace, markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
+/// Leading whitespace (no-break spaces too), markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
 /// length, and whether there is a quote, and a gutter, among them.
 fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
-    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|')) {
+    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|' | 0xc2)) {
         return None;
     }
     let (mut quote, mut table) = (false, false);
@@ -568,6 +568,10 @@ fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
     while i < line.len().min(MAX_PASTE_LEAD) {
         match line[i] {
             b' ' | b'\t' => {}
+            // A no-break space (U+00A0), an indent as a web page or a chat copies it: a header
+            // behind one was a continuation, and a whole paste one event with no level (found
+            // by an on-call reader).
+            0xc2 if line.get(i + 1) == Some(&0xa0) => i += 1,
             b'>' => quote = true,
             b'|' => table = true,
             _ => break,
