@@ -1439,10 +1439,11 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
             // timeout; `QueueFull` and `MessageTimedOut` as one `Message production error`).
             // The links after it go with it, up to the first that is not a kind.
             Some((i, true)) if passes_on(&t[from..i]) && enough_alnum(&t[i + 2..]) => from = i + 2,
-            // A first link of one word is a label, not an error (`status: Internal, message:
-            // …`, `Local: Broker transport failure`, `injected: <failpoint>`, `UNSAFE: Injecting
-            // source offsets …`): alone it names no kind, and every error it heads would be one
-            // cluster. The link after it goes with it. So does a word and values (`actor 7`,
+            // A first link of one word is a label, not an error (`Local: Broker transport
+            // failure`, `injected: <failpoint>`, `UNSAFE: Injecting source offsets …`, a gRPC
+            // status without its quoted message): alone it names no kind, and every error it
+            // heads would be one cluster. The link after it goes with it. So does a word and
+            // values (`actor 7`,
             // `worker 3`: every word after the first has a digit): a label of a thing, which
             // masks to one word (`actor <*>` held a barrier timeout and a sink's failed write
             // as one kind).
