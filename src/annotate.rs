@@ -511,8 +511,12 @@ impl<W: Writer> Annotator<'_, W> {
         let mut timestamp: Option<Cow<'_, str>> = None;
         if let Some(Value::Object(obj)) = &json {
             timestamp = fill_json_log(obj, json_level.clone(), &mut log);
+            // The first value after the span fields (read first, where a text line prints
+            // them), when it is the message: taking the first value of all left every JSON line
+            // with a span field without its message (found by a second reader).
             message = hay_texts
-                .first()
+                .iter()
+                .find(|(_, n)| !n.starts_with("spans["))
                 .filter(|(_, n)| n == "fields.message" || JSON_MESSAGE_KEYS.contains(&n.as_str()))
                 .map_or(&[][..], |(t, _)| t);
         } else if let Some(t) = &text_line {
@@ -1122,6 +1126,10 @@ fn unexplained(
             // error from the same error logged without the status (read in an issue thread).
             if let Some(close) = closing_quote(&t[region.start..gap.end], gap.start - region.start) {
                 gap.end = region.start + close;
+                // A status inside a quoted value: its message ends at its escaped quote.
+                if let Some(p) = memchr::memmem::find(&t[gap.clone()], b"\\\", details: ") {
+                    gap.end = gap.start + p;
+                }
             } else {
                 // One that starts at its opening quote (the status's label known, a draft's
                 // `status: Cancelled, message`), up to and with its closing one, which
@@ -1141,10 +1149,13 @@ fn unexplained(
                 }
             }
             // A gRPC status's head before a known error in its message (`status: Internal,
-            // message: "` and `Catalog error: …` known): the envelope the error came back in.
+            // message: "` and `Catalog error: …` known), or its tail after one inside a quoted
+            // value (`\", details: [] …`, where the closing quote below is the value's): the
+            // envelope the error came back in.
             let g = t[gap.clone()].trim_ascii();
-            let envelope = status_head(g.strip_prefix(b":").unwrap_or(g).trim_ascii_start())
-                .is_some_and(|h| h == g.strip_prefix(b":").unwrap_or(g).trim_ascii_start().len());
+            let g = g.strip_prefix(b":").unwrap_or(g).trim_ascii_start();
+            let envelope = status_head(g).is_some_and(|h| h == g.len())
+                || g.strip_prefix(b"\\").unwrap_or(g).starts_with(b"\", details: ");
             if !envelope && enough_alnum(&t[gap.clone()]) {
                 // The host's own words after a match in its message (see above): second to
                 // the error field.
@@ -1568,10 +1579,32 @@ fn closing_quote(t: &[u8], at: usize) -> Option<usize> {
     memchr::memchr_iter(b'"', &t[at..]).map(|i| at + i).find(unescaped)
 }
 
-/// Is every link of the chain `t` a kind of error ([`error_kind`])?
+/// Is every link of the chain `t` a kind of error or another link that only passes an error on
+/// ([`passes_on`], a gRPC status's head)?
 fn only_error_kinds(t: &[u8]) -> bool {
     let mut from = 0;
     loop {
+        // A gRPC status's head passes the server's error on as well (`Rpc error: status:
+        // Internal, message: "`, or `"status: …, message: \"` inside a quoted value): before a
+        // known error in its message it was clustered, and an unknown cause after a known
+        // wrapper inside it went unseen (found by a second reader).
+        let quoting = |b: &u8| matches!(b, b' ' | b':' | b'"' | b'\\');
+        let lead = t[from..].iter().take_while(|b| quoting(b)).count();
+        if let Some(head) = status_head(&t[from + lead..]) {
+            from += lead + head;
+            if t[from..].iter().all(quoting) {
+                return true;
+            }
+            continue;
+        }
+        // The same head at the end, its quote taken off with the piece's trailing separator.
+        if let Some(rest) = t[from + lead..].strip_prefix(b"status: ")
+            && let code = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count()
+            && code > 0
+            && rest[code..].strip_prefix(b", message").is_some_and(|r| r.iter().all(quoting))
+        {
+            return true;
+        }
         match link_end(t, from) {
             Some((i, true)) if passes_on(&t[from..i]) => from = i + 2,
             Some(_) => return false,

@@ -584,6 +584,8 @@ fn regression_a_json_line_ranks_its_span_error_as_its_text_line_does() {
             .collect()
     };
     assert_eq!(evs[0]["log"]["format"], "json");
+    // The message is still the line's own (it was empty once span fields were read first).
+    assert_eq!(evs[0]["message"], "recovery failed", "{}", evs[0]);
     assert_eq!(evs[0]["match"]["field"], "fields.error", "{}", evs[0]);
     assert_eq!(evs[1]["match"]["field"], "fields.error", "{}", evs[1]);
     assert_eq!(ids(&evs[0]), ids(&evs[1]), "the same records in the same order");

@@ -897,10 +897,17 @@ fn regression_a_reload_that_turns_unknown_on_keeps_its_clusters() {
         c.stdout(Stdio::piped()).stderr(std::fs::File::create(err).unwrap());
         c.spawn().unwrap()
     };
+    // Off, the clusters file is neither read nor set aside (found by a second reader: an
+    // unreadable one was moved to `.corrupt` by a daemon that did not cluster).
+    std::fs::create_dir_all(&state).unwrap();
+    let clusters = state.join("unknown-clusters.json");
+    std::fs::write(&clusters, "not json").unwrap();
     let mut a = start(&err_file);
     let rx = lines_of(&mut a);
     let addr = metrics_addr(&err_file);
     scrape_until(&addr, &["annotail_unknown_clusters 0"]);
+    assert_eq!(std::fs::read_to_string(&clusters).unwrap(), "not json");
+    assert!(!state.join("unknown-clusters.json.corrupt").exists());
     std::fs::write(&config, cfg("warn")).unwrap();
     let ok = std::process::Command::new("kill").args(["-HUP", &a.id().to_string()]).status().unwrap();
     assert!(ok.success());
@@ -913,7 +920,6 @@ fn regression_a_reload_that_turns_unknown_on_keeps_its_clusters() {
     let counts = |evs: &[Value]| evs.iter().map(|e| e["unknown"]["count"].as_u64().unwrap()).collect::<Vec<_>>();
     assert_eq!(counts(&first), [1, 2, 3], "{first:?}");
     scrape_until(&addr, &["annotail_unknown_clusters 1\n", "annotail_unknown_events_total{level=\"warn\"} 3"]);
-    let clusters = state.join("unknown-clusters.json");
     let deadline = Instant::now() + PATIENCE;
     while !std::fs::read_to_string(&clusters).is_ok_and(|t| t.contains("zorblax")) {
         assert!(Instant::now() < deadline, "the clusters were never written");
@@ -2470,6 +2476,18 @@ fn regression_a_go_crash_ends_at_its_exit_status() {
         evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap())).collect();
     assert_eq!(got, [(1, 6), (7, 1), (8, 1)], "{evs:?}");
     assert_eq!(evs[0]["log"]["format"], "panic");
+    // A blank line after the end joins the crash, and the end holds past it (found by a
+    // second reader).
+    let blank = input.replace("exit status 2\n", "exit status 2\n\n");
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &blank);
+    let got: Vec<(u64, u64)> =
+        evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap())).collect();
+    assert_eq!(got, [(1, 7), (8, 1), (9, 1)], "{evs:?}");
+    // A Rust panic whose message reads `exit status 3` keeps its note and backtrace.
+    let rust = "thread 'main' panicked at src/meta/src/nothing_known.rs:10:5:\nexit status 3\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\nstack backtrace:\n   0: rust_begin_unwind\n";
+    let evs = d.events(&["--unknown", "any", "--format", "json"], rust);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0]["source"]["lines"], 5);
 }
 
 /// Found by a second reader: two lines whose group keys collided (different token counts) were
@@ -3733,6 +3751,11 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
         r#"status: Internal, message: "Catalog error: table not found: internal_test", details: [], metadata: MetadataMap { headers: {} }"#,
         "gRPC request to stream service failed: Internal error: zorblax conduit 7 overheated",
         "gRPC request to stream service failed: The service is currently unavailable: quorum of flux lost",
+        // Found by a second reader: links that pass the error on inside the status's message,
+        // before it, and the status inside a quoted value.
+        r#"status: Internal, message: "gRPC request to meta service failed: Internal error: zorblax 7 down", details: []"#,
+        r#"Rpc error: status: Internal, message: "Catalog error: table not found: internal_test""#,
+        r#""status: Internal, message: \"Catalog error: table not found: internal_test\", details: []""#,
     ];
     let input: String = lines.iter().map(|l| format!("{host}{l}\n")).collect();
     let out = run(&["--unknown", "warn", "--format", "json"], input.as_bytes());
@@ -3750,6 +3773,9 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
             None,
             Some("zorblax conduit <*> overheated"),
             Some("gRPC request to stream service failed: The service is currently unavailable: quorum of flux lost"),
+            Some("zorblax <*> down"),
+            None,
+            None,
         ],
         "{evs:?}"
     );

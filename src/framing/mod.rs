@@ -103,8 +103,10 @@ struct Acc {
     prefix: parse::Prefix,
     /// Where the event is in a Python traceback or below a logged Java exception ([`Traceback`]).
     traceback: Traceback,
-    /// A crash's `exit status 2` (what `go run` prints last under a Go program's crash) was its
-    /// last line: a line after it without a header is no longer the crash's.
+    /// A Go program's crash: a goroutine's stack (`goroutine 187 [running]:`) was among its lines.
+    goroutines: bool,
+    /// A Go crash's `exit status 2` (what `go run` prints last under it) was among its lines:
+    /// a line after it without a header and not indented is no longer the crash's.
     exited: bool,
     /// The event's first line is another program's dated line at WARN or above (Python's
     /// `logger.exception`, `logger.error(…, exc_info=True)`): a traceback below it is its own.
@@ -629,6 +631,7 @@ impl<'m> Framer<'m> {
             let size = a.own.len() + a.in_block.map_or(0, |(x, y)| y - x) + len;
             let room = a.lines < self.limits.max_event_lines && size < self.limits.max_event_bytes;
             let structured = matches!(a.header, Header::RisingWave | Header::Panic) && !a.exited;
+            // Past a Go crash's end only a line that continues any event's (blank, indented).
             room && match header {
                 Header::None => {
                     source_key(line, prefix) == a.source
@@ -921,6 +924,7 @@ impl<'m> Framer<'m> {
                 source: source_key(if ansi { &clean } else { raw }, &prefix),
                 prefix,
                 traceback: Traceback::None,
+                goroutines: false,
                 exited: false,
                 // Set below, as for every line the event takes.
                 foreign: false,
@@ -939,7 +943,10 @@ impl<'m> Framer<'m> {
         if !matches!(acc.header, Header::RisingWave | Header::Panic) {
             acc.traceback = acc.traceback.after(content);
         } else if acc.header == Header::Panic {
-            acc.exited = exit_status_line(content);
+            // Once seen, for good: a blank line after it joined the crash and took the end
+            // away (found by a second reader). A Rust panic's message may read `exit status 3`.
+            acc.goroutines |= content.starts_with(b"goroutine ");
+            acc.exited |= acc.goroutines && exit_status_line(content);
         }
         if ansi {
             self.clean = clean;

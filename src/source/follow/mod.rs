@@ -285,24 +285,13 @@ pub fn run(
         .unknown
         .clone()
         .unwrap_or_else(|| crate::unknown::Shared::new(crate::unknown::Levels::Off, crate::unknown::DEFAULT_CAP));
-    {
-        let u = &clusters;
-        let saved = checkpoint::read_clusters(&settings.state_dir);
-        if !saved.is_empty() {
-            let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
-            tracing::info!(clusters = taken, "unknown clusters taken up from the state directory");
-            if taken < saved.len() {
-                tracing::warn!(
-                    saved = saved.len(),
-                    taken,
-                    "unknown clusters in the state directory left out: more than the cap (the least recently seen), or already alive or unreadable"
-                );
-            }
-        }
-        // Off, the clusters do not change: the file is left as it is (not rewritten as read).
-        if settings.stage.unknown.is_none() {
-            u.mark_saved();
-        }
+    // Off, the clusters file is not read (nor set aside when unreadable) and not written: a
+    // reload that turns `--unknown` on takes it up then, under the cap it sets (found by a
+    // second reader: read at start under the default cap, a larger set lost its oldest).
+    if settings.stage.unknown.is_some() {
+        take_up_clusters(&clusters, &settings.state_dir);
+    } else {
+        clusters.mark_saved();
     }
     let store = Arc::new(Mutex::new(store));
     metrics.checkpoint_current();
@@ -548,6 +537,23 @@ async fn save_every(
             }
             Err(_) => return,
         }
+    }
+}
+
+/// Take up the clusters a run before left in the state directory `dir`, under `u`'s cap.
+pub(super) fn take_up_clusters(u: &crate::unknown::Shared, dir: &std::path::Path) {
+    let saved = checkpoint::read_clusters(dir);
+    if saved.is_empty() {
+        return;
+    }
+    let taken = u.clusters.lock().unwrap_or_else(|e| e.into_inner()).restore(&saved);
+    tracing::info!(clusters = taken, "unknown clusters taken up from the state directory");
+    if taken < saved.len() {
+        tracing::warn!(
+            saved = saved.len(),
+            taken,
+            "unknown clusters in the state directory left out: more than the cap (the least recently seen), or already alive or unreadable"
+        );
     }
 }
 

@@ -65,6 +65,9 @@ pub(super) struct FileServer {
     /// The run's clusters, whether `--unknown` is on or not: `settings.stage.unknown`, when on,
     /// shares them (see [`super::run`]).
     clusters: crate::unknown::Shared,
+    /// The state directory's clusters are in `clusters` (at start with `--unknown` on, else at
+    /// the reload that turns it on).
+    clusters_taken_up: bool,
     /// Matches per record of the current generation.
     tally: Arc<Tally>,
     /// Every timer's time (the system's, or a test's).
@@ -92,6 +95,7 @@ impl FileServer {
         let formats = Sinks::formats(&settings.sinks());
         let config_watcher = watch::watch_config(&settings.watch_config, wake_tx.clone());
         FileServer {
+            clusters_taken_up: settings.stage.unknown.is_some(),
             settings,
             clusters,
             found: Discovery::new(loaded, watcher, metrics.clone(), clock.clone()),
@@ -124,6 +128,10 @@ impl FileServer {
                     if let Some(new) = self.settings.stage.unknown.as_mut() {
                         let cap = new.clusters.lock().unwrap_or_else(|e| e.into_inner()).cap();
                         self.clusters.clusters.lock().unwrap_or_else(|e| e.into_inner()).set_cap(cap);
+                        if !self.clusters_taken_up {
+                            super::take_up_clusters(&self.clusters, &self.settings.state_dir);
+                            self.clusters_taken_up = true;
+                        }
                         new.clusters = self.clusters.clusters.clone();
                         new.saved = self.clusters.saved.clone();
                         *self.metrics.unknown.lock().unwrap_or_else(|e| e.into_inner()) = Some(new.clone());
