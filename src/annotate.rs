@@ -626,6 +626,7 @@ impl<W: Writer> Annotator<'_, W> {
                     (None, None) => plain_message(&text),
                 },
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
+                postgres: matches!(&other, Some(Other::Stamped(st)) if st.postgres || st.psql_shaped()),
             };
             let crash = ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(&text, &text);
             c.cluster(&log, crash, hays, names, text_line.as_ref(), &text)
@@ -773,6 +774,9 @@ struct Clustering<'a> {
     /// Another program's line's error field ([`Other::error`]): a Go program's error pair, a
     /// logged Python or Java exception.
     plain_error: Option<Range<usize>>,
+    /// The line is PostgreSQL's (a server log's report, or psql's `ERROR:  …`): its `FATAL`
+    /// ends a session, an error ([`crate::unknown::level_severity`]).
+    postgres: bool,
 }
 
 impl Clustering<'_> {
@@ -839,7 +843,7 @@ impl Clustering<'_> {
         if let Some(m) = self.metrics {
             m.unknown_event(label);
         }
-        let severity = crate::unknown::level_severity(label, level, panic);
+        let severity = crate::unknown::level_severity(label, level, panic, self.postgres);
         Some((cluster, count, severity, hay, range))
     }
 }

@@ -3804,4 +3804,10 @@ fn regression_unknown_events_above_error_are_critical() {
     };
     assert_eq!(kept("critical"), ["2 zorblax conduit melted down", "2 flux capacitor drained"]);
     assert_eq!(kept("error").len(), 4, "{:?}", kept("error"));
+    // PostgreSQL's FATAL ends one session: an error, as PostgreSQL itself logs it to syslog.
+    let pg = "2026-03-05 10:00:00.123 UTC [4711] FATAL:  the database system is starting up\n\
+        2026-03-05 10:00:00.124 UTC [4711] LOG:  checkpoint starting: time\n";
+    let evs = d.events(&["--unknown", "warn", "--format", "ecs"], pg);
+    assert_eq!(evs.len(), 1, "{evs:?}");
+    assert_eq!(evs[0]["event"]["severity"], 3, "{}", evs[0]);
 }

@@ -451,14 +451,17 @@ pub fn level_label(level: Option<&[u8]>, panic: bool) -> &'static str {
 /// [`level_label`] and its level word: `critical` for the levels above error (`FATAL`,
 /// `CRITICAL`, `PANIC`, `ALERT`, `EMERGENCY`, klog's `fatal`), which were `error`, so that a sink
 /// kept for `critical` never had them (found by a daemon operator's reading). A crash without a
-/// level word (a Rust panic, a Go program's) stays an error, as every view of it says.
-pub fn level_severity(label: &str, level: Option<&[u8]>, panic: bool) -> crate::catalog::Severity {
+/// level word (a Rust panic, a Go program's) stays an error, as every view of it says, and so
+/// does PostgreSQL's `FATAL` (`postgres`): it ends one session (`password authentication
+/// failed`, `the database system is starting up`), and PostgreSQL itself logs it to syslog as an
+/// error, its `PANIC` as critical.
+pub fn level_severity(label: &str, level: Option<&[u8]>, panic: bool, postgres: bool) -> crate::catalog::Severity {
     use crate::catalog::Severity;
     const ABOVE_ERROR: [&str; 8] = ["FATAL", "CRITICAL", "CRIT", "PANIC", "DPANIC", "ALERT", "EMERG", "EMERGENCY"];
     match label {
         "error" => {
             let l = level.filter(|_| !panic).map(trim_level).unwrap_or_default();
-            if ABOVE_ERROR.iter().any(|w| l.eq_ignore_ascii_case(w.as_bytes())) {
+            if ABOVE_ERROR.iter().any(|w| l.eq_ignore_ascii_case(w.as_bytes())) && !(postgres && l == b"FATAL") {
                 Severity::Critical
             } else {
                 Severity::Error
@@ -1662,7 +1665,10 @@ mod tests {
         ] {
             let level = level.map(str::as_bytes);
             let label = super::level_label(level, panic);
-            assert_eq!(super::level_severity(label, level, panic), want, "{level:?} {panic}");
+            assert_eq!(super::level_severity(label, level, panic, false), want, "{level:?} {panic}");
         }
+        // PostgreSQL's FATAL ends a session: an error; its PANIC is critical.
+        assert_eq!(super::level_severity("error", Some(b"FATAL"), false, true), Severity::Error);
+        assert_eq!(super::level_severity("error", Some(b"PANIC"), false, true), Severity::Critical);
     }
 }
