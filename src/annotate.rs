@@ -1130,8 +1130,12 @@ fn unexplained(
             // error from the same error logged without the status (read in an issue thread).
             if let Some(close) = closing_quote(&t[region.start..gap.end], gap.start - region.start) {
                 gap.end = region.start + close;
-                // A status inside a quoted value: its message ends at its escaped quote.
-                if let Some(p) = memchr::memmem::find(&t[gap.clone()], b"\\\", details: ") {
+                // Inside a status inside a quoted value, a piece of its message (after a known
+                // error in it) ends at the message's escaped quote. A piece that holds the
+                // status's head is read by `first_link`, which finds that quote itself.
+                if memchr::memmem::find(&t[gap.clone()], b"message: \\\"").is_none()
+                    && let Some(p) = memchr::memmem::find(&t[gap.clone()], b"\\\", details: ")
+                {
                     gap.end = gap.start + p;
                 }
             } else {

@@ -3756,6 +3756,7 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
         r#"status: Internal, message: "gRPC request to meta service failed: Internal error: zorblax 7 down", details: []"#,
         r#"Rpc error: status: Internal, message: "Catalog error: table not found: internal_test""#,
         r#""status: Internal, message: \"Catalog error: table not found: internal_test\", details: []""#,
+        r#""worker node 8 is shutting down: status: Internal, message: \"stream reset by peer\", details: []""#,
     ];
     let input: String = lines.iter().map(|l| format!("{host}{l}\n")).collect();
     let out = run(&["--unknown", "warn", "--format", "json"], input.as_bytes());
@@ -3776,6 +3777,7 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
             Some("zorblax <*> down"),
             None,
             None,
+            Some("stream reset by peer"),
         ],
         "{evs:?}"
     );
