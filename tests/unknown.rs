@@ -3813,3 +3813,49 @@ fn regression_unknown_events_above_error_are_critical() {
     assert_eq!(evs.len(), 1, "{evs:?}");
     assert_eq!(evs[0]["event"]["severity"], 3, "{}", evs[0]);
 }
+
+/// Regression (found by two readers): an event whose last line was a report's `Caused by:` was
+/// completed on the idle timeout (100 ms) when its writer paused there (a pipe's buffer full, a
+/// slow network under `kubectl logs -f`): the cause that came next was an event of its own
+/// without a header, and the unknown error in it was never clustered. Such an event waits up
+/// to the line timeout for its causes, on standard input and in follow mode.
+#[test]
+fn regression_a_report_header_waits_for_its_causes() {
+    let d = Dir::new();
+    let head = "2026-03-02T08:01:04.8Z ERROR risingwave_meta_node::server: an election error occurred\n\nCaused by:\n";
+    let cause = "    zorblax socket 5 melted down\n";
+    let want = |evs: &[Value]| {
+        assert_eq!(evs.len(), 1, "{evs:?}");
+        assert_eq!(evs[0]["source"]["lines"], 4, "{evs:?}");
+        assert!(evs[0]["message"].as_str().unwrap().ends_with("zorblax socket 5 melted down"), "{evs:?}");
+    };
+    // Standard input.
+    let mut c = cmd();
+    c.args(["-c", &d.catalog(), "--unknown", "warn", "--format", "json"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(head.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    stdin.write_all(cause.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    want(&events(&out.stdout));
+    // Follow mode.
+    let log = d.dir.path().join("meta.log");
+    std::fs::write(&log, head).unwrap();
+    let mut c = cmd();
+    c.args(["--follow", &path_str(&log), "--state-dir", &path_str(&d.dir.path().join("state"))]);
+    c.args(["-c", &d.catalog(), "--unknown", "warn", "--format", "json", "--poll-interval", "50ms"]);
+    c.stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let rx = lines_of(&mut child);
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(cause.as_bytes()).unwrap();
+    let evs = take(&rx, 1);
+    let _ = child.kill();
+    let _ = child.wait();
+    want(&evs);
+}

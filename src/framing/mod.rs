@@ -105,6 +105,10 @@ struct Acc {
     traceback: Traceback,
     /// A Go program's crash: a goroutine's stack (`goroutine 187 [running]:`) was among its lines.
     goroutines: bool,
+    /// Its last line is an error report's header with nothing under it yet (`Caused by:`,
+    /// `Caused by these errors (recent errors listed first):`): the event is not complete on
+    /// idle ([`Framer::awaits_more`]).
+    report_open: bool,
     /// A Go crash's `exit status 2` (what `go run` prints last under it) was among its lines:
     /// a line after it without a header and not indented is no longer the crash's.
     exited: bool,
@@ -357,6 +361,15 @@ impl<'m> Framer<'m> {
     /// An event is open (waiting for its next line or an idle timeout).
     pub fn has_open_event(&self) -> bool {
         self.acc.is_some()
+    }
+
+    /// The open event's last line is an error report's header with no cause under it yet
+    /// (`Caused by:`): a writer that paused there (a pipe's buffer filled, a slow network under
+    /// `kubectl logs -f`) has more of the event to write, and completing it on the idle timeout
+    /// lost the causes, which then were an event of their own without a header (found by two
+    /// readers). The callers wait up to the line timeout for them, as for a partial line.
+    pub fn awaits_more(&self) -> bool {
+        self.acc.as_ref().is_some_and(|a| a.report_open)
     }
 
     /// Bytes of a line without its line break are held.
@@ -925,6 +938,7 @@ impl<'m> Framer<'m> {
                 prefix,
                 traceback: Traceback::None,
                 goroutines: false,
+                report_open: false,
                 exited: false,
                 // Set below, as for every line the event takes.
                 foreign: false,
@@ -937,6 +951,7 @@ impl<'m> Framer<'m> {
         let foreign = self.foreign;
         let acc = self.acc.as_mut().expect("an event is open");
         acc.foreign |= foreign;
+        acc.report_open = report_header(content);
         // A RisingWave event or a panic takes every line without a header: no state to keep,
         // but a crash's end (found by an on-call reader: the `LAST SEEN …` header of a
         // `kubectl get events` listing pasted below a Go crash was taken into it).
@@ -1320,6 +1335,15 @@ fn content_of<'l>(raw: &'l [u8], prefix: &parse::Prefix) -> &'l [u8] {
 fn stamped_warns(content: &[u8], st: &parse::StampedLine) -> bool {
     st.object.is_none()
         && st.level.clone().is_some_and(|l| crate::unknown::Levels::Warn.wants(Some(&content[l]), false))
+}
+
+/// An error report's header, alone on its line (`Caused by:`, anyhow's; `Caused by these errors
+/// (recent errors listed first):`, RisingWave's).
+fn report_header(line: &[u8]) -> bool {
+    let l = line.trim_ascii();
+    l.starts_with(b"Caused by")
+        && l.ends_with(b":")
+        && (l.len() == b"Caused by:".len() || l.starts_with(b"Caused by these errors"))
 }
 
 /// `exit status <N>`: what `go run` (and a shell's job report) prints after a program's crash.

@@ -66,7 +66,10 @@ pub(super) fn run(
         // writer that buffers its output (`grep` without `--line-buffered`, Python into a pipe)
         // may pause anywhere in a line, even in the next event's timestamp, and a cut would
         // break a line that was whole.
-        let waiting = stage.framer().has_open_event() && !stage.framer().partial_starts_event();
+        // So is an event whose last line is a report's `Caused by:` with its causes still to
+        // come ([`Framer::awaits_more`](crate::framing::Framer::awaits_more)).
+        let waiting =
+            stage.framer().has_open_event() && (!stage.framer().partial_starts_event() || stage.framer().awaits_more());
         let got = if waiting {
             rx.recv_timeout(cfg.line_timeout.saturating_sub(last_data.elapsed()))
         } else if cfg.idle.is_zero() {

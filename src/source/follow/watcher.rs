@@ -299,7 +299,10 @@ impl<'m> FileWatcher<'m> {
             if l.stage.framer().has_partial_line() && quiet >= settings.line_timeout {
                 l.stage.end_partial_line();
             }
-            if l.stage.framer().has_open_event() && l.stage.framer().partial_starts_event() && quiet >= settings.idle {
+            // An event whose last line is a report's `Caused by:` waits for its causes up to
+            // the line timeout, as a partial line does.
+            let wait = if l.stage.framer().awaits_more() { settings.line_timeout } else { settings.idle };
+            if l.stage.framer().has_open_event() && l.stage.framer().partial_starts_event() && quiet >= wait {
                 l.stage.idle();
             }
             l.report(metrics, &mut self.source, self.start, &mut self.counted);
@@ -323,7 +326,10 @@ impl<'m> FileWatcher<'m> {
                 at(self.last_data + settings.line_timeout);
             }
             if l.stage.framer().has_open_event() && l.stage.framer().partial_starts_event() {
-                at(self.last_data + settings.idle);
+                // The same wait as `timers`: a deadline before it would pass without effect
+                // and spin the loop.
+                let wait = if l.stage.framer().awaits_more() { settings.line_timeout } else { settings.idle };
+                at(self.last_data + wait);
             }
         }
         if let Some(since) = self.orphan_since {
