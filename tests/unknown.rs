@@ -3829,20 +3829,22 @@ fn regression_a_report_header_waits_for_its_causes() {
         assert_eq!(evs[0]["source"]["lines"], 4, "{evs:?}");
         assert!(evs[0]["message"].as_str().unwrap().ends_with("zorblax socket 5 melted down"), "{evs:?}");
     };
-    // Standard input.
-    let mut c = cmd();
-    c.args(["-c", &d.catalog(), "--unknown", "warn", "--format", "json"]);
-    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(head.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(400));
-    stdin.write_all(cause.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    want(&events(&out.stdout));
+    // Standard input, with the idle timeout and without one (`0`: complete at every pause).
+    for idle in ["100", "0"] {
+        let mut c = cmd();
+        c.args(["-c", &d.catalog(), "--unknown", "warn", "--format", "json", "--idle-timeout", idle]);
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(head.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        stdin.write_all(cause.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        want(&events(&out.stdout));
+    }
     // Follow mode.
     let log = d.dir.path().join("meta.log");
     std::fs::write(&log, head).unwrap();

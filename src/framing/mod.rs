@@ -367,9 +367,11 @@ impl<'m> Framer<'m> {
     /// (`Caused by:`): a writer that paused there (a pipe's buffer filled, a slow network under
     /// `kubectl logs -f`) has more of the event to write, and completing it on the idle timeout
     /// lost the causes, which then were an event of their own without a header (found by two
-    /// readers). The callers wait up to the line timeout for them, as for a partial line.
+    /// readers). The callers wait up to the line timeout for them, as for a partial line. Not
+    /// with a partial line held: that line says whether the event goes on
+    /// ([`Framer::partial_starts_event`]), and one that starts the next event ends it.
     pub fn awaits_more(&self) -> bool {
-        self.acc.as_ref().is_some_and(|a| a.report_open)
+        self.acc.as_ref().is_some_and(|a| a.report_open) && !self.has_partial_line()
     }
 
     /// Bytes of a line without its line break are held.

@@ -83,7 +83,7 @@ pub(super) fn run(
                 stage.feed(&chunk, SystemTime::now());
                 last_data = Instant::now();
                 let _ = back_tx.send(chunk);
-                if cfg.idle.is_zero() && stage.framer().partial_starts_event() {
+                if cfg.idle.is_zero() && stage.framer().partial_starts_event() && !stage.framer().awaits_more() {
                     stage.idle();
                 }
             }
