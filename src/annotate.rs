@@ -1439,13 +1439,7 @@ fn first_link(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         // Inside a quoted value its quotes are escaped (`"…: status: Internal, message: \"…\",
         // details: [] …"`), and its message ends at the first quote escaped as its opening one.
         if let Some(head) = status_head(&t[from..])
-            && let Some(close) = match t[from + head - 2] {
-                b'\\' => memchr::memmem::find_iter(&t[from + head..], b"\\\"")
-                    .map(|i| from + head + i)
-                    .find(|&i| t[i - 1] != b'\\')
-                    .map(|i| i - from),
-                _ => closing_quote(&t[from..], head),
-            }
+            && let Some(close) = status_message_end(&t[from..], head)
             && enough_alnum(&t[from + head..from + close])
         {
             return first_link(text, r.start + from + head..r.start + from + close);
@@ -1535,15 +1529,29 @@ fn rpc_link(link: &[u8]) -> bool {
 /// the length of its head, up to and with the message's opening quote (`\"` inside a quoted
 /// value).
 fn status_head(t: &[u8]) -> Option<usize> {
-    let rest = t.strip_prefix(b"status: ")?;
-    let code = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-    let after = rest[code..].strip_prefix(b", message: ").filter(|_| code > 0)?;
+    let after = status_label(t)?.strip_prefix(b": ")?;
     let quote = match after {
         [b'\\', b'"', ..] => 2,
         [b'"', ..] => 1,
         _ => return None,
     };
     Some(t.len() - after.len() + quote)
+}
+
+/// What follows a gRPC status's label (`status: <Code>, message`) at the start of `t`.
+fn status_label(t: &[u8]) -> Option<&[u8]> {
+    let rest = t.strip_prefix(b"status: ")?;
+    let code = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    rest[code..].strip_prefix(b", message").filter(|_| code > 0)
+}
+
+/// Where the message of a status whose head ([`status_head`]) is `t[..head]` ends: at the
+/// first quote escaped as its opening one was, or at its closing quote.
+fn status_message_end(t: &[u8], head: usize) -> Option<usize> {
+    if t[head - 2] != b'\\' {
+        return closing_quote(t, head);
+    }
+    memchr::memmem::find_iter(&t[head..], b"\\\"").map(|i| head + i).find(|&i| t[i - 1] != b'\\')
 }
 
 /// Does `link` only name a kind of error ([`first_link`])? Up to four words, none a value (of
@@ -1606,11 +1614,7 @@ fn only_error_kinds(t: &[u8]) -> bool {
             continue;
         }
         // The same head at the end, its quote taken off with the piece's trailing separator.
-        if let Some(rest) = t[from + lead..].strip_prefix(b"status: ")
-            && let code = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count()
-            && code > 0
-            && rest[code..].strip_prefix(b", message").is_some_and(|r| r.iter().all(quoting))
-        {
+        if status_label(&t[from + lead..]).is_some_and(|r| r.iter().all(quoting)) {
             return true;
         }
         match link_end(t, from) {
