@@ -3189,6 +3189,53 @@ fn regression_drafts_match_lines_with_bad_utf8_json_tabs_and_a_list_inside_a_tok
     }
 }
 
+/// `decode utf8 error` was clustered as `decode <*> error` (every word with a digit was masked):
+/// its draft matched the decoding errors of every encoding, and tonic's `h2 protocol error:
+/// http2 error` read `<*> protocol error: <*> error`. Names of types, encodings and protocols
+/// stay in the template and the draft.
+#[test]
+fn regression_a_draft_keeps_the_names_of_types_and_encodings() {
+    let d = Dir::new();
+    let mut input = String::new();
+    for n in 1..=2u32 {
+        for line in [
+            warn(n, &format!("decode utf8 error: invalid byte at {n}")),
+            warn(10 + n, &format!("cannot parse \"{n}x\" to u64")),
+            warn(20 + n, "h2 protocol error: http2 error"),
+        ] {
+            input.push_str(&line);
+            input.push('\n');
+        }
+    }
+    let file = d.write("named.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mut templates: Vec<String> =
+        events(&out.stdout).iter().map(|c| c["template"].as_str().unwrap().to_string()).collect();
+    templates.sort();
+    assert_eq!(
+        templates,
+        ["cannot parse <*> to u64", "decode utf8 error: invalid byte at <*>", "h2 protocol error: http2 error"],
+    );
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let drafts_file = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    // Added back, each draft takes its own lines and no other encoding's or type's.
+    let others = d.write(
+        "others.log",
+        &[
+            warn(1, "decode utf8 error: invalid byte at 3"),
+            warn(2, "decode latin1 error: invalid byte at 3"),
+            warn(3, "cannot parse \"7\" to u64"),
+            warn(4, "cannot parse \"7\" to date"),
+        ]
+        .join("\n"),
+    );
+    let evs = d.events(&["-c", &drafts_file, "--unknown", "warn", "--format", "json", &others], "");
+    let matched: Vec<bool> = evs.iter().map(|e| !e["match"].is_null()).collect();
+    assert_eq!(matched, [true, false, true, false], "{evs:#?}");
+}
+
 /// A second reader's `ERROR … EOF`, `oom`, a message of digits and messages in Chinese and
 /// Russian got no cluster (under 4 ASCII letters or digits) and so no event: an unknown
 /// ERROR/WARN event was dropped from the JSON output, `--summary` and `discover`.
