@@ -629,16 +629,16 @@ impl<W: Writer> Annotator<'_, W> {
                 postgres: matches!(&other, Some(Other::Stamped(st)) if st.postgres || st.psql_shaped()),
             };
             let crash = ev.header == Header::Panic && crate::matcher::go_crash_or_rust_panic(&text, &text);
-            c.cluster(&log, crash, hays, names, text_line.as_ref(), &text)
+            c.cluster(&log, crash, hays, names, text_line.as_ref(), &text, if json.is_some() { target } else { None })
         } else {
             None
         };
         let unknown_slot = clustered.is_some() && self.pending_unknown.is_some();
-        let unknown = clustered.map(|(cluster, count, severity, hay, range)| Unknown {
+        let unknown = clustered.map(|(cluster, count, severity, text)| Unknown {
             cluster,
             template: &self.unknown_template,
             count,
-            text: &hays[hay].text[range],
+            text,
             severity,
         });
         if !found && !all && unknown.is_none() && !unknown_slot {
@@ -753,9 +753,9 @@ impl PendingUnknowns {
     }
 }
 
-/// What [`Annotator::cluster`] found: the cluster, its count, the event's severity, and where
-/// the clustered text is (haystack, range).
-type Clustered = (u64, u64, crate::catalog::Severity, usize, Range<usize>);
+/// What [`Clustering::cluster`] found: the cluster, its count, the event's severity, and the
+/// text clustered.
+type Clustered<'t> = (u64, u64, crate::catalog::Severity, &'t [u8]);
 
 /// The annotator's parts clustering needs (borrowed apart from the rest of it).
 struct Clustering<'a> {
@@ -781,23 +781,27 @@ struct Clustering<'a> {
 
 impl Clustering<'_> {
     /// Cluster what no record explains in this event, if its level is wanted; the template goes
-    /// to `self.template`.
-    fn cluster(
+    /// to `self.template`. `json_target` is a JSON line's target: what a line with no text of its
+    /// own that no record explains is clustered by, as a text line is by its target
+    /// ([`unexplained`]).
+    #[allow(clippy::too_many_arguments)]
+    fn cluster<'t>(
         self,
         log: &Log<'_>,
         panic: bool,
-        hays: &[Hay<'_>],
+        hays: &[Hay<'t>],
         names: Option<&[(Vec<u8>, String)]>,
         tl: Option<&parse::TextLine>,
         text: &[u8],
-    ) -> Option<Clustered> {
+        json_target: Option<&'t [u8]>,
+    ) -> Option<Clustered<'t>> {
         let shared = self.shared?;
         let level = log.level.as_deref().map(str::as_bytes);
         if !shared.levels.wants(level, panic) {
             return None;
         }
         let warn_or_above = level.is_some_and(|l| !below_warn(l));
-        let (hay, range) = unexplained(
+        let at = unexplained(
             self.matcher,
             self.found,
             hays,
@@ -807,9 +811,15 @@ impl Clustering<'_> {
             text,
             warn_or_above,
             self.covered,
-        )?;
-        let range = unquoted(hays[hay].text, range);
-        let raw = &hays[hay].text[range.clone()];
+        );
+        let raw = match at {
+            Some((hay, range)) => &hays[hay].text[unquoted(hays[hay].text, range)],
+            // A JSON line with no text of its own (an empty, blank or missing message, and no
+            // error) that no record explains: by its target, as a text line's is. It was dropped
+            // from every output (found by a second reader).
+            None if self.found.is_empty() => json_target.filter(|t| !t.trim_ascii().is_empty())?,
+            None => return None,
+        };
         // A piece inside a `{:?}`-printed string has its quotes escaped (`S3Error { code:
         // \"SlowDown\" }`): it is clustered as the string says it, those escapes undone, so that
         // a struct or a quoted value in it masks as it does outside one (the same error gave
@@ -844,7 +854,7 @@ impl Clustering<'_> {
             m.unknown_event(label);
         }
         let severity = crate::unknown::level_severity(label, level, panic, self.postgres);
-        Some((cluster, count, severity, hay, range))
+        Some((cluster, count, severity, raw))
     }
 }
 

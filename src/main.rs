@@ -569,11 +569,17 @@ fn write_discovery(
             }
         }
         DiscoverFormat::Catalog => {
-            let (skipped, generic);
-            (text, skipped, generic) = d.catalog(&reports);
+            let drafts = d.catalog(&reports);
+            let (skipped, untexted, generic) = (drafts.skipped, drafts.untexted, drafts.generic);
+            text = drafts.text;
             if skipped > 0 {
                 eprintln!(
                     "annotail: {skipped} cluster(s) without 4 letters or digits between two variables of their template have no draft (see --format text)"
+                );
+            }
+            if untexted > 0 {
+                eprintln!(
+                    "annotail: {untexted} cluster(s) of lines with no text of their own, clustered by their target, have no draft: it would match every line of the target (see --format text)"
                 );
             }
             if !generic.is_empty() {

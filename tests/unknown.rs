@@ -3236,6 +3236,40 @@ fn regression_a_draft_keeps_the_names_of_types_and_encodings() {
     assert_eq!(matched, [true, false, true, false], "{evs:#?}");
 }
 
+/// A second reader's JSON lines at ERROR with an empty, blank or missing message were written
+/// nowhere (the same line as text is clustered by its target), and `discover` drafted the text
+/// line's cluster as the target's name: added back, that draft made an error of every line the
+/// target logged, INFO and DEBUG too.
+#[test]
+fn regression_lines_with_no_text_are_clustered_by_their_target_and_get_no_draft() {
+    let d = Dir::new();
+    let json = |sec: u32, fields: &str| {
+        format!(
+            "{{\"timestamp\":\"2026-03-02T08:00:0{sec}Z\",\"level\":\"ERROR\",\"fields\":{{{fields}}},\"target\":\"risingwave_meta::barrier::rpc\"}}\n"
+        )
+    };
+    let input = [
+        json(1, "\"message\":\"\""),
+        json(2, "\"message\":\"   \""),
+        json(3, ""),
+        format!("{}\n", rw_line(4, "ERROR", "risingwave_meta::barrier::rpc", ";")),
+    ]
+    .concat();
+    let file = d.write("untexted.log", &input);
+    for threads in ["1", "2"] {
+        let evs = d.events(&["--unknown", "warn", "--format", "json", "--threads", threads, &file], "");
+        assert_eq!(evs.len(), 4, "{evs:#?}");
+        let clusters: Vec<&str> = evs.iter().map(|e| e["unknown"]["cluster"].as_str().unwrap()).collect();
+        assert!(clusters.iter().all(|c| *c == clusters[0]), "{evs:#?}");
+        assert_eq!(evs[3]["unknown"]["template"], "risingwave_meta::barrier::rpc");
+        assert_eq!(evs[3]["unknown"]["count"], 4);
+    }
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(stderr_of(&out).contains("1 cluster(s) of lines with no text of their own"), "{}", stderr_of(&out));
+}
+
 /// A second reader's `ERROR … EOF`, `oom`, a message of digits and messages in Chinese and
 /// Russian got no cluster (under 4 ASCII letters or digits) and so no event: an unknown
 /// ERROR/WARN event was dropped from the JSON output, `--summary` and `discover`.
