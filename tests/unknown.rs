@@ -3270,6 +3270,28 @@ fn regression_lines_with_no_text_are_clustered_by_their_target_and_get_no_draft(
     assert!(stderr_of(&out).contains("1 cluster(s) of lines with no text of their own"), "{}", stderr_of(&out));
 }
 
+/// A second reader's 1.6 million lines of one kind, each logged from a target of its own, took
+/// 536 MB in `discover` (with `--max-clusters 1` too), every target named in one 14 MB object.
+/// A cluster keeps its first 256 targets and counts the events of the others.
+#[test]
+fn regression_a_cluster_keeps_its_first_256_targets() {
+    let d = Dir::new();
+    let input: String = (0..300u32)
+        .map(|i| format!("{}\n", rw_line(i, "ERROR", &format!("crate_{i}::sub"), "replication stream failed unexpectedly")))
+        .collect();
+    let file = d.write("targets.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let reports = events(&out.stdout);
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    assert_eq!(reports[0]["count"], 300);
+    assert_eq!(reports[0]["targets"].as_array().unwrap().len(), 256);
+    assert_eq!(reports[0]["other_target_events"], 44);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "text", &file], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("and 251 more (and 44 event(s) from targets past the first 256)"), "{text}");
+}
+
 /// A second reader's `ERROR … EOF`, `oom`, a message of digits and messages in Chinese and
 /// Russian got no cluster (under 4 ASCII letters or digits) and so no event: an unknown
 /// ERROR/WARN event was dropped from the JSON output, `--summary` and `discover`.

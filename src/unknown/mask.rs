@@ -20,7 +20,8 @@
 //! Brackets, parentheses and trailing punctuation around a variable stay constant (`(<*>)`,
 //! `<*>,`), so a template keeps the shape of its lines and a draft's regex can be made from it.
 //! Contract: the same bytes always give the same tokens; nothing allocates once the output
-//! buffers have grown; at most [`MAX_TOKENS`] tokens of a line are kept.
+//! buffers have grown; at most [`MAX_TOKENS`] tokens of a line are kept, and none after the
+//! first [`MAX_TEMPLATE_BYTES`].
 
 /// The mark of a variable part, as drain3 and Loki's patterns write it.
 pub const VAR: &[u8] = b"<*>";
@@ -29,6 +30,12 @@ pub const VAR: &[u8] = b"<*>";
 /// dump (a plan, a struct) whose tail says nothing more about its kind, and a cap bounds a
 /// template's size and the cost of comparing one.
 pub const MAX_TOKENS: usize = 64;
+
+/// Bytes of tokens after which no more are kept. 64 tokens of up to [`MAX_TOKEN_BYTES`] each
+/// made a template of 16 KiB, kept twice by its cluster (tokens and text): a second reader's
+/// lines of 70 long distinct words took 379 MB at the default cap of 10,000 clusters, and
+/// `discover` 2 GB for 20,000. RisingWave's longest error messages run to a few hundred bytes.
+pub const MAX_TEMPLATE_BYTES: usize = 2048;
 
 /// A brace group or quoted string longer than this is not looked for further: the token ends
 /// at the next blank instead (an unbalanced brace must not swallow the whole line).
@@ -41,7 +48,7 @@ const GROUP_BUDGET: usize = 4 * MAX_GROUP;
 
 /// A masked token longer than this is a variable: no kind is told by a word of hundreds of
 /// bytes (a blob, a dump without blanks), and a template keeps its tokens, so this and
-/// [`MAX_TOKENS`] bound a template's size (a second reader's 150 lines of a 1 MB word each took
+/// [`MAX_TOKENS`] and [`MAX_TEMPLATE_BYTES`] bound a template's size (a second reader's 150 lines of a 1 MB word each took
 /// 441 MB at `--unknown warn`, the word kept in every template and written in every event).
 /// A Java class with its package, a long Rust path, runs to 100-150 bytes.
 pub const MAX_TOKEN_BYTES: usize = 256;
@@ -438,7 +445,7 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
     let line = &line[..n];
     let mut last_var = false;
     let mut i = 0;
-    while i < n && out.spans.len() < MAX_TOKENS {
+    while i < n && out.spans.len() < MAX_TOKENS && out.buf.len() < MAX_TEMPLATE_BYTES {
         while i < n && CLASS[line[i] as usize] & BLANK != 0 {
             i += 1;
         }
@@ -648,6 +655,18 @@ mod tests {
         let mut t = Tokens::default();
         tokenize(long.as_bytes(), &mut t);
         assert_eq!(t.len(), super::MAX_TOKENS);
+    }
+
+    /// Regression (found by a second reader): 70 distinct words of 240 letters made templates of
+    /// 16 KiB, 379 MB at the default cap.
+    #[test]
+    fn template_byte_cap() {
+        let long: String = (0..70).map(|i| format!("{} ", ((b'a' + i % 26) as char).to_string().repeat(240))).collect();
+        let mut t = Tokens::default();
+        tokenize(long.as_bytes(), &mut t);
+        assert!(t.buf.len() <= super::MAX_TEMPLATE_BYTES + super::MAX_TOKEN_BYTES, "{}", t.buf.len());
+        assert!(t.buf.len() >= super::MAX_TEMPLATE_BYTES);
+        assert!(t.len() < 70);
     }
 
     #[test]
