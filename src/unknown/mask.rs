@@ -614,7 +614,7 @@ mod tests {
             ("h2 protocol error: http2 error", "h2 protocol error: http2 error"),
             ("region=us-east-1 for s3:", "region=<*> for s3:"),
             ("codec=lz4 level 3", "codec=lz4 level <*>"),
-            ("u64x 7u64 u6400 i64_max", "<*> <*> <*> <*>"),
+            ("u64x a 7u64 b u6400 c i64_max", "<*> a <*> b <*> c <*>"),
             // punctuation around a variable stays
             ("failed (42)", "failed (<*>)"),
             // a list of values is one value, whatever its length; one with a constant is not
