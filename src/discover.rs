@@ -124,6 +124,9 @@ pub struct ClusterReport {
     /// The events of each target (at most [`TARGETS_KEPT`]: the first met).
     #[serde(skip)]
     pub target_events: HashMap<String, u64>,
+    /// Its template left out the end of its first line ([`crate::unknown::mask::Tokens::cut`]).
+    #[serde(skip)]
+    pub cut: bool,
     /// The events logged from targets past [`TARGETS_KEPT`], which are not named.
     #[serde(skip_serializing_if = "is_zero")]
     pub other_target_events: u64,
@@ -211,6 +214,7 @@ impl Writer for Collector {
             targets: Vec::new(),
             target_events: HashMap::new(),
             other_target_events: 0,
+            cut: false,
             first: seen.clone(),
             last: seen.clone(),
             examples: Vec::new(),
@@ -354,6 +358,7 @@ impl Discovery {
         for k in clusters.clusters() {
             if let Some(r) = by_id.get_mut(&k.id) {
                 r.template.clone_from(&k.template);
+                r.cut = k.tokens.cut;
             }
         }
         drop(clusters);
@@ -784,7 +789,13 @@ pub fn draft(r: &ClusterReport, id: &str, slug: &str) -> Value {
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
     let (message, pattern) = draft_forms(&valid_template(&r.template), &r.examples);
-    let pattern = word_bounded(&message, pattern);
+    let mut pattern = word_bounded(&message, pattern);
+    if r.cut {
+        // The rest of the line, which the template left out: else a draft matched its lines up
+        // to there and left the rest to cluster as an unknown error of its own (found by a
+        // second reader: an 80-word message).
+        pattern.push_str(".*");
+    }
     json!({
         "record": {
             "id": id,

@@ -3292,6 +3292,27 @@ fn regression_a_cluster_keeps_its_first_256_targets() {
     assert!(text.contains("and 251 more (and 44 event(s) from targets past the first 256)"), "{text}");
 }
 
+/// A second reader's 80-word message: its template kept the first 64 tokens, and the draft,
+/// added back, matched its lines up to there and left the rest to cluster as a new unknown
+/// error. A draft of a template that left the end of its line out takes the rest of the line.
+#[test]
+fn regression_a_draft_of_a_cut_template_explains_its_whole_lines() {
+    let d = Dir::new();
+    let words: Vec<String> = (0..80u8).map(|i| format!("w{}", ((b'a' + i % 26) as char).to_string().repeat(3))).collect();
+    let input: String = (0..5u32).map(|i| format!("{}\n", error(i, &format!("sstable {}", words.join(" "))))).collect();
+    let file = d.write("long.log", &input);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let drafts_file = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let check = run(&["check", "-c", &d.catalog(), "-c", &drafts_file], b"");
+    assert!(check.status.success(), "{}", stderr_of(&check));
+    let evs = d.events(&["-c", &drafts_file, "--unknown", "warn", "--format", "json", &file], "");
+    assert_eq!(evs.len(), 5, "{evs:#?}");
+    for e in &evs {
+        assert!(!e["match"].is_null() && e.get("unknown").is_none(), "{e}");
+    }
+}
+
 /// A second reader's `ERROR … EOF`, `oom`, a message of digits and messages in Chinese and
 /// Russian got no cluster (under 4 ASCII letters or digits) and so no event: an unknown
 /// ERROR/WARN event was dropped from the JSON output, `--summary` and `discover`.

@@ -62,6 +62,9 @@ pub struct Tokens {
     pub spans: Vec<(u32, u32)>,
     /// How many of the tokens are [`VAR`].
     pub vars: u32,
+    /// Were tokens of the line left out ([`MAX_TOKENS`], [`MAX_TEMPLATE_BYTES`])? A draft of such
+    /// a template must take the rest of its lines too, or the rest is left to cluster.
+    pub cut: bool,
 }
 
 impl Tokens {
@@ -85,6 +88,7 @@ impl Tokens {
         self.buf.clear();
         self.spans.clear();
         self.vars = 0;
+        self.cut = false;
     }
 
     pub fn push(&mut self, tok: &[u8]) {
@@ -545,6 +549,7 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
         out.vars += u32::from(is_var);
         last_var = is_var;
     }
+    out.cut = line[i.min(n)..].iter().any(|&b| CLASS[b as usize] & BLANK == 0);
 }
 
 #[cfg(test)]
@@ -655,6 +660,9 @@ mod tests {
         let mut t = Tokens::default();
         tokenize(long.as_bytes(), &mut t);
         assert_eq!(t.len(), super::MAX_TOKENS);
+        assert!(t.cut);
+        tokenize(b"a few words  ", &mut t);
+        assert!(!t.cut);
     }
 
     /// Regression (found by a second reader): 70 distinct words of 240 letters made templates of
@@ -667,6 +675,7 @@ mod tests {
         assert!(t.buf.len() <= super::MAX_TEMPLATE_BYTES + super::MAX_TOKEN_BYTES, "{}", t.buf.len());
         assert!(t.buf.len() >= super::MAX_TEMPLATE_BYTES);
         assert!(t.len() < 70);
+        assert!(t.cut);
     }
 
     #[test]
