@@ -497,6 +497,22 @@ pub fn draft_forms(template: &str, examples: &[String]) -> (String, String) {
             valued.then_some((pad, key))
         })
         .collect();
+    // A template that ends in a variable whose values start with keys that differ from line to
+    // line (`subId=<*> <*>` of `subId=1 phoneId=1` and `subId=1 retVal=true`): no key can be
+    // named, and the match could not run across the field, so the draft matched none of its
+    // lines (found by a reader of the docs). It ends before that variable: the fields after
+    // its text are the line's own.
+    let last_keys: BTreeSet<Option<&str>> = if ends_in_variable && last >= 1 && keyed[last - 1].is_none() {
+        matched.iter().filter_map(|(e, c)| variable(e, c, last - 1)).map(|(_, v)| value_key(v)).collect()
+    } else {
+        BTreeSet::new()
+    };
+    if last_keys.len() > 1 && last_keys.iter().any(Option::is_some) {
+        let shorter = template[..template.len() - var.len()].trim_end_matches(BLANKS);
+        if draftable(shorter) {
+            return draft_forms(shorter, examples);
+        }
+    }
     // A part followed by a named key: its trailing blanks are the examples', then the key.
     let with_key = |i: usize, s: String, key: fn(&str) -> String| match keyed.get(i).copied().flatten() {
         Some((pad, k)) => s.trim_end_matches(BLANKS).to_owned() + pad + &key(k),
@@ -928,6 +944,14 @@ mod tests {
             ),
             ("lag on node <*> high", &["lag\ton node 3   high"], "lag\ton node {} high", "lag\ton node (.+?) high"),
             ("a b", &["a b"], "a b", "a b"),
+            // A last variable whose values start with keys that differ: the draft ends before it
+            // (it could name no key, and matched none of its lines).
+            (
+                "getDataEnabled: subId=<*> <*>",
+                &["getDataEnabled: subId=1 phoneId=1", "getDataEnabled: subId=1 retVal=true"],
+                "getDataEnabled: subId={}",
+                "getDataEnabled: subId=(.+?)",
+            ),
             // The first example that has the template's words writes the message.
             ("a b <*>", &["zz", "a  b 1", "a  b 2"], "a  b {}", "a  b (.+?)"),
             // Examples that differ: any run of blanks there, the rest as written.
