@@ -124,9 +124,12 @@ pub struct ClusterReport {
     /// The events of each target (at most [`TARGETS_KEPT`]: the first met).
     #[serde(skip)]
     pub target_events: HashMap<String, u64>,
-    /// Its template left out the end of its first line ([`crate::unknown::mask::Tokens::cut`]).
+    /// Its lines have no text of their own: they were clustered by their target (a message of
+    /// punctuation alone, a JSON line's empty message). Told by the text clustered, which is the
+    /// target: the template is the target masked (`restore_impl::<*>` of `restore_impl::v2`),
+    /// which a comparison with the targets missed (found by a second reader).
     #[serde(skip)]
-    pub cut: bool,
+    pub untexted: bool,
     /// The events logged from targets past [`TARGETS_KEPT`], which are not named.
     #[serde(skip_serializing_if = "is_zero")]
     pub other_target_events: u64,
@@ -179,13 +182,6 @@ pub struct Drafts {
     pub generic: Vec<String>,
 }
 
-impl ClusterReport {
-    /// Is this a cluster of lines with no text of their own, clustered by their target? Its
-    /// template is then the name of one of its targets.
-    pub fn untexted(&self) -> bool {
-        self.target_events.contains_key(&self.template)
-    }
-}
 
 /// Collects the unknown events of a run by cluster.
 struct Collector {
@@ -214,7 +210,7 @@ impl Writer for Collector {
             targets: Vec::new(),
             target_events: HashMap::new(),
             other_target_events: 0,
-            cut: false,
+            untexted: false,
             first: seen.clone(),
             last: seen.clone(),
             examples: Vec::new(),
@@ -234,6 +230,7 @@ impl Writer for Collector {
             r.levels.insert(PANIC.to_owned());
         }
         if let Some(t) = &ev.log.target {
+            r.untexted |= u.text == t.as_bytes();
             let kept = r.target_events.len();
             match r.target_events.get_mut(t.as_ref()) {
                 Some(n) => *n += 1,
@@ -327,7 +324,7 @@ impl Discovery {
         };
         let mut out = Drafts::default();
         for r in reports {
-            if r.untexted() {
+            if r.untexted {
                 out.untexted += 1;
                 continue;
             }
@@ -358,7 +355,6 @@ impl Discovery {
         for k in clusters.clusters() {
             if let Some(r) = by_id.get_mut(&k.id) {
                 r.template.clone_from(&k.template);
-                r.cut = k.tokens.cut;
             }
         }
         drop(clusters);
@@ -805,13 +801,7 @@ pub fn draft(r: &ClusterReport, id: &str, slug: &str) -> Value {
     // The busiest targets: where the error is logged from most.
     tags.extend(r.targets.iter().take(TARGETS_SHOWN).cloned());
     let (message, pattern) = draft_forms(&valid_template(&r.template), &r.examples);
-    let mut pattern = word_bounded(&message, pattern);
-    if r.cut {
-        // The rest of the line, which the template left out: else a draft matched its lines up
-        // to there and left the rest to cluster as an unknown error of its own (found by a
-        // second reader: an 80-word message).
-        pattern.push_str(".*");
-    }
+    let pattern = word_bounded(&message, pattern);
     json!({
         "record": {
             "id": id,
@@ -831,6 +821,7 @@ pub fn draft(r: &ClusterReport, id: &str, slug: &str) -> Value {
             "last": r.last,
             "examples": r.examples,
             "generic": generic(&r.template),
+            "other_target_events": r.other_target_events,
         }
     })
 }
