@@ -182,7 +182,6 @@ pub struct Drafts {
     pub generic: Vec<String>,
 }
 
-
 /// Collects the unknown events of a run by cluster.
 struct Collector {
     reports: Arc<Mutex<Reports>>,

@@ -3291,7 +3291,9 @@ fn regression_lines_with_no_text_are_clustered_by_their_target_and_get_no_draft(
 fn regression_a_cluster_keeps_its_first_256_targets() {
     let d = Dir::new();
     let input: String = (0..300u32)
-        .map(|i| format!("{}\n", rw_line(i, "ERROR", &format!("crate_{i}::sub"), "replication stream failed unexpectedly")))
+        .map(|i| {
+            format!("{}\n", rw_line(i, "ERROR", &format!("crate_{i}::sub"), "replication stream failed unexpectedly"))
+        })
         .collect();
     let file = d.write("targets.log", &input);
     let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &file], b"");

@@ -295,14 +295,17 @@ fn mask_pieces(core: &[u8], out: &mut Vec<u8>) {
 /// case (`UTF-8`, `Int64`, `FLOAT64`). A value that happens to be one (`access s3, bucket` beside
 /// `access gcs, bucket`) is still told apart by the clusterer, which masks where lines of one
 /// kind differ.
+#[rustfmt::skip] // a table, one line per kind of name
 pub const NAMES: &[&[u8]] = &[
     b"i8", b"i16", b"i32", b"i64", b"i128", b"u8", b"u16", b"u32", b"u64", b"u128", b"f32", b"f64",
-    b"int2", b"int4", b"int8", b"int16", b"int32", b"int64", b"int128", b"int256", b"uint8", b"uint16",
-    b"uint32", b"uint64", b"uint128", b"uint256", b"float4", b"float8", b"float32", b"float64",
-    b"decimal32", b"decimal64", b"decimal128", b"decimal256", b"datetime64", b"utf8", b"utf-8", b"utf16",
-    b"utf-16", b"base32", b"base64", b"lz4", b"md5", b"sha1", b"sha256", b"sha512", b"crc32", b"crc32c",
-    b"s3", b"s3a", b"http2", b"ipv4", b"ipv6", b"oauth2", b"adlsgen2", b"x86_64", b"aarch64",
-    b"arm64", b"amd64", b"k8s",
+    b"int2", b"int4", b"int8", b"int16", b"int32", b"int64", b"int128", b"int256",
+    b"uint8", b"uint16", b"uint32", b"uint64", b"uint128", b"uint256",
+    b"float4", b"float8", b"float32", b"float64",
+    b"decimal32", b"decimal64", b"decimal128", b"decimal256", b"datetime64",
+    b"utf8", b"utf-8", b"utf16", b"utf-16", b"base32", b"base64",
+    b"lz4", b"md5", b"sha1", b"sha256", b"sha512", b"crc32", b"crc32c",
+    b"s3", b"s3a", b"http2", b"ipv4", b"ipv6", b"oauth2", b"adlsgen2",
+    b"x86_64", b"aarch64", b"arm64", b"amd64", b"k8s",
 ];
 
 /// Is this piece one of the [`NAMES`]? Asked only of pieces with a digit, most of which are
