@@ -124,10 +124,12 @@ pub struct ClusterReport {
     /// The events of each target (at most [`TARGETS_KEPT`]: the first met).
     #[serde(skip)]
     pub target_events: HashMap<String, u64>,
-    /// Its lines have no text of their own: they were clustered by their target (a message of
+    /// Its lines have no text of their own: every one was clustered by its target (a message of
     /// punctuation alone, a JSON line's empty message). Told by the text clustered, which is the
     /// target: the template is the target masked (`restore_impl::<*>` of `restore_impl::v2`),
-    /// which a comparison with the targets missed (found by a second reader).
+    /// which a comparison with the targets missed (found by a second reader). Every one: a
+    /// target-clustered line that joined a cluster of real messages (a logger named like them)
+    /// took its draft away (found by a third).
     #[serde(skip)]
     pub untexted: bool,
     /// The events logged from targets past [`TARGETS_KEPT`], which are not named.
@@ -209,7 +211,7 @@ impl Writer for Collector {
             targets: Vec::new(),
             target_events: HashMap::new(),
             other_target_events: 0,
-            untexted: false,
+            untexted: true,
             first: seen.clone(),
             last: seen.clone(),
             examples: Vec::new(),
@@ -228,8 +230,8 @@ impl Writer for Collector {
             // A panic has no level; it is an error (`--unknown error` takes it).
             r.levels.insert(PANIC.to_owned());
         }
+        r.untexted &= ev.log.target.as_ref().is_some_and(|t| u.text == t.as_bytes());
         if let Some(t) = &ev.log.target {
-            r.untexted |= u.text == t.as_bytes();
             let kept = r.target_events.len();
             match r.target_events.get_mut(t.as_ref()) {
                 Some(n) => *n += 1,

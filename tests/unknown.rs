@@ -3282,6 +3282,26 @@ fn regression_lines_with_no_text_are_clustered_by_their_target_and_get_no_draft(
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(stderr_of(&out).contains("2 cluster(s) of lines with no text of their own"), "{}", stderr_of(&out));
+    // A line clustered by its target that joins a cluster of real messages (a logger named like
+    // them) leaves that cluster its draft (a third reader's).
+    let logger = |msg: &str, name: &str| {
+        format!(
+            "{{\"timestamp\":\"2026-03-02T08:00:01Z\",\"level\":\"ERROR\",\"message\":\"{msg}\",\"logger\":\"{name}\"}}\n"
+        )
+    };
+    let mixed = d.write(
+        "mixed.log",
+        &[
+            logger("upstream connection refused", "app"),
+            logger("upstream connection refused", "app"),
+            logger("upstream connection refused", "app"),
+            logger("", "upstream connection pool"),
+        ]
+        .concat(),
+    );
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &mixed], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(events(&out.stdout).len(), 1, "{}", stderr_of(&out));
 }
 
 /// A second reader's 1.6 million lines of one kind, each logged from a target of its own, took
