@@ -308,18 +308,41 @@ pub const NAMES: &[&[u8]] = &[
     b"x86_64", b"aarch64", b"arm64", b"amd64", b"k8s",
 ];
 
+/// The longest of the [`NAMES`].
+const LONGEST_NAME: usize = 10;
+
+/// A name's bytes, lower case, as one number (no name holds a zero byte, so names of different
+/// lengths differ): a comparison each, where comparing slices called `memcmp` for each name
+/// (5% of the clusterer's instructions on RisingWave's messages).
+const fn name_key(b: &[u8]) -> u128 {
+    let mut k = 0u128;
+    let mut i = 0;
+    while i < b.len() {
+        k |= (b[i].to_ascii_lowercase() as u128) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+static NAME_KEYS: [u128; NAMES.len()] = {
+    let mut keys = [0u128; NAMES.len()];
+    let mut i = 0;
+    while i < NAMES.len() {
+        assert!(NAMES[i].len() <= LONGEST_NAME);
+        keys[i] = name_key(NAMES[i]);
+        i += 1;
+    }
+    keys
+};
+
 /// Is this piece one of the [`NAMES`]? Asked only of pieces with a digit, most of which are
 /// numbers: a first byte that is not a letter answers at once.
 fn named(piece: &[u8]) -> bool {
-    const LONGEST: usize = 10;
-    if piece.len() > LONGEST || !piece.first().is_some_and(u8::is_ascii_alphabetic) {
+    if piece.len() > LONGEST_NAME || !piece.first().is_some_and(u8::is_ascii_alphabetic) {
         return false;
     }
-    let mut low = [0u8; LONGEST];
-    for (l, b) in low.iter_mut().zip(piece) {
-        *l = b.to_ascii_lowercase();
-    }
-    NAMES.contains(&&low[..piece.len()])
+    let key = name_key(piece);
+    NAME_KEYS.contains(&key)
 }
 
 fn is_key(k: &[u8]) -> bool {
