@@ -2288,9 +2288,25 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     let line_end = memchr::memchr(b'\n', &s[i..]).map_or(s.len(), |p| i + p);
     let mut starts = Vec::new();
     field_starts(&s[i..line_end], &mut starts);
-    let msg_end = starts.first().map_or(line_end, |&p| i + p);
+    let mut msg_end = starts.first().map_or(line_end, |&p| i + p);
+    // An event logged with fields and no message (`tracing::error!(epoch = 5)`) prints its
+    // first field where the message goes: `…::rpc: epoch=5 job=a`. A message of one `key=value`
+    // token is that field, and the message is empty (it was clustered as `epoch=<*>`, a
+    // template of a field, where the same event in JSON is clustered by its target; found by a
+    // second reader). A message that goes on after its first word (`txn_id=5 large transaction
+    // …`) is a message.
+    let first = &s[i..msg_end];
+    let lead = memchr::memchr(b'=', first).filter(|&eq| {
+        eq > 0
+            && first[..eq].iter().all(|&b| is_ident_byte(b) || b == b'.')
+            && !first.iter().any(|&b| b == b' ' || b == b'\t')
+    });
+    if let Some(eq) = lead {
+        out.fields.push((i..i + eq, i + eq + 1..msg_end));
+        msg_end = i;
+    }
     out.message = i..msg_end;
-    let (from, end) = if starts.is_empty() && line_end < s.len() {
+    let (from, end) = if starts.is_empty() && lead.is_none() && line_end < s.len() {
         // The last line of the message, above a backtrace if one ends the event (`…: operation
         // timed out epoch=7`, a blank line, `Backtrace:` and its frames).
         let end = before_backtrace(s, line_end);
@@ -3326,6 +3342,17 @@ mod tests {
                 "failed",
                 &[("error", "boom")],
             ),
+            // Fields and no message (`tracing::error!(epoch = 5)`): the first field is printed
+            // where the message goes (a second reader's). A message that goes on after a first
+            // word with `=` is a message.
+            ("2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: epoch=5", "", &[("epoch", "5")]),
+            ("2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: epoch=5 job.id=a", "", &[("epoch", "5"), ("job.id", "a")]),
+            (
+                "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: txn_id=5 large transaction a=1",
+                "txn_id=5 large transaction",
+                &[("a", "1")],
+            ),
+            ("2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: =5", "=5", &[]),
         ];
         for &(s, message, fields) in cases {
             let t = parse_text(s.as_bytes()).unwrap();
