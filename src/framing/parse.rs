@@ -3346,7 +3346,11 @@ mod tests {
             // where the message goes (a second reader's). A message that goes on after a first
             // word with `=` is a message.
             ("2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: epoch=5", "", &[("epoch", "5")]),
-            ("2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: epoch=5 job.id=a", "", &[("epoch", "5"), ("job.id", "a")]),
+            (
+                "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: epoch=5 job.id=a",
+                "",
+                &[("epoch", "5"), ("job.id", "a")],
+            ),
             (
                 "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: txn_id=5 large transaction a=1",
                 "txn_id=5 large transaction",
