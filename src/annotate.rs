@@ -812,12 +812,24 @@ impl Clustering<'_> {
             warn_or_above,
             self.covered,
         );
+        // The event's target: what a line with no text of its own is clustered by.
+        let target = json_target
+            .or_else(|| tl.and_then(|t| t.target.clone()).and_then(|r| hays.first().and_then(|h| h.text.get(r))))
+            .filter(|t| !t.trim_ascii().is_empty());
+        // A message of punctuation alone (`...`, `!`, `=>`) that no record explains says no more
+        // than `;` does, which is clustered by its target: so is it, where the event has one
+        // (each had a template of its own; found by a third reader).
+        let no_words = |(h, r): &(usize, Range<usize>)| {
+            !hays[*h].text[r.clone()].iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
+        };
+        let punctuation = self.found.is_empty() && target.is_some() && at.as_ref().is_some_and(no_words);
         let raw = match at {
+            Some(_) if punctuation => target?,
             Some((hay, range)) => &hays[hay].text[unquoted(hays[hay].text, range)],
             // A JSON line with no text of its own (an empty, blank or missing message, and no
             // error) that no record explains: by its target, as a text line's is. It was dropped
             // from every output (found by a second reader).
-            None if self.found.is_empty() => json_target.filter(|t| !t.trim_ascii().is_empty())?,
+            None if self.found.is_empty() && json_target.is_some() => target?,
             None => return None,
         };
         // A piece inside a `{:?}`-printed string has its quotes escaped (`S3Error { code:

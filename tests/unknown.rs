@@ -3256,16 +3256,20 @@ fn regression_lines_with_no_text_are_clustered_by_their_target_and_get_no_draft(
         // Fields and no message, as text and as JSON (the text was clustered as `epoch=<*>`).
         format!("{}\n", rw_line(5, "ERROR", "risingwave_meta::barrier::rpc", "epoch=5")),
         json(6, "\"epoch\":5"),
+        // Punctuation alone, as `;` is (`...` and `=>` had templates of their own).
+        format!("{}\n", rw_line(7, "ERROR", "risingwave_meta::barrier::rpc", "...")),
+        format!("{}\n", rw_line(8, "ERROR", "risingwave_meta::barrier::rpc", "=>")),
+        json(9, "\"message\":\"...\""),
     ]
     .concat();
     let file = d.write("untexted.log", &input);
     for threads in ["1", "2"] {
         let evs = d.events(&["--unknown", "warn", "--format", "json", "--threads", threads, &file], "");
-        assert_eq!(evs.len(), 6, "{evs:#?}");
+        assert_eq!(evs.len(), 9, "{evs:#?}");
         let clusters: Vec<&str> = evs.iter().map(|e| e["unknown"]["cluster"].as_str().unwrap()).collect();
         assert!(clusters.iter().all(|c| *c == clusters[0]), "{evs:#?}");
-        assert_eq!(evs[5]["unknown"]["template"], "risingwave_meta::barrier::rpc");
-        assert_eq!(evs[5]["unknown"]["count"], 6);
+        assert_eq!(evs[8]["unknown"]["template"], "risingwave_meta::barrier::rpc");
+        assert_eq!(evs[8]["unknown"]["count"], 9);
         assert_eq!(evs[4]["log"]["fields"]["epoch"], "5");
     }
     let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
