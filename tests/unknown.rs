@@ -3262,6 +3262,21 @@ fn regression_lines_with_no_text_are_clustered_by_their_target_and_get_no_draft(
         json(9, "\"message\":\"...\""),
     ]
     .concat();
+    // An error field alone is the event's error, as in JSON (it was clustered as
+    // `error=connection refused`).
+    let errors = d.write(
+        "error-alone.log",
+        &[
+            format!("{}\n", rw_line(1, "ERROR", "risingwave_meta::barrier::rpc", "error=connection refused")),
+            json(2, "\"error\":\"connection refused\""),
+        ]
+        .concat(),
+    );
+    let evs = d.events(&["--unknown", "warn", "--format", "json", &errors], "");
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    for e in &evs {
+        assert_eq!(e["unknown"]["template"], "connection refused", "{e}");
+    }
     let file = d.write("untexted.log", &input);
     for threads in ["1", "2"] {
         let evs = d.events(&["--unknown", "warn", "--format", "json", "--threads", threads, &file], "");

@@ -2294,12 +2294,13 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     // token is that field, and the message is empty (it was clustered as `epoch=<*>`, a
     // template of a field, where the same event in JSON is clustered by its target; found by a
     // second reader). A message that goes on after its first word (`txn_id=5 large transaction
-    // …`) is a message.
+    // …`) is a message, but for an `error` (`err`) field's: an error printed with `Display` has
+    // blanks in it (`…::rpc: error=connection refused`), and no message starts with `error=`.
     let first = &s[i..msg_end];
     let lead = memchr::memchr(b'=', first).filter(|&eq| {
         eq > 0
             && first[..eq].iter().all(|&b| is_ident_byte(b) || b == b'.')
-            && !first.iter().any(|&b| b == b' ' || b == b'\t')
+            && (matches!(&first[..eq], b"error" | b"err") || !first.iter().any(|&b| b == b' ' || b == b'\t'))
     });
     if let Some(eq) = lead {
         out.fields.push((i..i + eq, i + eq + 1..msg_end));
@@ -3357,6 +3358,11 @@ mod tests {
                 &[("a", "1")],
             ),
             ("2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: =5", "=5", &[]),
+            (
+                "2026-03-02T08:05:51.2Z ERROR risingwave_meta::x: error=connection refused a=1",
+                "",
+                &[("error", "connection refused"), ("a", "1")],
+            ),
         ];
         for &(s, message, fields) in cases {
             let t = parse_text(s.as_bytes()).unwrap();
