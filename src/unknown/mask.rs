@@ -308,8 +308,18 @@ pub const NAMES: &[&[u8]] = &[
     b"x86_64", b"aarch64", b"arm64", b"amd64", b"k8s",
 ];
 
-/// The longest of the [`NAMES`].
-const LONGEST_NAME: usize = 10;
+/// The longest of the [`NAMES`] (a [`name_key`] holds 16 bytes).
+const LONGEST_NAME: usize = {
+    let (mut longest, mut i) = (0, 0);
+    while i < NAMES.len() {
+        if NAMES[i].len() > longest {
+            longest = NAMES[i].len();
+        }
+        i += 1;
+    }
+    assert!(longest <= 16);
+    longest
+};
 
 /// A name's bytes, lower case, as one number (no name holds a zero byte, so names of different
 /// lengths differ): a comparison each, where comparing slices called `memcmp` for each name
@@ -328,7 +338,6 @@ static NAME_KEYS: [u128; NAMES.len()] = {
     let mut keys = [0u128; NAMES.len()];
     let mut i = 0;
     while i < NAMES.len() {
-        assert!(NAMES[i].len() <= LONGEST_NAME);
         keys[i] = name_key(NAMES[i]);
         i += 1;
     }
