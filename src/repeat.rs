@@ -142,6 +142,17 @@ impl Parts {
         Parts(p)
     }
 
+    /// These parts with an unknown cause's cluster (`--unknown`: the part of a matched event no
+    /// record explains) in the record's place beside the record: a known host message over a
+    /// root cause met for the first time is no repeat of the same host over another cause. A
+    /// sink's `dedupe` keys by it, as pretty output shows such a cause at once (found by a
+    /// pipeline owner's reading: a dedupe sink held back every new cause behind its host).
+    pub fn with_cause(mut self, cluster: u64) -> Parts {
+        let r = KeyPart::Record.index();
+        self.0[r] = hash_of(&(self.0[r], "cause", cluster));
+        self
+    }
+
     /// Parts that differ only in the record's hash.
     #[cfg(test)]
     pub(crate) fn with_record(h: u64) -> Parts {

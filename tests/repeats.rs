@@ -163,13 +163,18 @@ fn regression_a_storm_of_new_keys_at_the_incident_cap_is_not_a_scan_per_line() {
 
 /// The daemon following `dir/logs/*.log` to a TCP sink with `dedupe`.
 fn daemon(dir: &Path, port: u16, window: &str) -> Child {
+    daemon_with(dir, port, window, "")
+}
+
+/// [`daemon`] with `tables` (TOML tables) added to its configuration.
+fn daemon_with(dir: &Path, port: u16, window: &str, tables: &str) -> Child {
     let cfg = dir.join("annotail.toml");
     fs::write(dir.join("catalog.jsonl"), common::TEST_CATALOG).unwrap();
     fs::write(
         &cfg,
         format!(
             "catalog = [\"catalog.jsonl\"]\n[[sources]]\npaths = [\"logs/*.log\"]\n[state]\ndir = \"state\"\n\
-             [[sinks]]\nurl = \"tcp://127.0.0.1:{port}\"\ndedupe = {{ window = \"{window}\" }}\n"
+             [[sinks]]\nurl = \"tcp://127.0.0.1:{port}\"\ndedupe = {{ window = \"{window}\" }}\n{tables}"
         ),
     )
     .unwrap();
@@ -248,6 +253,62 @@ fn dedupe_sends_the_first_and_one_summary_per_window() {
     assert_eq!(s["repeat"]["event_ids"].as_array().unwrap().len(), 499);
     assert_eq!(s["repeat"]["window_seconds"], 1.0);
     assert_eq!(covered(&evs).len(), 501, "every event is sent or summed up by id");
+}
+
+/// A dedupe sink keyed every event by its record alone: a storm of a known host message held
+/// back each new root cause under it (`error=` no record explains) as a repeat, so the cause
+/// never reached the receiver, and a storm of an error no record explains was never summed up
+/// (found by a pipeline owner's reading). The cause's cluster is in the key now, and an event
+/// no record explains is keyed by its cluster.
+#[test]
+fn regression_dedupe_sends_each_new_unknown_cause_and_sums_up_unknown_storms() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("logs")).unwrap();
+    let with_cause = |secs: u64, cause: &str| barrier(secs, 7).replace('\n', &format!(" error={cause}\n"));
+    let (quota, lease) = ("disk quota exceeded on volume", "lease lost for epoch");
+    let stalled = |secs: u64| {
+        barrier(secs, 7).replace("risingwave_stream::x: barrier collection failed for actor 7", "risingwave_stream::y: sink writer stalled badly")
+    };
+    let input = [
+        with_cause(0, quota),
+        with_cause(1, quota),
+        with_cause(2, lease),
+        with_cause(3, quota),
+        with_cause(4, lease),
+        stalled(5),
+        stalled(6),
+        stalled(7),
+    ]
+    .concat();
+    fs::write(dir.path().join("logs/a.log"), &input).unwrap();
+    let (port, got) = receiver();
+    let d = daemon_with(dir.path(), port, "1s", "[unknown]\nlevels = \"warn\"\n");
+    wait_until("three summaries", || got.lock().unwrap().iter().filter(|e| e.get("repeat").is_some()).count() == 3);
+    let st = std::process::Command::new("kill").arg("-TERM").arg(d.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let mut d = d;
+    assert!(wait_timeout(&mut d, PATIENCE).expect("exits").success());
+    let evs = got.lock().unwrap().clone();
+    let firsts: Vec<(&str, u64)> = evs
+        .iter()
+        .filter(|e| e.get("repeat").is_none())
+        .map(|e| (e["unknown"]["template"].as_str().unwrap(), e["unknown"]["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        firsts,
+        [("disk quota exceeded on volume", 1), ("lease lost for epoch", 1), ("sink writer stalled badly", 1)],
+        "each cause's first event goes out at once: {evs:#?}"
+    );
+    let summaries: Vec<(&str, u64)> = evs
+        .iter()
+        .filter_map(|e| Some((e["unknown"]["template"].as_str()?, e.get("repeat")?["count"].as_u64()?)))
+        .collect();
+    assert_eq!(
+        summaries,
+        [("disk quota exceeded on volume", 2), ("lease lost for epoch", 1), ("sink writer stalled badly", 2)],
+        "{evs:#?}"
+    );
+    assert_eq!(covered(&evs).len(), 8, "every event is sent or summed up by id");
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub struct Rendered {
 /// What a sink's `dedupe` needs of an event without parsing it again.
 #[derive(Debug, Clone)]
 pub struct EventMeta {
-    /// `None`: nothing matched; such an event is never a repeat.
+    /// `None`: nothing matched and nothing was clustered; such an event is never a repeat.
     pub parts: Option<crate::repeat::Parts>,
     pub timestamp: Box<str>,
     pub event_id: Option<u64>,
@@ -150,8 +150,17 @@ impl Writer for MultiWriter {
             }
         }
         if self.keep_meta {
+            use crate::repeat::Parts;
+            // An event no record explains is keyed by its cluster, as pretty output collapses
+            // it; a known error over an unknown cause, by both (see [`Parts::with_cause`]).
+            let parts = match (Parts::of(ev), &ev.unknown) {
+                (Some(p), Some(u)) => Some(p.with_cause(u.cluster)),
+                (Some(p), None) => Some(p),
+                (None, Some(u)) => Some(Parts::of_unknown(ev, u.cluster, u.severity)),
+                (None, None) => None,
+            };
             self.out.meta.push(EventMeta {
-                parts: crate::repeat::Parts::of(ev),
+                parts,
                 timestamp: ev.timestamp.into(),
                 event_id: ev.event_id,
             });
