@@ -982,6 +982,20 @@ fn unexplained(
         (None, Some(t)) => {
             regions[1] = Some((0, t.message.clone()));
             regions[2] = error_field(text, &t.fields).map(|v| (0, v));
+            // An error field left empty at the end of the first line (`… error=`, `error=""`)
+            // over a report on the lines below: the report is its value, and the field ends the
+            // first line (see below). Its causes were no region's, and the event went by as
+            // explained by its known message (found by a developer's reading).
+            if regions[2].is_none()
+                && let Some(nl) = memchr::memchr(b'\n', text)
+                && let Some((k, v)) = t.fields.last()
+                && v.end <= nl
+                && error_key_rank(&text[k.clone()]).is_some()
+                && empty_value(&text[v.clone()])
+                && text[v.end..nl].trim_ascii().is_empty()
+            {
+                regions[2] = Some((0, nl..nl));
+            }
             // A warning logged inside a span that holds an error (`failure_recovery{error=…}:
             // recovery_attempt: … waiting for …`) reports a step of handling that error: the
             // message is the handler's, the same for every error it handles, and the span's
@@ -1207,15 +1221,28 @@ fn unexplained(
                     if enough_alnum(&t[words.clone()]) {
                         remnant_at = remnant_at.or(Some((h, words)));
                     }
-                    let cause = first_link(t, trim_links(t, past_repeats(t, h, found, nl..gap.end)));
+                    let (_, cause) = past_repeats(t, h, found, nl..gap.end);
                     if enough_alnum(&t[cause.clone()]) {
                         return Some((h, cause));
                     }
                 } else {
                     let remnant =
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                    let whole = trim_links(t, past_repeats(t, h, found, gap));
-                    let range = first_link(t, whole.clone());
+                    let (whole, range) = past_repeats(t, h, found, gap);
+                    let whole = trim_links(t, whole);
+                    // The host's own words with a cause joined to them by `: ` (`failed to create
+                    // source worker` known, `for source 7: kafka broker unreachable` left): the
+                    // cause is the error, as it is when the report prints it on the line below,
+                    // and the words come second to it. Alone they were the event's template
+                    // (`for source <*>`), one cluster of every cause (found by a developer's
+                    // reading). A cause that is only a value (`at epoch: 12`) is none: the words
+                    // are taken then.
+                    if own_words && !has_error_field && range.end < whole.end {
+                        let (_, cause) = past_repeats(t, h, found, range.end..whole.end);
+                        if enough_alnum(&t[cause.clone()]) && !value_word(&t[cause.clone()], false) {
+                            return Some((h, cause));
+                        }
+                    }
                     // Names of kinds of error before a known one (`QueryError: internal error:
                     // …`, `Sink error: Kafka error: …`): wrappers of what follows, as in
                     // [`first_link`], so no error of their own.
@@ -1262,31 +1289,30 @@ fn unexplained(
     remnant_at
 }
 
-/// `r` past the causes of a `Caused by:` report in it that repeat a known error of the event (in
-/// haystack `h`): a report of an error whose text already holds its source lists that source
-/// again below (`failed to notify cancellation result: no vnodes to assign`, then `Caused
-/// by:` and `no vnodes to assign`), and the repeat is the known error, not a cause no record
-/// knows. Compared by first links: a known wrapper's repeat (`Actor 7 exited unexpectedly`,
-/// its source on as the next cause) is its first link. Before, the repeat was clustered under
-/// the known error's own text, and a draft of it never took the event from unknown: each
-/// round of `discover` drafted it again (found by a catalog keeper's reading).
-fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> Range<usize> {
-    // One searcher for every call: `memmem::find` builds its own each time, and this runs for
-    // every unexplained piece of every event at WARN and above.
-    static CAUSED_BY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"Caused by"));
-    if CAUSED_BY.find(&t[r.clone()]).is_none() {
-        return r;
-    }
+/// `r` past the links at its start that repeat a known error of the event (in haystack `h`),
+/// and the first link after them ([`first_link`]). A report of an error whose text already
+/// holds its source lists that source again below (`failed to notify cancellation result: no
+/// vnodes to assign`, then `Caused by:` and `no vnodes to assign`), and an error printed twice
+/// in one field (`Insert error: failed to create source worker, error url: failed to create
+/// source worker: …`) repeats itself inline: the repeat is the known error, not a cause no
+/// record knows. Compared by first links: a known wrapper's repeat (`Actor 7 exited
+/// unexpectedly`, its source on as the next cause) is its first link. Before, the repeat was
+/// clustered under the known error's own text, and a draft of it never took the event from
+/// unknown: each round of `discover` drafted it again (found by catalog keepers' readings,
+/// under a report and then inline).
+fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Range<usize>, Range<usize>) {
     loop {
         let link = first_link(t, trim_links(t, r.clone()));
         if link.is_empty() {
-            return r;
+            return (r, link);
         }
         let repeat = found.iter().find(|f| {
-            f.hay as usize == h && f.end <= link.start && t[first_link(t, f.start..f.end)] == t[link.clone()]
+            f.hay as usize == h
+                && f.end <= link.start
+                && f.end - f.start >= link.len()
+                && t[first_link(t, f.start..f.end)] == t[link.clone()]
         });
-        let Some(f) = repeat else { return r };
+        let Some(f) = repeat else { return (r, link) };
         // The whole known error when the cause repeats all of it (`Failed to decode prost: field
         // not found `x``, two links): its second link is no cause either (found by a second
         // reader: it was clustered, and the cause after it went unseen).
