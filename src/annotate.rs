@@ -1236,10 +1236,14 @@ fn unexplained(
                     // and the words come second to it. Alone they were the event's template
                     // (`for source <*>`), one cluster of every cause (found by a developer's
                     // reading). A cause that is only a value (`at epoch: 12`) is none: the words
-                    // are taken then.
-                    if own_words && !has_error_field && range.end < whole.end {
+                    // are taken then. Only on the line: below it, a report is read above, and
+                    // other lines (a Java frame, `{:#?}` output) are no cause.
+                    if own_words && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
                         let (_, cause) = past_repeats(t, h, found, range.end..whole.end);
-                        if enough_alnum(&t[cause.clone()]) && !value_word(&t[cause.clone()], false) {
+                        if enough_alnum(&t[cause.clone()])
+                            && !value_word(&t[cause.clone()], false)
+                            && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none()
+                        {
                             return Some((h, cause));
                         }
                     }

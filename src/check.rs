@@ -24,11 +24,14 @@ const PROBES: &[&str] = &[
     "a",
 ];
 
-/// Compile every entry and probe the ones without a literal; returns the problems found.
-pub fn compile_all(m: &Matcher) -> Vec<Problem> {
+/// Compile every entry and probe the ones without a literal; returns the problems found and the
+/// entries whose regex does not compile (they never match: not usable, for `check`'s counts).
+pub fn compile_all(m: &Matcher) -> (Vec<Problem>, Vec<usize>) {
     let mut out = Vec::new();
-    for e in &m.entries {
+    let mut broken = Vec::new();
+    for (i, e) in m.entries.iter().enumerate() {
         if let Err(err) = e.compile_now() {
+            broken.push(i);
             let kind = match err {
                 regex::Error::CompiledTooBig(_) => ProblemKind::RegexTooBig,
                 _ => ProblemKind::InvalidRegex,
@@ -61,7 +64,7 @@ pub fn compile_all(m: &Matcher) -> Vec<Problem> {
             }
         }
     }
-    out
+    (out, broken)
 }
 
 /// How the records' positional placeholders (`{}`, `{:?}`, `{0}`) are named: from the format

@@ -401,9 +401,17 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
 
 /// One line of an example (without its colour codes: they are how it was shown, not what it
 /// says, and a report printed to a terminal would take them as its own), cut at
-/// [`EXAMPLE_BYTES`].
+/// [`EXAMPLE_BYTES`], before a character the cut would split (a cut inside `é` ended the example
+/// in U+FFFD: found by a developer's reading).
 fn example_line(line: &[u8]) -> String {
-    crate::event::text(&line[..line.len().min(EXAMPLE_BYTES)]).into_owned()
+    let mut end = line.len().min(EXAMPLE_BYTES);
+    // A UTF-8 character is at most 4 bytes: at most 3 continuation bytes to step back over.
+    for _ in 0..3 {
+        if end < line.len() && end > 0 && line[end] & 0xC0 == 0x80 {
+            end -= 1;
+        }
+    }
+    crate::event::text(&line[..end]).into_owned()
 }
 
 /// A template's regex: its text escaped, `(.+?)` for each `<*>`.
@@ -893,7 +901,7 @@ fn visible(s: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{draft_forms, draftable, example, generic, message_of, pattern_of, slug_of, visible};
+    use super::{draft_forms, draftable, example, example_line, generic, message_of, pattern_of, slug_of, visible};
 
     #[test]
     fn regression_control_characters_reach_the_terminal_as_escapes() {
@@ -922,6 +930,11 @@ mod tests {
         }
         let long = format!("a\n{}disk full", "x".repeat(2000));
         assert_eq!(example(long.as_bytes(), b"disk full"), format!("a\n{}", "x".repeat(1000)));
+        // Not inside a character: 999 bytes and `é` (two) are cut before the `é`, with no U+FFFD.
+        let accented = format!("{}{}", "x".repeat(999), "é".repeat(10));
+        assert_eq!(example_line(accented.as_bytes()), "x".repeat(999));
+        let cjk = format!("{}{}", "x".repeat(998), "错".repeat(10));
+        assert_eq!(example_line(cjk.as_bytes()), "x".repeat(998));
     }
 
     #[test]

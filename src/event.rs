@@ -743,7 +743,9 @@ fn record_static(m: &Matcher, idx: u32, fields: &RecordFields) -> String {
     opt(&mut out, "slug", r.slug(), &mut first);
     out.push(b',');
     key(&mut out, "severity");
-    s(&mut out, r.severity_text());
+    // As the catalog read it (`Warn` and `WARNING` are `warning`), as every other output says
+    // it: the record's spelling gave a dashboard five severities (found by a catalog keeper).
+    s(&mut out, r.severity.name());
     opt(&mut out, "error_class", r.str_field("errorClass").filter(|_| w("error_class")), &mut first);
     opt(&mut out, "template", r.template.as_deref().filter(|_| w("template")), &mut first);
     if w("pattern") {
@@ -980,7 +982,7 @@ fn side_match(out: &mut Vec<u8>, ev: &Annotated<'_>, f: &Found, field: &str) {
     let mut first = false;
     opt(out, "slug", r.slug(), &mut first);
     out.extend_from_slice(b",\"severity\":");
-    s(out, r.severity_text());
+    s(out, r.severity.name());
     out.extend_from_slice(b",\"captures\":");
     pairs(out, &ev.captures(f));
     out.extend_from_slice(b",\"span\":");

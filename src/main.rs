@@ -93,7 +93,31 @@ fn main() -> ExitCode {
 
 /// The command's status, decided here and nowhere else turned into an exit code.
 fn run_main() -> Status {
-    let Opts { command, cli } = Opts::parse();
+    let Opts { command, cli } = match Opts::try_parse() {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = e.print();
+            if !e.use_stderr() {
+                // `--help`, `--version`.
+                return Status::Success;
+            }
+            if let Some(word) =
+                std::env::args_os().skip(2).filter_map(|a| a.into_string().ok()).find(|a| SUBCOMMANDS.contains(&a.as_str()))
+            {
+                misplaced_subcommand(&word);
+            }
+            return Status::Refused;
+        }
+    };
+    // `annotail -c drafts.jsonl discover x.log`: options before the subcommand make it a PATH
+    // (clap reads a subcommand only as the first word), and the run then said that no file
+    // `discover` could be read (found by a developer's reading).
+    if command.is_none()
+        && let Some(word) = cli.paths.first().and_then(|p| p.to_str()).filter(|p| SUBCOMMANDS.contains(p))
+    {
+        misplaced_subcommand(word);
+        return Status::Refused;
+    }
     // A daemon with many followed files, sink connections and scrapers needs descriptors: the
     // soft limit (often 1,024) is raised to the hard one the system allows.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
@@ -123,6 +147,17 @@ fn run_main() -> Status {
             Status::Failed
         }
     }
+}
+
+/// The subcommands' names: a PATH of one of these names is `./NAME`.
+const SUBCOMMANDS: [&str; 5] = ["check", "explain", "stats", "report", "discover"];
+
+/// Say that a subcommand goes first.
+fn misplaced_subcommand(word: &str) {
+    eprintln!(
+        "annotail: `{word}` is a subcommand only as the first word, with its options after it \
+         (`annotail {word} -c CATALOG ...`); a file of that name is `./{word}`"
+    );
 }
 
 /// A run refused before it started: each line of the reason on standard error.
@@ -625,7 +660,17 @@ fn dead_letter_status(metrics: &Metrics, ok: Status) -> Status {
 /// Standard input or files read to their end, delivered to `--output` sinks.
 fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalog::Problem>) -> Status {
     let (m, mut problems, read, left_out) = load_naming_left_out(paths);
-    problems.extend(check::compile_all(&m));
+    let (compiled, broken) = check::compile_all(&m);
+    problems.extend(compiled);
+    // Records whose regex does not compile never match: not usable (they were counted usable
+    // beside their error; found by a catalog keeper). With those the matcher refused (a
+    // pattern that matches any line, or none that compiles), they are the records refused, and
+    // the counts add up.
+    let broken_unkeyed = broken.iter().filter(|&&i| m.entries[i].key.is_none()).count();
+    let usable = m.entries.len() - broken.len();
+    let refused = read.saturating_sub(left_out.len() + usable);
+    let in_prefilter = m.entries.len() - m.unkeyed.len() - (broken.len() - broken_unkeyed);
+    let without_literal = m.unkeyed.len() - broken_unkeyed;
     problems.extend(config_problems);
     let errors = problems.iter().filter(|p| p.level == Level::Error).count();
     let warnings = problems.len() - errors;
@@ -646,24 +691,25 @@ fn run_check(paths: &[PathBuf], format: CheckFormat, config_problems: Vec<catalo
                 pn.kept,
                 pn.kept_in.len()
             );
-            let left = if left_out.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} left out, named above)", left_out.len())
-            };
+            let mut apart = Vec::new();
+            if !left_out.is_empty() {
+                apart.push(format!("{} left out", left_out.len()));
+            }
+            if refused > 0 {
+                apart.push(format!("{refused} refused"));
+            }
+            let apart = if apart.is_empty() { String::new() } else { format!(" ({}, named above)", apart.join(", ")) };
             println!(
-                "{read} record(s) read, {} usable{left}, {} in the prefilter, {} without a literal; {errors} error(s), {warnings} warning(s)",
-                m.entries.len(),
-                m.entries.len() - m.unkeyed.len(),
-                m.unkeyed.len()
+                "{read} record(s) read, {usable} usable{apart}, {in_prefilter} in the prefilter, {without_literal} without a literal; {errors} error(s), {warnings} warning(s)",
             );
         }
         CheckFormat::Json => {
             let v = serde_json::json!({
                 "records_read": read,
-                "records_usable": m.entries.len(),
-                "records_without_literal": m.unkeyed.len(),
+                "records_usable": usable,
+                "records_without_literal": without_literal,
                 "records_left_out": left_out.len(),
+                "records_refused": refused,
                 "left_out": left_out,
                 "errors": errors,
                 "warnings": warnings,

@@ -77,6 +77,7 @@ fn check_reports_every_problem_with_file_line_and_record_id() {
     }
     assert!(!text.contains("ok.jsonl"), "{text}");
     assert!(text.lines().any(|l| l.contains("too big") || l.contains("size limit")), "bombs are too big:\n{text}");
+    assert!(text.contains("11 record(s) read, 5 usable (1 left out, 5 refused, named above)"), "{text}");
 }
 
 #[test]
@@ -116,6 +117,11 @@ fn check_json_report_parses_and_lists_the_same_problems() {
     assert_eq!(kinds(10), ["invalid_field", "invalid_field"]);
     assert!(kinds(11).contains(&"invalid_json"), "{:?}", kinds(11));
     assert!(v["records_usable"].as_u64().unwrap() >= 3, "good-1, warn-re, fine-1: {v}");
+    // The counts add up: the two bombs never match, and were counted usable beside their errors
+    // (found by a catalog keeper); err-re, any-line and blank were in no count.
+    let n = |k: &str| v[k].as_u64().unwrap();
+    assert_eq!((n("records_usable"), n("records_left_out"), n("records_refused")), (5, 1, 5), "{v}");
+    assert_eq!(n("records_read"), n("records_usable") + n("records_left_out") + n("records_refused"), "{v}");
 }
 
 /// A catalog with problems still annotates with its good records; the record with an invalid

@@ -296,6 +296,26 @@ fn regression_stdin_idle_waits_for_a_half_written_continuation_line() {
     assert!(rest.is_empty(), "{rest:?}");
 }
 
+/// A panic's frames come after the program has read its debug information, which on a binary the
+/// size of RisingWave's takes longer than the idle timeout: the event was completed at `stack
+/// backtrace:`, and its frames were an event of their own (found by a developer's reading). A
+/// backtrace's header now waits for its frames, as `Caused by:` waits for its causes.
+#[test]
+fn regression_a_backtrace_header_waits_for_its_frames() {
+    let fx = fixture();
+    let cat = path_str(&fx.catalog);
+    let mut s = spawn_streaming(&["-c", &cat, "--all", "--idle-timeout", "50", "--line-timeout", "2s"]);
+    s.send("thread 'rw-streaming' panicked at src/stream/src/executor/mview/materialize.rs:1207:21:\ndoohickey mismatch\nstack backtrace:\n");
+    // Six idle timeouts before the frames.
+    thread::sleep(std::time::Duration::from_millis(300));
+    s.send("   0: rust_begin_unwind\n             at /rustc/library/std/src/panicking.rs:652:5\n   1: risingwave_stream::executor::mview::materialize\n");
+    let (code, stderr, rest) = s.finish();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert_eq!(rest.len(), 1, "one event, its frames in it: {rest:?}");
+    let e: Value = serde_json::from_str(&rest[0]).unwrap();
+    assert_eq!((src_line(&e), src_lines(&e)), (1, 6), "{e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 7. Exit statuses.
 

@@ -244,6 +244,23 @@ fn until(addr: &str, what: &str, cond: impl Fn(&str, (u16, &str)) -> bool) {
     }
 }
 
+/// `--follow logs/` named a directory that exists and holds logs, and the warning asked about a
+/// typo or a missing directory (found by a developer's reading): it says to name the files.
+#[test]
+fn regression_a_directory_given_as_a_source_is_told_to_name_its_files() {
+    let d = Dir::new();
+    fs::write(d.log("a.log"), line(1)).unwrap();
+    let mut c = cmd();
+    c.arg("--follow").arg(format!("{}/", d.path("logs").display())).args(["--format", "json", "--log-level", "info"]);
+    c.arg("--state-dir").arg(d.path("state")).arg("-c").arg(d.path("catalog.jsonl"));
+    let _g = d.spawn(c);
+    d.wait_for(READY);
+    let err = d.stderr();
+    let want = format!("such as `{}/*.log`", d.path("logs").display());
+    assert!(err.lines().any(|l| l.contains("WARN") && l.contains("source is a directory") && l.contains(&want)), "{err}");
+    assert!(!err.contains("a typo, a missing directory"), "{err}");
+}
+
 #[test]
 fn a_glob_that_names_nothing_is_warned_about_and_counted() {
     let d = Dir::new();
@@ -255,6 +272,7 @@ fn a_glob_that_names_nothing_is_warned_about_and_counted() {
     let err = d.stderr();
     let warned = |glob: &str| err.lines().any(|l| l.contains("WARN") && l.contains("matches no file") && l.contains(glob));
     assert!(warned("typo/*.log") && warned("logs/*.log"), "{err}");
+    assert!(!err.contains("source is a directory"), "{err}");
     until(&addr, "two empty sources", |m, _| series(m, "annotail_sources_empty") == Some(2.0));
     fs::write(d.log("a.log"), line(1)).unwrap();
     until(&addr, "one empty source", |m, _| series(m, "annotail_sources_empty") == Some(1.0));

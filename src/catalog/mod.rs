@@ -141,10 +141,6 @@ impl Record {
 
     /// The `severity` field as stored (`error` when absent), for output that carries the
     /// record's own fields; decisions use [`Record::severity`].
-    pub fn severity_text(&self) -> &str {
-        self.str_field("severity").unwrap_or("error")
-    }
-
     pub fn slug(&self) -> Option<&str> {
         self.str_field("slug")
     }
@@ -614,13 +610,23 @@ fn parse_lines(name: &str, lines: &[(usize, &str)], index: usize, out: &mut Vec<
         let origin = Origin { file: name.to_owned(), line };
         match serde_json::from_str::<&RawValue>(l) {
             Ok(v) => push_text(v.get(), origin, index, out, problems),
-            Err(e) => problems.push(Problem::new(
-                Level::Error,
-                &origin,
-                None,
-                ProblemKind::InvalidJson,
-                format!("invalid JSON: {e}"),
-            )),
+            Err(e) => {
+                // An object cut at the line's end: a record laid out over lines (pasted
+                // pretty-printed) gave one error per line, none saying why (found by a catalog
+                // keeper).
+                let hint = if e.is_eof() && l.trim_start().starts_with('{') {
+                    " (a record laid out over lines? a JSON Lines file holds one record per line)"
+                } else {
+                    ""
+                };
+                problems.push(Problem::new(
+                    Level::Error,
+                    &origin,
+                    None,
+                    ProblemKind::InvalidJson,
+                    format!("invalid JSON: {e}{hint}"),
+                ))
+            }
         }
     }
 }
@@ -644,7 +650,17 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
     };
     let f = match Fields::of(&members) {
         Ok(f) => f,
-        Err(e) => return not_a_record(problems, &format!("not a record: {e}")),
+        Err(e) => {
+            // A field twice: the record is ambiguous, but its id (once) still says which record
+            // it is (found by a catalog keeper: the message named none).
+            let mut ids = members.iter().filter(|(k, _)| k == "id").map(|(_, v)| raw_str(Some(v)));
+            let id = match (ids.next().flatten(), ids.next()) {
+                (Some(id), None) => Some(id),
+                _ => None,
+            };
+            problems.push(Problem::new(Level::Error, &origin, id.as_deref(), ProblemKind::NotARecord, format!("not a record: {e}")));
+            return;
+        }
     };
     let id = match f.id.map(RawValue::get) {
         Some(t) if t.starts_with('"') => raw_str(f.id).filter(|s| !s.trim().is_empty()),
@@ -841,6 +857,13 @@ fn merge(raw: Vec<Record>, mut problems: Vec<Problem>) -> Catalog {
             kept.push(Some(rec));
         }
     }
+    // A record left out for one that is left out in turn (the same id three times) names the
+    // last, the one kept: it named the next, itself left out (found by a catalog keeper).
+    for l in &mut left_out {
+        if let Some(r) = by_id.get(&l.id).and_then(|&i| kept[i].as_ref()) {
+            l.kept = r.origin.to_string();
+        }
+    }
     // `filter_map` (not `flatten`) collects in place, into `kept`'s own allocation.
     #[allow(clippy::filter_map_identity)]
     let mut records: Vec<Record> = kept.into_iter().filter_map(|r| r).collect();
@@ -907,6 +930,11 @@ mod tests {
         let (recs, problems) = parse(r#"{"id": "a", "errorMessage": "x {}", "id": "b"}"#);
         assert!(recs.is_empty());
         assert!(problems[0].message.contains("duplicate field `id`"), "{problems:?}");
+        assert_eq!(problems[0].id, None, "two ids: neither names it");
+        // Another field twice: the one id names the record (it named none).
+        let (recs, problems) = parse(r#"{"id": "a", "errorMessage": "x", "errorMessage": "y"}"#);
+        assert!(recs.is_empty());
+        assert_eq!(problems[0].id.as_deref(), Some("a"), "{problems:?}");
     }
 
     #[test]
@@ -934,6 +962,8 @@ mod tests {
             vec![(2, ProblemKind::InvalidJson), (3, ProblemKind::MissingId), (4, ProblemKind::MissingMessage)]
         );
         assert_eq!(p[2].id.as_deref(), Some("c"));
+        // An object cut at the line's end says a record may be laid out over lines.
+        assert!(p[0].message.contains("one record per line"), "{:?}", p[0]);
     }
 
     #[test]
@@ -970,6 +1000,21 @@ mod tests {
         assert_eq!(c.records.len(), 1);
         assert_eq!(c.problems[0].kind, ProblemKind::DuplicateId);
         assert_eq!(c.problems[0].line, 2);
+    }
+
+    /// The same id three times: each record left out named the next one as kept, the middle one
+    /// too, though it was left out as well (found by a catalog keeper).
+    #[test]
+    fn regression_a_record_left_out_names_the_one_finally_kept() {
+        let mut raw = Vec::new();
+        let mut p = Vec::new();
+        let text = "{\"id\": \"1\", \"errorMessage\": \"m\"}\n{\"id\": \"1\", \"errorMessage\": \"n\"}";
+        parse_text("a", text, 0, &mut raw, &mut p);
+        parse_text("b", r#"{"id": "1", "errorMessage": "o"}"#, 1, &mut raw, &mut p);
+        let c = merge(raw, p);
+        assert_eq!(c.records.len(), 1);
+        let kept: Vec<(usize, &str)> = c.left_out.iter().map(|l| (l.line, l.kept.as_str())).collect();
+        assert_eq!(kept, [(1, "b:1"), (2, "b:1")]);
     }
 
     #[test]

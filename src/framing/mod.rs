@@ -364,7 +364,7 @@ impl<'m> Framer<'m> {
     }
 
     /// The open event's last line is an error report's header with no cause under it yet
-    /// (`Caused by:`): a writer that paused there (a pipe's buffer filled, a slow network under
+    /// (`Caused by:`, or a backtrace's `stack backtrace:`): a writer that paused there (a pipe's buffer filled, a slow network under
     /// `kubectl logs -f`) has more of the event to write, and completing it on the idle timeout
     /// lost the causes, which then were an event of their own without a header (found by two
     /// readers). The callers wait up to the line timeout for them, as for a partial line. Not
@@ -1340,12 +1340,17 @@ fn stamped_warns(content: &[u8], st: &parse::StampedLine) -> bool {
 }
 
 /// An error report's header, alone on its line (`Caused by:`, anyhow's; `Caused by these errors
-/// (recent errors listed first):`, RisingWave's).
+/// (recent errors listed first):`, RisingWave's), or a backtrace's (`stack backtrace:`, a
+/// panic's; `Stack backtrace:` and `Backtrace:`, anyhow's): what comes under it is the event's.
+/// A panic's frames come after the program has read its debug information, which on a binary
+/// the size of RisingWave's takes longer than the idle timeout: the frames were an event apart
+/// (found by a developer's reading).
 fn report_header(line: &[u8]) -> bool {
     let l = line.trim_ascii();
-    l.starts_with(b"Caused by")
+    (l.starts_with(b"Caused by")
         && l.ends_with(b":")
-        && (l.len() == b"Caused by:".len() || l.starts_with(b"Caused by these errors"))
+        && (l.len() == b"Caused by:".len() || l.starts_with(b"Caused by these errors")))
+        || matches!(l, b"stack backtrace:" | b"Stack backtrace:" | b"Backtrace:")
 }
 
 /// `exit status <N>`: what `go run` (and a shell's job report) prints after a program's crash.

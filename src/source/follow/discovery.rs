@@ -269,11 +269,23 @@ impl Discovery {
             };
             if due {
                 let for_s = now.duration_since(*since).as_secs();
-                tracing::warn!(
-                    source = %pattern,
-                    empty_for_s = for_s,
-                    "source matches no file: nothing is followed from it (a typo, a missing directory, or no permission to list it?)"
-                );
+                // A directory named as the source (`--follow logs/`) matches itself, no file: the
+                // hint of a typo or a missing directory sent its user looking in the wrong place
+                // (found by a developer's reading).
+                if std::path::Path::new(pattern.as_str()).is_dir() {
+                    tracing::warn!(
+                        source = %pattern,
+                        empty_for_s = for_s,
+                        "source is a directory and matches no file: a source names files; follow a glob of the files in it (such as `{}/*.log`)",
+                        pattern.trim_end_matches('/')
+                    );
+                } else {
+                    tracing::warn!(
+                        source = %pattern,
+                        empty_for_s = for_s,
+                        "source matches no file: nothing is followed from it (a typo, a missing directory, or no permission to list it?)"
+                    );
+                }
                 *warned = Some(now);
             }
         }
