@@ -1310,10 +1310,13 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
         if link.is_empty() {
             return (r, link);
         }
+        // The first byte before the first link: this runs for every piece of every event at
+        // WARN and above, and a known error's own first link costs a walk of its text.
         let repeat = found.iter().find(|f| {
             f.hay as usize == h
                 && f.end <= link.start
                 && f.end - f.start >= link.len()
+                && t[f.start] == t[link.start]
                 && t[first_link(t, f.start..f.end)] == t[link.clone()]
         });
         let Some(f) = repeat else { return (r, link) };
