@@ -983,8 +983,8 @@ fn unexplained(
             regions[1] = Some((0, t.message.clone()));
             regions[2] = error_field(text, &t.fields).map(|v| (0, v));
             // An error field left empty at the end of the first line (`… error=`, `error=""`)
-            // over a report on the lines below: the report is its value, and the field ends the
-            // first line (see below). Its causes were no region's, and the event went by as
+            // over a report on the lines below (`Caused by:`; not any line: a panic's `note:`, a
+            // Java frame): the report is its value, and the field ends the first line (below). Its causes were no region's, and the event went by as
             // explained by its known message (found by a developer's reading).
             if regions[2].is_none()
                 && let Some(nl) = memchr::memchr(b'\n', text)
@@ -993,6 +993,7 @@ fn unexplained(
                 && error_key_rank(&text[k.clone()]).is_some()
                 && empty_value(&text[v.clone()])
                 && text[v.end..nl].trim_ascii().is_empty()
+                && text[nl..].trim_ascii_start().starts_with(b"Caused by")
             {
                 regions[2] = Some((0, nl..nl));
             }
@@ -1221,29 +1222,28 @@ fn unexplained(
                     if enough_alnum(&t[words.clone()]) {
                         remnant_at = remnant_at.or(Some((h, words)));
                     }
-                    let (_, cause) = past_repeats(t, h, found, nl..gap.end);
+                    let (_, cause) = past_repeats(m, t, h, found, nl..gap.end);
                     if enough_alnum(&t[cause.clone()]) {
                         return Some((h, cause));
                     }
                 } else {
                     let remnant =
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                    let (whole, range) = past_repeats(t, h, found, gap);
+                    let (whole, range) = past_repeats(m, t, h, found, gap);
                     let whole = trim_links(t, whole);
                     // The host's own words with a cause joined to them by `: ` (`failed to create
                     // source worker` known, `for source 7: kafka broker unreachable` left): the
                     // cause is the error, as it is when the report prints it on the line below,
                     // and the words come second to it. Alone they were the event's template
                     // (`for source <*>`), one cluster of every cause (found by a developer's
-                    // reading). A cause that is only a value (`at epoch: 12`) is none: the words
-                    // are taken then. Only on the line: below it, a report is read above, and
+                    // reading). A cause that reads as values of the words ([`reads_as_cause`]:
+                    // `at epoch: 12`, `for table: orders`, `Status { code: … }`) is none: the
+                    // words are taken then (a second reader found such events without a cluster,
+                    // or one per table). Only on the line: below it, a report is read above, and
                     // other lines (a Java frame, `{:#?}` output) are no cause.
                     if own_words && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
-                        let (_, cause) = past_repeats(t, h, found, range.end..whole.end);
-                        if enough_alnum(&t[cause.clone()])
-                            && !value_word(&t[cause.clone()], false)
-                            && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none()
-                        {
+                        let (_, cause) = past_repeats(m, t, h, found, range.end..whole.end);
+                        if reads_as_cause(&t[cause.clone()]) && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none() {
                             return Some((h, cause));
                         }
                     }
@@ -1293,6 +1293,22 @@ fn unexplained(
     remnant_at
 }
 
+/// Does `t`, after a known message's own words and `: `, read as an error rather than as values
+/// of those words: no struct or list in it (`Status { code: Unavailable }`, `[1001, 1002]`: they
+/// mask to values alone, and the event got no cluster), and two words of three letters or more
+/// (`quux shard 42 unreachable`, `gadget overheated`; not a name, `orders`, nor `12345, prev`
+/// or `in 5 seconds`).
+fn reads_as_cause(t: &[u8]) -> bool {
+    if t.iter().any(|&b| matches!(b, b'{' | b'[')) {
+        return false;
+    }
+    let word = |w: &&[u8]| {
+        let w = w.strip_suffix(b",").or_else(|| w.strip_suffix(b".")).or_else(|| w.strip_suffix(b";")).unwrap_or(w);
+        w.len() >= 3 && w.iter().all(u8::is_ascii_alphabetic)
+    };
+    t.split(u8::is_ascii_whitespace).filter(word).take(2).count() == 2
+}
+
 /// `r` past the links at its start that repeat a known error of the event (in haystack `h`),
 /// and the first link after them ([`first_link`]). A report of an error whose text already
 /// holds its source lists that source again below (`failed to notify cancellation result: no
@@ -1304,7 +1320,7 @@ fn unexplained(
 /// clustered under the known error's own text, and a draft of it never took the event from
 /// unknown: each round of `discover` drafted it again (found by catalog keepers' readings,
 /// under a report and then inline).
-fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Range<usize>, Range<usize>) {
+fn past_repeats(m: &Matcher, t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Range<usize>, Range<usize>) {
     loop {
         let link = first_link(t, trim_links(t, r.clone()));
         if link.is_empty() {
@@ -1324,7 +1340,20 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
         // not found `x``, two links): its second link is no cause either (found by a second
         // reader: it was clustered, and the cause after it went unseen).
         let whole = &t[f.start..f.end];
-        r.start = if t[link.start..r.end].starts_with(whole) { link.start + whole.len() } else { link.end };
+        r.start = if t[link.start..r.end].starts_with(whole) {
+            link.start + whole.len()
+        } else if let Some(again) = m.entries[f.entry as usize]
+            .regex()
+            .and_then(|re| re.find_at(&t[..r.end], link.start))
+            .filter(|again| again.start() == link.start)
+        {
+            // The same record again with other values (`Failed to decode prost: field not found
+            // `events``, then `… `bids``): all of it is that record's, not its first link
+            // alone (its second link was clustered: found by a second reader).
+            again.end()
+        } else {
+            link.end
+        };
     }
 }
 

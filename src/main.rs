@@ -101,19 +101,23 @@ fn run_main() -> Status {
                 // `--help`, `--version`.
                 return Status::Success;
             }
-            if let Some(word) =
-                std::env::args_os().skip(2).filter_map(|a| a.into_string().ok()).find(|a| SUBCOMMANDS.contains(&a.as_str()))
+            // Only when options came first (`annotail -c X discover --format catalog`): after a
+            // subcommand, or as an option's value, the word is something else.
+            let args: Vec<String> = std::env::args_os().skip(1).filter_map(|a| a.into_string().ok()).collect();
+            if args.first().is_some_and(|a| a.starts_with('-'))
+                && let Some(word) = args.iter().take_while(|a| *a != "--").find(|a| SUBCOMMANDS.contains(&a.as_str()))
             {
-                misplaced_subcommand(&word);
+                misplaced_subcommand(word);
             }
             return Status::Refused;
         }
     };
     // `annotail -c drafts.jsonl discover x.log`: options before the subcommand make it a PATH
     // (clap reads a subcommand only as the first word), and the run then said that no file
-    // `discover` could be read (found by a developer's reading).
+    // `discover` could be read (found by a developer's reading). After `--` it is a path.
     if command.is_none()
         && let Some(word) = cli.paths.first().and_then(|p| p.to_str()).filter(|p| SUBCOMMANDS.contains(p))
+        && std::env::args_os().take_while(|a| a != "--").any(|a| a == word)
     {
         misplaced_subcommand(word);
         return Status::Refused;

@@ -1388,6 +1388,17 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
         warn(7, "failed to inject barrier error="),
         warn(8, "failed to inject barrier error=\"\""),
     );
+    // What reads as values of the words is no cause: the words are the unknown part (a second
+    // reader found such events without a cluster, and one cluster per table); a line below an
+    // empty `error=` that is no report is no cause either.
+    let input = format!(
+        "{input}{}\n{}\n{}\n{}\n{}\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+        warn(9, "failed to inject barrier on worker 3: Status { code: Unavailable }"),
+        warn(10, "failed to inject barrier for table: orders"),
+        warn(11, "failed to inject barrier at epoch: 12345, prev: 123"),
+        warn(12, "failed to inject barrier on worker 4; next attempt: in 5 seconds"),
+        warn(13, "failed to inject barrier error="),
+    );
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
     assert!(evs.iter().all(|e| e["match"]["id"] == "h-inject"), "{evs:#?}");
     let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
@@ -1403,10 +1414,21 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
             Some("on worker <*> at epoch"),
             Some("gizmo upstream hung up"),
             Some("gizmo upstream hung up"),
+            Some("on worker <*>"),
+            Some("for table"),
+            Some("at epoch"),
+            Some("on worker <*>; next attempt"),
+            None,
         ],
         "{evs:#?}"
     );
     assert_eq!(unknown(&evs[2]).map(|u| u.0), unknown(&evs[4]).map(|u| u.0), "inline and over lines: one cluster");
+    // The same record again with other values is that record's: its second link was clustered.
+    let line = rw_line(1, "ERROR", "risingwave_meta::x", "failed: Failed to decode prost: field not found `events`: Failed to decode prost: field not found `bids`: connection reset");
+    let out = run(&["-c", "@embedded", "--unknown", "warn", "--format", "json"], format!("{line}\n").as_bytes());
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let evs = events(&out.stdout);
+    assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("connection reset"), "{evs:#?}");
 }
 
 /// `annotail -c drafts.jsonl discover x.log`: options before the subcommand made `discover` a
@@ -1425,6 +1447,12 @@ fn regression_a_subcommand_after_options_is_refused_with_a_reason() {
         assert!(out.stdout.is_empty(), "{args:?}");
         assert!(stderr_of(&out).contains("`discover` is a subcommand only as the first word"), "{args:?}: {}", stderr_of(&out));
     }
+    // After `--` it is a path, and after a subcommand a word of its own (a second reader).
+    let out = run(&["-c", "@embedded", "--", "discover"], b"");
+    assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
+    let out = run(&["explain", "--bogus", "check"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
     // First, it is the subcommand.
     let out = run(&["discover", "-c", "@embedded", &log], b"");
     assert!(out.status.success(), "{}", stderr_of(&out));

@@ -139,8 +139,6 @@ impl Record {
         self.others.as_deref()
     }
 
-    /// The `severity` field as stored (`error` when absent), for output that carries the
-    /// record's own fields; decisions use [`Record::severity`].
     pub fn slug(&self) -> Option<&str> {
         self.str_field("slug")
     }
@@ -614,7 +612,9 @@ fn parse_lines(name: &str, lines: &[(usize, &str)], index: usize, out: &mut Vec<
                 // An object cut at the line's end: a record laid out over lines (pasted
                 // pretty-printed) gave one error per line, none saying why (found by a catalog
                 // keeper).
-                let hint = if e.is_eof() && l.trim_start().starts_with('{') {
+                // As a pretty-printer ends a record's first lines: an opening bracket or a comma
+                // (a one-line record with an unterminated string is no such line).
+                let hint = if e.is_eof() && l.trim_start().starts_with('{') && l.trim_end().ends_with(['{', '[', ',']) {
                     " (a record laid out over lines? a JSON Lines file holds one record per line)"
                 } else {
                     ""
@@ -962,7 +962,10 @@ mod tests {
             vec![(2, ProblemKind::InvalidJson), (3, ProblemKind::MissingId), (4, ProblemKind::MissingMessage)]
         );
         assert_eq!(p[2].id.as_deref(), Some("c"));
-        // An object cut at the line's end says a record may be laid out over lines.
+        // A record laid out over lines in JSON Lines is told so; a line cut elsewhere is not.
+        assert!(!p[0].message.contains("one record per line"), "{:?}", p[0]);
+        let (recs, p) = parse("{\"id\": \"a\", \"errorMessage\": \"x\"}\n{\n  \"id\": \"p\",\n  \"errorMessage\": \"z\"\n}\n");
+        assert_eq!(recs.len(), 1);
         assert!(p[0].message.contains("one record per line"), "{:?}", p[0]);
     }
 
