@@ -1243,7 +1243,9 @@ fn unexplained(
                     // other lines (a Java frame, `{:#?}` output) are no cause.
                     if own_words && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
                         let (_, cause) = past_repeats(m, t, h, found, range.end..whole.end);
-                        if reads_as_cause(&t[cause.clone()]) && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none() {
+                        if reads_as_cause(&t[cause.clone()])
+                            && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none()
+                        {
                             return Some((h, cause));
                         }
                     }

@@ -257,7 +257,10 @@ fn regression_a_directory_given_as_a_source_is_told_to_name_its_files() {
     d.wait_for(READY);
     let err = d.stderr();
     let want = format!("such as `{}/*.log`", d.path("logs").display());
-    assert!(err.lines().any(|l| l.contains("WARN") && l.contains("source is a directory") && l.contains(&want)), "{err}");
+    assert!(
+        err.lines().any(|l| l.contains("WARN") && l.contains("source is a directory") && l.contains(&want)),
+        "{err}"
+    );
     assert!(!err.contains("a typo, a missing directory"), "{err}");
 }
 

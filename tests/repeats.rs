@@ -267,7 +267,10 @@ fn regression_dedupe_sends_each_new_unknown_cause_and_sums_up_unknown_storms() {
     let with_cause = |secs: u64, cause: &str| barrier(secs, 7).replace('\n', &format!(" error={cause}\n"));
     let (quota, lease) = ("disk quota exceeded on volume", "lease lost for epoch");
     let stalled = |secs: u64| {
-        barrier(secs, 7).replace("risingwave_stream::x: barrier collection failed for actor 7", "risingwave_stream::y: sink writer stalled badly")
+        barrier(secs, 7).replace(
+            "risingwave_stream::x: barrier collection failed for actor 7",
+            "risingwave_stream::y: sink writer stalled badly",
+        )
     };
     let input = [
         with_cause(0, quota),

@@ -1380,7 +1380,10 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
     let input = format!(
         "{}\n{}\n{}\n{}\n{}\n\nCaused by:\n    quux shard 43 unreachable\n{}\n{}\nCaused by these errors (recent errors listed first):\n  1: gizmo upstream hung up\n  2: socket 17 closed by peer\n{}\n\nCaused by:\n    gizmo upstream hung up\n",
         warn(1, "tick took long error=Insert error: failed to inject barrier: failed to inject barrier"),
-        warn(2, "tick took long error=Insert error: failed to inject barrier: failed to inject barrier: gizmo upstream hung up"),
+        warn(
+            2,
+            "tick took long error=Insert error: failed to inject barrier: failed to inject barrier: gizmo upstream hung up"
+        ),
         warn(3, "failed to inject barrier on worker 7: quux shard 42 unreachable"),
         warn(4, "failed to inject barrier on worker 9: gadget overheated"),
         warn(5, "failed to inject barrier on worker 8"),
@@ -1424,7 +1427,12 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
     );
     assert_eq!(unknown(&evs[2]).map(|u| u.0), unknown(&evs[4]).map(|u| u.0), "inline and over lines: one cluster");
     // The same record again with other values is that record's: its second link was clustered.
-    let line = rw_line(1, "ERROR", "risingwave_meta::x", "failed: Failed to decode prost: field not found `events`: Failed to decode prost: field not found `bids`: connection reset");
+    let line = rw_line(
+        1,
+        "ERROR",
+        "risingwave_meta::x",
+        "failed: Failed to decode prost: field not found `events`: Failed to decode prost: field not found `bids`: connection reset",
+    );
     let out = run(&["-c", "@embedded", "--unknown", "warn", "--format", "json"], format!("{line}\n").as_bytes());
     assert!(out.status.success(), "{}", stderr_of(&out));
     let evs = events(&out.stdout);
@@ -1445,7 +1453,11 @@ fn regression_a_subcommand_after_options_is_refused_with_a_reason() {
         let out = run(&args, b"");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
         assert!(out.stdout.is_empty(), "{args:?}");
-        assert!(stderr_of(&out).contains("`discover` is a subcommand only as the first word"), "{args:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).contains("`discover` is a subcommand only as the first word"),
+            "{args:?}: {}",
+            stderr_of(&out)
+        );
     }
     // After `--` it is a path, and after a subcommand a word of its own (a second reader).
     let out = run(&["-c", "@embedded", "--", "discover"], b"");

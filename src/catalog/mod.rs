@@ -658,7 +658,13 @@ fn push_text(text: &str, origin: Origin, index: usize, out: &mut Vec<Record>, pr
                 (Some(id), None) => Some(id),
                 _ => None,
             };
-            problems.push(Problem::new(Level::Error, &origin, id.as_deref(), ProblemKind::NotARecord, format!("not a record: {e}")));
+            problems.push(Problem::new(
+                Level::Error,
+                &origin,
+                id.as_deref(),
+                ProblemKind::NotARecord,
+                format!("not a record: {e}"),
+            ));
             return;
         }
     };
@@ -964,7 +970,8 @@ mod tests {
         assert_eq!(p[2].id.as_deref(), Some("c"));
         // A record laid out over lines in JSON Lines is told so; a line cut elsewhere is not.
         assert!(!p[0].message.contains("one record per line"), "{:?}", p[0]);
-        let (recs, p) = parse("{\"id\": \"a\", \"errorMessage\": \"x\"}\n{\n  \"id\": \"p\",\n  \"errorMessage\": \"z\"\n}\n");
+        let (recs, p) =
+            parse("{\"id\": \"a\", \"errorMessage\": \"x\"}\n{\n  \"id\": \"p\",\n  \"errorMessage\": \"z\"\n}\n");
         assert_eq!(recs.len(), 1);
         assert!(p[0].message.contains("one record per line"), "{:?}", p[0]);
     }

@@ -159,11 +159,7 @@ impl Writer for MultiWriter {
                 (None, Some(u)) => Some(Parts::of_unknown(ev, u.cluster, u.severity)),
                 (None, None) => None,
             };
-            self.out.meta.push(EventMeta {
-                parts,
-                timestamp: ev.timestamp.into(),
-                event_id: ev.event_id,
-            });
+            self.out.meta.push(EventMeta { parts, timestamp: ev.timestamp.into(), event_id: ev.event_id });
         }
         // `write_pretty` starts with the event's lines and a line break.
         self.close_event(severity, only_pretty, ev.raw.len() + 1);
