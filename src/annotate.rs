@@ -1269,8 +1269,8 @@ fn unexplained(
                         && t.get(whole.end) == Some(&t[whole.start - 1]);
                     let value = at > region.start
                         && c.is_none()
-                        && range == whole
-                        && value_word(&t[range.clone()], quoted)
+                        && ((range == whole && value_word(&t[range.clone()], quoted))
+                            || pretty_value(t, range.clone(), whole.end))
                         && !found.iter().any(|f| {
                             f.hay as usize == h
                                 && m.entries[f.entry as usize].tail_is_error
@@ -1293,6 +1293,51 @@ fn unexplained(
         }
     }
     remnant_at
+}
+
+/// Is the first link `range` the head of a value printed with `{:#?}` that is all that is left up
+/// to `end`: a name (or none) and an opening bracket ending its line, the bracket closed on a
+/// line below, nothing but punctuation after it (`StreamActor {`, its fields, `}`)? Printed with
+/// `{:?}` on one line, such a value masks whole and is no error; cut at its first line, each
+/// round of `discover` drafted the next line of it (`StreamActor {{`, then `actor_id: {}`:
+/// found by a developer's reading).
+fn pretty_value(t: &[u8], range: Range<usize>, end: usize) -> bool {
+    let head = t[range.clone()].trim_ascii_end();
+    let Some((&open, name)) = head.split_last() else { return false };
+    if !matches!(open, b'{' | b'(' | b'[') || name.trim_ascii().iter().any(|&b| !(b.is_ascii_alphanumeric() || b == b'_')) {
+        return false;
+    }
+    let Some(nl) = memchr::memchr(b'\n', &t[range.end..end]).map(|p| range.end + p) else { return false };
+    if !t[range.end..nl].trim_ascii().is_empty() {
+        return false;
+    }
+    let Some(close) = pretty_close(t, nl) else { return false };
+    close < end && t[close + 1..end].iter().all(|b| b.is_ascii_whitespace() || b.is_ascii_punctuation())
+}
+
+/// When the line that ends at `nl` ends with an opening bracket (blanks after it aside), where
+/// its closing bracket is. Quotes are skipped; `None` when it does not close.
+fn pretty_close(t: &[u8], nl: usize) -> Option<usize> {
+    let open = t[..nl].iter().rposition(|b| !b.is_ascii_whitespace())?;
+    if !matches!(t[open], b'{' | b'(' | b'[') {
+        return None;
+    }
+    let (mut depth, mut i) = (0i32, open);
+    while i < t.len() {
+        match t[i] {
+            b'"' => i += memchr::memchr(b'"', &t[i + 1..])? + 1,
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Does `t`, after a known message's own words and `: `, read as an error rather than as values

@@ -1439,6 +1439,25 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
     assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("connection reset"), "{evs:#?}");
 }
 
+/// A value printed with `{:#?}` after a known error (`StreamActor {`, its fields on the lines
+/// below, `}`) was clustered by its first line, so each round of `discover` drafted the next
+/// line of it (`StreamActor {{`, then `actor_id: {}`: found by a developer's reading). It is
+/// the error's value, as the same value printed on one line is.
+#[test]
+fn regression_a_pretty_printed_value_after_a_known_error_is_no_unknown_error() {
+    let d = Dir::new();
+    let input = format!(
+        "{}\n    id: 53,\n    host: \"meta-0\",\n}}\n{}\n{}\n",
+        warn(1, "failed to inject barrier: WorkerNode {"),
+        warn(2, "failed to inject barrier: WorkerNode { id: 53, host: \"meta-0\" }"),
+        warn(3, "failed to inject barrier: gizmo stalled {"),
+    );
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
+    // Words before an open bracket that closes nowhere are no value.
+    assert_eq!(templates, [None, None, Some("gizmo stalled {")], "{evs:#?}");
+}
+
 /// `annotail -c drafts.jsonl discover x.log`: options before the subcommand made `discover` a
 /// file to read (`cannot read discover`), and with `--format catalog` after it clap refused
 /// `catalog` as an output format; neither said why (found by a developer's reading).
