@@ -993,7 +993,7 @@ fn unexplained(
                 && error_key_rank(&text[k.clone()]).is_some()
                 && empty_value(&text[v.clone()])
                 && text[v.end..nl].trim_ascii().is_empty()
-                && text[nl..].trim_ascii_start().starts_with(b"Caused by")
+                && report_below(&text[nl..])
             {
                 regions[2] = Some((0, nl..nl));
             }
@@ -1222,14 +1222,14 @@ fn unexplained(
                     if enough_alnum(&t[words.clone()]) {
                         remnant_at = remnant_at.or(Some((h, words)));
                     }
-                    let (_, cause) = past_repeats(m, t, h, found, nl..gap.end);
+                    let (_, cause) = past_repeats(t, h, found, nl..gap.end);
                     if enough_alnum(&t[cause.clone()]) {
                         return Some((h, cause));
                     }
                 } else {
                     let remnant =
                         own_words && has_error_field && memchr::memmem::find(&t[gap.clone()], b": ").is_none();
-                    let (whole, range) = past_repeats(m, t, h, found, gap);
+                    let (whole, range) = past_repeats(t, h, found, gap.clone());
                     let whole = trim_links(t, whole);
                     // The host's own words with a cause joined to them by `: ` (`failed to create
                     // source worker` known, `for source 7: kafka broker unreachable` left): the
@@ -1241,12 +1241,22 @@ fn unexplained(
                     // words are taken then (a second reader found such events without a cluster,
                     // or one per table). Only on the line: below it, a report is read above, and
                     // other lines (a Java frame, `{:#?}` output) are no cause.
-                    if own_words && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
-                        let (_, cause) = past_repeats(m, t, h, found, range.end..whole.end);
+                    if own_words && structured && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
+                        let (_, cause) = past_repeats(t, h, found, range.end..whole.end);
                         if reads_as_cause(&t[cause.clone()])
                             && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none()
                         {
                             return Some((h, cause));
+                        }
+                        // Not a cause, but a report below it has one: that is the error (the
+                        // words hid it: a third reader).
+                        if let Some(nl) = nl
+                            && report_below(&t[nl..gap.end])
+                        {
+                            let (_, cause) = past_repeats(t, h, found, nl..gap.end);
+                            if enough_alnum(&t[cause.clone()]) {
+                                return Some((h, cause));
+                            }
                         }
                     }
                     // Names of kinds of error before a known one (`QueryError: internal error:
@@ -1304,7 +1314,9 @@ fn unexplained(
 fn pretty_value(t: &[u8], range: Range<usize>, end: usize) -> bool {
     let head = t[range.clone()].trim_ascii_end();
     let Some((&open, name)) = head.split_last() else { return false };
-    if !matches!(open, b'{' | b'(' | b'[') || name.trim_ascii().iter().any(|&b| !(b.is_ascii_alphanumeric() || b == b'_')) {
+    if !matches!(open, b'{' | b'(' | b'[')
+        || name.trim_ascii().iter().any(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+    {
         return false;
     }
     let Some(nl) = memchr::memchr(b'\n', &t[range.end..end]).map(|p| range.end + p) else { return false };
@@ -1346,14 +1358,55 @@ fn pretty_close(t: &[u8], nl: usize) -> Option<usize> {
 /// (`quux shard 42 unreachable`, `gadget overheated`; not a name, `orders`, nor `12345, prev`
 /// or `in 5 seconds`).
 fn reads_as_cause(t: &[u8]) -> bool {
-    if t.iter().any(|&b| matches!(b, b'{' | b'[')) {
+    // A value printed with `{:?}` or a list, first: `Status { code: … }`, `[1001, 1002]`.
+    let head = t.iter().position(|b| !(b.is_ascii_alphanumeric() || b == &b'_')).unwrap_or(t.len());
+    let after = t[head..].trim_ascii_start();
+    if t.starts_with(b"[") || (after.starts_with(b"{") && !t[..head].is_empty()) || t.starts_with(b"{") {
         return false;
     }
+    // Its words without the punctuation around them (`(quux`, `unreachable)`, `null,`); a name
+    // of letters joined by `_`, `.` or `-` is a word (`match_pattern`).
+    let words = t.split(u8::is_ascii_whitespace).map(|w| {
+        let s = w.iter().position(|b| b.is_ascii_alphanumeric() || *b >= 0x80).unwrap_or(w.len());
+        let e = w.iter().rposition(|b| b.is_ascii_alphanumeric() || *b >= 0x80).map_or(s, |e| e + 1);
+        &w[s..e.max(s)]
+    });
     let word = |w: &&[u8]| {
-        let w = w.strip_suffix(b",").or_else(|| w.strip_suffix(b".")).or_else(|| w.strip_suffix(b";")).unwrap_or(w);
-        w.len() >= 3 && w.iter().all(u8::is_ascii_alphabetic)
+        w.len() >= 3
+            && (w[0].is_ascii_alphabetic() || w[0] >= 0x80)
+            && w.iter().all(|&b| b.is_ascii_alphabetic() || b >= 0x80 || matches!(b, b'_' | b'.' | b'-'))
     };
-    t.split(u8::is_ascii_whitespace).filter(word).take(2).count() == 2
+    if words.clone().filter(word).take(2).count() == 2 {
+        return true;
+    }
+    // One word: an error's shape (capitals or brackets: `Timeout`, `ERR_CONNECTION_REFUSED`,
+    // `java.net.ConnectException`, `Io(Kind(BrokenPipe))`), text outside ASCII, or a word that
+    // says a failure (`timeout`); a name of letters alone (`orders`) is a value.
+    let t = t.trim_ascii();
+    if t.iter().any(u8::is_ascii_whitespace) || t.is_empty() {
+        return false;
+    }
+    t.iter().any(|&b| b.is_ascii_uppercase() || b == b'(' || b >= 0x80)
+        || FAILURE_WORDS.iter().any(|w| t.windows(w.len()).any(|x| x.eq_ignore_ascii_case(w)))
+}
+
+/// Words that say a failure, for a cause of one lower-case word ([`reads_as_cause`]).
+#[rustfmt::skip]
+const FAILURE_WORDS: &[&[u8]] = &[
+    b"timeout", b"timed", b"refused", b"reset", b"closed", b"denied", b"fail", b"error", b"eof",
+    b"unavailable", b"unreachable", b"exhausted", b"cancel", b"abort", b"interrupt", b"overflow",
+    b"invalid", b"mismatch", b"conflict", b"expired", b"killed", b"panic", b"poison", b"disconnect",
+    b"exceed", b"lost", b"broken", b"corrupt", b"missing", b"unknown", b"unsupported", b"forbidden",
+    b"unauthorized", b"unauthenticated", b"busy", b"full", b"oom",
+];
+
+/// Does `t` (from a line break on) start with a report's header on its next line (`Caused by:`,
+/// `Caused by these errors (recent errors listed first):`)?
+fn report_below(t: &[u8]) -> bool {
+    let t = t.trim_ascii_start();
+    let line = &t[..memchr::memchr(b'\n', t).unwrap_or(t.len())];
+    let l = line.trim_ascii_end();
+    l == b"Caused by:" || (l.starts_with(b"Caused by these errors") && l.ends_with(b":"))
 }
 
 /// `r` past the links at its start that repeat a known error of the event (in haystack `h`),
@@ -1367,8 +1420,8 @@ fn reads_as_cause(t: &[u8]) -> bool {
 /// clustered under the known error's own text, and a draft of it never took the event from
 /// unknown: each round of `discover` drafted it again (found by catalog keepers' readings,
 /// under a report and then inline).
-fn past_repeats(m: &Matcher, t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Range<usize>, Range<usize>) {
-    loop {
+fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Range<usize>, Range<usize>) {
+    for _ in 0..MAX_REPEATS {
         let link = first_link(t, trim_links(t, r.clone()));
         if link.is_empty() {
             return (r, link);
@@ -1387,21 +1440,49 @@ fn past_repeats(m: &Matcher, t: &[u8], h: usize, found: &[Found], mut r: Range<u
         // not found `x``, two links): its second link is no cause either (found by a second
         // reader: it was clustered, and the cause after it went unseen).
         let whole = &t[f.start..f.end];
-        r.start = if t[link.start..r.end].starts_with(whole) {
-            link.start + whole.len()
-        } else if let Some(again) = m.entries[f.entry as usize]
-            .regex()
-            .and_then(|re| re.find_at(&t[..r.end], link.start))
-            .filter(|again| again.start() == link.start)
-        {
-            // The same record again with other values (`Failed to decode prost: field not found
-            // `events``, then `… `bids``): all of it is that record's, not its first link
-            // alone (its second link was clustered: found by a second reader).
-            again.end()
-        } else {
-            link.end
-        };
+        if t[link.start..r.end].starts_with(whole) {
+            r.start = link.start + whole.len();
+            continue;
+        }
+        // The same record again with other values (`Failed to decode prost: field not found
+        // `events``, then `… `bids``): as many links as the known error's own text has (a
+        // wrapper's trailing capture, its cause, is not its own) are that record's, not its
+        // first link alone (its second link was clustered: found by a second reader). Counted,
+        // not matched again: the record's regex takes a trailing capture to the line's end, and
+        // searched from each repeat it cost a scan of the line each (a third reader).
+        let own_end = if f.tail < f.end { f.tail } else { f.end };
+        let mut links = 1 + links_in(&t[f.start..own_end]);
+        r.start = link.end;
+        while links > 1 {
+            let next = first_link(t, trim_links(t, r.clone()));
+            if next.is_empty() {
+                break;
+            }
+            r.start = next.end;
+            links -= 1;
+        }
     }
+    // A line of many repeats (hostile, or a loop that wraps its error again and again): each
+    // link is found with a look for the end of its line, so the rest is left as it is.
+    let link = first_link(t, trim_links(t, r.clone()));
+    (r, link)
+}
+
+/// Repeats of a known error skipped in one piece ([`past_repeats`]): a report repeats its error
+/// once or twice; 43,000 of them on a 1 MB line cost 0.5 s unbounded (a third reader).
+const MAX_REPEATS: usize = 64;
+
+/// How many `: ` outside brackets and quotes join links in `t`, a separator at its end aside.
+fn links_in(t: &[u8]) -> usize {
+    let t = t.trim_ascii_end();
+    let t = t.strip_suffix(b":").unwrap_or(t);
+    let mut n = 0;
+    let mut from = 0;
+    while let Some((i, true)) = link_end(t, from) {
+        n += 1;
+        from = i + 2;
+    }
+    n
 }
 
 /// Where a wrapper's trailing capture starts, `tail` as the match gave it unless the text before

@@ -103,9 +103,13 @@ fn run_main() -> Status {
             }
             // Only when options came first (`annotail -c X discover --format catalog`): after a
             // subcommand, or as an option's value, the word is something else.
-            let args: Vec<String> = std::env::args_os().skip(1).filter_map(|a| a.into_string().ok()).collect();
+            let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+            let word = args.iter().enumerate().take_while(|(_, a)| *a != "--").find(|(i, a)| {
+                // Not an option's value (`--format discover`).
+                *i > 0 && SUBCOMMANDS.contains(&a.as_str()) && !args[i - 1].starts_with('-')
+            });
             if args.first().is_some_and(|a| a.starts_with('-'))
-                && let Some(word) = args.iter().take_while(|a| *a != "--").find(|a| SUBCOMMANDS.contains(&a.as_str()))
+                && let Some((_, word)) = word
             {
                 misplaced_subcommand(word);
             }
@@ -114,10 +118,10 @@ fn run_main() -> Status {
     };
     // `annotail -c drafts.jsonl discover x.log`: options before the subcommand make it a PATH
     // (clap reads a subcommand only as the first word), and the run then said that no file
-    // `discover` could be read (found by a developer's reading). After `--` it is a path.
+    // `discover` could be read (found by a developer's reading). With `--` it is a path.
     if command.is_none()
         && let Some(word) = cli.paths.first().and_then(|p| p.to_str()).filter(|p| SUBCOMMANDS.contains(p))
-        && std::env::args_os().take_while(|a| a != "--").any(|a| a == word)
+        && !std::env::args_os().skip(1).any(|a| a == "--")
     {
         misplaced_subcommand(word);
         return Status::Refused;

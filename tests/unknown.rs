@@ -1426,6 +1426,30 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
         "{evs:#?}"
     );
     assert_eq!(unknown(&evs[2]).map(|u| u.0), unknown(&evs[4]).map(|u| u.0), "inline and over lines: one cluster");
+    // One word with an error's shape, or that says a failure, is a cause (a third reader: the
+    // words were taken); a struct first is none, but a report below it has one; so does a line
+    // below an empty `error=` only when it is a report's header.
+    let input = format!(
+        "{}\n{}\n{}\n{}\n\nCaused by:\n    gizmo upstream hung up\n{}\n  Caused by: quux shard 42 unreachable\n",
+        warn(14, "failed to inject barrier on worker 3: timeout"),
+        warn(15, "failed to inject barrier on worker 3: Io(Kind(BrokenPipe))"),
+        warn(16, "failed to inject barrier on worker 3: pubsub_key is null"),
+        warn(17, "failed to inject barrier on worker 3: Status { code: Unavailable }"),
+        warn(18, "failed to inject barrier error="),
+    );
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
+    assert_eq!(
+        templates,
+        [
+            Some("timeout"),
+            Some("Io(Kind(BrokenPipe))"),
+            Some("pubsub_key is null"),
+            Some("gizmo upstream hung up"),
+            None
+        ],
+        "{evs:#?}"
+    );
     // The same record again with other values is that record's: its second link was clustered.
     let line = rw_line(
         1,
@@ -1437,6 +1461,28 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
     assert!(out.status.success(), "{}", stderr_of(&out));
     let evs = events(&out.stdout);
     assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("connection reset"), "{evs:#?}");
+    // A record with a trailing capture, again: its own links only (it was matched again, and its
+    // greedy capture took the cause to the line's end: a third reader).
+    let line = rw_line(
+        2,
+        "ERROR",
+        "risingwave_meta::x",
+        "tick error=Unsupported data type: expected bytea, got int4: Unsupported data type: expected bytea, got varchar: gizmo upstream hung up",
+    );
+    let out = run(&["-c", "@embedded", "--unknown", "warn", "--format", "json"], format!("{line}\n").as_bytes());
+    let evs = events(&out.stdout);
+    assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("gizmo upstream hung up"), "{evs:#?}");
+    // A line of 43,000 repeats: bounded work (a search from each repeat took 41 s of CPU).
+    let head =
+        rw_line(3, "ERROR", "risingwave_meta::x", "tick error=Unsupported data type: expected bytea, got int4: ");
+    let long = format!("{head}{}expected bytea, got x\n", "Unsupported data type: ".repeat(43_000));
+    let log = d.write("repeats.log", &long);
+    let (out, cpu) = common::run_cpu_timed(
+        &["-c", "@embedded", "--unknown", "warn", "--format", "json", &log],
+        std::path::Path::new("/dev/null"),
+    );
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(cpu < common::cpu_bound(5.0), "{cpu:.2} s of CPU for one 1 MB line of repeats");
 }
 
 /// A value printed with `{:#?}` after a known error (`StreamActor {`, its fields on the lines
@@ -1483,6 +1529,12 @@ fn regression_a_subcommand_after_options_is_refused_with_a_reason() {
     assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
     let out = run(&["explain", "--bogus", "check"], b"");
     assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
+    // Nor as an option's value, nor in a run with `--` (a third reader).
+    let out = run(&["--format", "discover", &log], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
+    let out = run(&["-c", "discover", "--", "discover"], b"");
     assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
     // First, it is the subcommand.
     let out = run(&["discover", "-c", "@embedded", &log], b"");

@@ -614,7 +614,12 @@ fn parse_lines(name: &str, lines: &[(usize, &str)], index: usize, out: &mut Vec<
                 // keeper).
                 // As a pretty-printer ends a record's first lines: an opening bracket or a comma
                 // (a one-line record with an unterminated string is no such line).
-                let hint = if e.is_eof() && l.trim_start().starts_with('{') && l.trim_end().ends_with(['{', '[', ',']) {
+                let quotes = l.match_indices('"').filter(|(i, _)| !l[..*i].ends_with('\\')).count();
+                let hint = if e.is_eof()
+                    && l.trim_start().starts_with('{')
+                    && l.trim_end().ends_with(['{', '[', ','])
+                    && quotes % 2 == 0
+                {
                     " (a record laid out over lines? a JSON Lines file holds one record per line)"
                 } else {
                     ""
@@ -968,7 +973,11 @@ mod tests {
             vec![(2, ProblemKind::InvalidJson), (3, ProblemKind::MissingId), (4, ProblemKind::MissingMessage)]
         );
         assert_eq!(p[2].id.as_deref(), Some("c"));
-        // A record laid out over lines in JSON Lines is told so; a line cut elsewhere is not.
+        // A record laid out over lines in JSON Lines is told so; a line cut elsewhere is not,
+        // nor one cut inside a string that ends with a comma (a third reader).
+        assert!(!p[0].message.contains("one record per line"), "{:?}", p[0]);
+        let (_, p) =
+            parse("{\"id\": \"a\", \"errorMessage\": \"x\"}\n{\"id\":\"b\",\"errorMessage\":\"unterminated, \n");
         assert!(!p[0].message.contains("one record per line"), "{:?}", p[0]);
         let (recs, p) =
             parse("{\"id\": \"a\", \"errorMessage\": \"x\"}\n{\n  \"id\": \"p\",\n  \"errorMessage\": \"z\"\n}\n");
