@@ -1387,10 +1387,11 @@ fn reads_as_cause(t: &[u8]) -> bool {
         return false;
     }
     t.iter().any(|&b| b.is_ascii_uppercase() || b == b'(' || b >= 0x80)
-        || FAILURE_WORDS.iter().any(|w| t.windows(w.len()).any(|x| x.eq_ignore_ascii_case(w)))
+        || FAILURE_WORDS.iter().any(|w| t.len() >= w.len() && t[..w.len()].eq_ignore_ascii_case(w))
 }
 
-/// Words that say a failure, for a cause of one lower-case word ([`reads_as_cause`]).
+/// Words that say a failure, for a cause of one lower-case word ([`reads_as_cause`]): how it
+/// starts (`failed`, `cancelled`, `oomkilled`), not any part of it (`oom` in `bloom`).
 #[rustfmt::skip]
 const FAILURE_WORDS: &[&[u8]] = &[
     b"timeout", b"timed", b"refused", b"reset", b"closed", b"denied", b"fail", b"error", b"eof",

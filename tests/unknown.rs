@@ -1437,6 +1437,7 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
         warn(17, "failed to inject barrier on worker 3: Status { code: Unavailable }"),
         warn(18, "failed to inject barrier error="),
     );
+    let input = format!("{input}{}\n", warn(19, "failed to inject barrier for table: bloom"));
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
     let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
     assert_eq!(
@@ -1446,7 +1447,9 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
             Some("Io(Kind(BrokenPipe))"),
             Some("pubsub_key is null"),
             Some("gizmo upstream hung up"),
-            None
+            None,
+            // A name that holds a failure word (`oom`) but does not start with one.
+            Some("for table"),
         ],
         "{evs:#?}"
     );
