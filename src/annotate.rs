@@ -1241,7 +1241,7 @@ fn unexplained(
                     // words are taken then (a second reader found such events without a cluster,
                     // or one per table). Only on the line: below it, a report is read above, and
                     // other lines (a Java frame, `{:#?}` output) are no cause.
-                    if own_words && structured && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
+                    if own_words && !has_error_field && t[range.end..whole.end].starts_with(b": ") {
                         let (_, cause) = past_repeats(t, h, found, range.end..whole.end);
                         if reads_as_cause(&t[cause.clone()])
                             && memchr::memchr(b'\n', &t[range.end..cause.start]).is_none()
@@ -1358,10 +1358,13 @@ fn pretty_close(t: &[u8], nl: usize) -> Option<usize> {
 /// (`quux shard 42 unreachable`, `gadget overheated`; not a name, `orders`, nor `12345, prev`
 /// or `in 5 seconds`).
 fn reads_as_cause(t: &[u8]) -> bool {
-    // A value printed with `{:?}` or a list, first: `Status { code: … }`, `[1001, 1002]`.
+    // A value printed with `{:?}` or a list, first: `Status { code: … }`, `[1001, 1002]` (not a
+    // bracketed label, `[ERROR] disk full`).
     let head = t.iter().position(|b| !(b.is_ascii_alphanumeric() || b == &b'_')).unwrap_or(t.len());
     let after = t[head..].trim_ascii_start();
-    if t.starts_with(b"[") || (after.starts_with(b"{") && !t[..head].is_empty()) || t.starts_with(b"{") {
+    let list = t.starts_with(b"[")
+        && t.get(1).is_none_or(|b| b.is_ascii_digit() || matches!(b, b'"' | b'\'' | b'[' | b']' | b'-'));
+    if list || (after.starts_with(b"{") && !t[..head].is_empty()) || t.starts_with(b"{") {
         return false;
     }
     // Its words without the punctuation around them (`(quux`, `unreachable)`, `null,`); a name
@@ -1379,26 +1382,52 @@ fn reads_as_cause(t: &[u8]) -> bool {
     if words.clone().filter(word).take(2).count() == 2 {
         return true;
     }
-    // One word: an error's shape (capitals or brackets: `Timeout`, `ERR_CONNECTION_REFUSED`,
-    // `java.net.ConnectException`, `Io(Kind(BrokenPipe))`), text outside ASCII, or a word that
-    // says a failure (`timeout`); a name of letters alone (`orders`) is a value.
+    // One word: text outside ASCII, or a word one of whose parts is a failure word (parts split at
+    // what is not a letter and at a capital after a small letter: `ERR_CONNECTION_REFUSED`,
+    // `Io(Kind(BrokenPipe))`, `java.net.ConnectException`, `Timeout`). Not with a digit: `V1`,
+    // `0xDEADBEEF` or a time masks to nothing, and the event lost its cluster (a fourth
+    // reader). A name is a value (`orders`, `Running`, `full_name`, `failover_group`).
     let t = t.trim_ascii();
-    if t.iter().any(u8::is_ascii_whitespace) || t.is_empty() {
+    if t.is_empty() || t.iter().any(|b| b.is_ascii_whitespace() || b.is_ascii_digit()) {
         return false;
     }
-    t.iter().any(|&b| b.is_ascii_uppercase() || b == b'(' || b >= 0x80)
-        || FAILURE_WORDS.iter().any(|w| t.len() >= w.len() && t[..w.len()].eq_ignore_ascii_case(w))
+    if t.iter().any(|&b| b >= 0x80) {
+        return enough_alnum(t);
+    }
+    let failure = |part: &[u8]| FAILURE_WORDS.iter().any(|w| part.eq_ignore_ascii_case(w));
+    let mut start: Option<usize> = None;
+    for i in 0..=t.len() {
+        let b = t.get(i).copied();
+        let letter = b.is_some_and(|b| b.is_ascii_alphabetic());
+        let hump =
+            start.is_some_and(|s| i > s) && b.is_some_and(|b| b.is_ascii_uppercase()) && t[i - 1].is_ascii_lowercase();
+        if let Some(s) = start
+            && (!letter || hump)
+        {
+            if failure(&t[s..i]) {
+                return true;
+            }
+            start = None;
+        }
+        if letter && start.is_none() {
+            start = Some(i);
+        }
+    }
+    false
 }
 
-/// Words that say a failure, for a cause of one lower-case word ([`reads_as_cause`]): how it
-/// starts (`failed`, `cancelled`, `oomkilled`), not any part of it (`oom` in `bloom`).
+/// Words that say a failure, whole parts of a one-word cause ([`reads_as_cause`]): `refused` in
+/// `connection_refused`, not `full` in `fullname` nor `oom` in `bloom`.
 #[rustfmt::skip]
 const FAILURE_WORDS: &[&[u8]] = &[
-    b"timeout", b"timed", b"refused", b"reset", b"closed", b"denied", b"fail", b"error", b"eof",
-    b"unavailable", b"unreachable", b"exhausted", b"cancel", b"abort", b"interrupt", b"overflow",
-    b"invalid", b"mismatch", b"conflict", b"expired", b"killed", b"panic", b"poison", b"disconnect",
-    b"exceed", b"lost", b"broken", b"corrupt", b"missing", b"unknown", b"unsupported", b"forbidden",
-    b"unauthorized", b"unauthenticated", b"busy", b"full", b"oom",
+    b"timeout", b"timeouts", b"timedout", b"refused", b"reset", b"closed", b"denied", b"fail",
+    b"failed", b"failure", b"fails", b"error", b"errored", b"err", b"eof", b"unavailable",
+    b"unreachable", b"exhausted", b"cancelled", b"canceled", b"aborted", b"interrupted",
+    b"overflow", b"invalid", b"mismatch", b"conflict", b"expired", b"killed", b"oomkilled",
+    b"panic", b"panicked", b"poisoned", b"disconnected", b"exceeded", b"broken", b"corrupt",
+    b"corrupted", b"unsupported", b"forbidden", b"unauthorized", b"unauthenticated", b"oom",
+    b"elapsed", b"exception", b"econnrefused", b"econnreset", b"etimedout", b"epipe", b"enoent",
+    b"eacces", b"deadlock", b"rejected",
 ];
 
 /// Does `t` (from a line break on) start with a report's header on its next line (`Caused by:`,
@@ -1452,7 +1481,7 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
         // not matched again: the record's regex takes a trailing capture to the line's end, and
         // searched from each repeat it cost a scan of the line each (a third reader).
         let own_end = if f.tail < f.end { f.tail } else { f.end };
-        let mut links = 1 + links_in(&t[f.start..own_end]);
+        let mut links = links_in(t, f.start..own_end).max(1);
         r.start = link.end;
         while links > 1 {
             let next = first_link(t, trim_links(t, r.clone()));
@@ -1464,24 +1493,28 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
         }
     }
     // A line of many repeats (hostile, or a loop that wraps its error again and again): each
-    // link is found with a look for the end of its line, so the rest is left as it is.
-    let link = first_link(t, trim_links(t, r.clone()));
-    (r, link)
+    // link is found with a look for the end of its line. The rest is no cause to cluster: it
+    // was the known error's own text, drafted again each round (a fourth reader).
+    (r.end..r.end, r.end..r.end)
 }
 
 /// Repeats of a known error skipped in one piece ([`past_repeats`]): a report repeats its error
-/// once or twice; 43,000 of them on a 1 MB line cost 0.5 s unbounded (a third reader).
-const MAX_REPEATS: usize = 64;
+/// once or twice; 43,000 of them on a 1 MB line cost 0.5 s unbounded (a third reader), 1,000
+/// of them about 60 ms.
+const MAX_REPEATS: usize = 1000;
 
-/// How many `: ` outside brackets and quotes join links in `t`, a separator at its end aside.
-fn links_in(t: &[u8]) -> usize {
-    let t = t.trim_ascii_end();
-    let t = t.strip_suffix(b":").unwrap_or(t);
+/// How many links [`first_link`] reads in `r` (a label and the link after it are one): the
+/// repeat is skipped link by link the same way. Counting every `: ` skipped past the cause
+/// after a repeat with a label in it (`Invalid time: secs: 5, …`: a fourth reader).
+fn links_in(t: &[u8], mut r: Range<usize>) -> usize {
     let mut n = 0;
-    let mut from = 0;
-    while let Some((i, true)) = link_end(t, from) {
+    while n < MAX_REPEATS {
+        let link = first_link(t, trim_links(t, r.clone()));
+        if link.is_empty() {
+            break;
+        }
         n += 1;
-        from = i + 2;
+        r.start = link.end;
     }
     n
 }

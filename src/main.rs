@@ -101,16 +101,7 @@ fn run_main() -> Status {
                 // `--help`, `--version`.
                 return Status::Success;
             }
-            // Only when options came first (`annotail -c X discover --format catalog`): after a
-            // subcommand, or as an option's value, the word is something else.
-            let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
-            let word = args.iter().enumerate().take_while(|(_, a)| *a != "--").find(|(i, a)| {
-                // Not an option's value (`--format discover`).
-                *i > 0 && SUBCOMMANDS.contains(&a.as_str()) && !args[i - 1].starts_with('-')
-            });
-            if args.first().is_some_and(|a| a.starts_with('-'))
-                && let Some((_, word)) = word
-            {
+            if let Some(word) = subcommand_after_options(&raw_args()) {
                 misplaced_subcommand(word);
             }
             return Status::Refused;
@@ -121,7 +112,7 @@ fn run_main() -> Status {
     // `discover` could be read (found by a developer's reading). With `--` it is a path.
     if command.is_none()
         && let Some(word) = cli.paths.first().and_then(|p| p.to_str()).filter(|p| SUBCOMMANDS.contains(p))
-        && !std::env::args_os().skip(1).any(|a| a == "--")
+        && subcommand_after_options(&raw_args()) == Some(word)
     {
         misplaced_subcommand(word);
         return Status::Refused;
@@ -159,6 +150,42 @@ fn run_main() -> Status {
 
 /// The subcommands' names: a PATH of one of these names is `./NAME`.
 const SUBCOMMANDS: [&str; 5] = ["check", "explain", "stats", "report", "discover"];
+
+/// The command line's arguments after the program's name.
+fn raw_args() -> Vec<String> {
+    std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect()
+}
+
+/// A subcommand's name that options came before (`annotail -c X discover x.log`), before any
+/// `--` and not an option's value (`--format discover`, `-c discover`; a flag's next word,
+/// `--all discover`, is no value): clap reads a subcommand only as the first word.
+fn subcommand_after_options(args: &[String]) -> Option<&str> {
+    use clap::CommandFactory;
+    if !args.first().is_some_and(|a| a.starts_with('-')) {
+        return None;
+    }
+    let cmd = Opts::command();
+    let takes_value = |a: &str| match a.strip_prefix("--") {
+        Some(long) => {
+            !long.contains('=')
+                && cmd.get_arguments().any(|x| x.get_long() == Some(long) && x.get_action().takes_values())
+        }
+        None => {
+            let mut c = a.chars().skip(1);
+            match (c.next(), c.next()) {
+                (Some(short), None) => {
+                    cmd.get_arguments().any(|x| x.get_short() == Some(short) && x.get_action().takes_values())
+                }
+                _ => false,
+            }
+        }
+    };
+    args.iter()
+        .enumerate()
+        .take_while(|(_, a)| *a != "--")
+        .find(|(i, a)| *i > 0 && SUBCOMMANDS.contains(&a.as_str()) && !takes_value(&args[i - 1]))
+        .map(|(_, a)| a.as_str())
+}
 
 /// Say that a subcommand goes first.
 fn misplaced_subcommand(word: &str) {

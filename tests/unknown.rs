@@ -1437,7 +1437,14 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
         warn(17, "failed to inject barrier on worker 3: Status { code: Unavailable }"),
         warn(18, "failed to inject barrier error="),
     );
-    let input = format!("{input}{}\n", warn(19, "failed to inject barrier for table: bloom"));
+    let input = format!(
+        "{input}{}\n{}\n{}\n{}\n",
+        warn(19, "failed to inject barrier for table: bloom"),
+        // A word with a digit masks to nothing: the event lost its cluster (a fourth reader).
+        warn(20, "failed to inject barrier on worker 3: V1"),
+        warn(21, "failed to inject barrier on worker 3: Running"),
+        warn(22, "failed to inject barrier on worker 3: connection_refused"),
+    );
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
     let templates: Vec<Option<&str>> = evs.iter().map(|e| unknown(e).map(|u| u.1)).collect();
     assert_eq!(
@@ -1448,8 +1455,11 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
             Some("pubsub_key is null"),
             Some("gizmo upstream hung up"),
             None,
-            // A name that holds a failure word (`oom`) but does not start with one.
+            // A name that holds a failure word (`oom`) but not as a part of it.
             Some("for table"),
+            Some("on worker <*>"),
+            Some("on worker <*>"),
+            Some("connection_refused"),
         ],
         "{evs:#?}"
     );
@@ -1472,9 +1482,19 @@ fn regression_a_known_error_does_not_hide_its_cause_inline_or_under_an_empty_fie
         "risingwave_meta::x",
         "tick error=Unsupported data type: expected bytea, got int4: Unsupported data type: expected bytea, got varchar: gizmo upstream hung up",
     );
-    let out = run(&["-c", "@embedded", "--unknown", "warn", "--format", "json"], format!("{line}\n").as_bytes());
+    // Past the 64 repeats a first bound allowed, the cause was lost and the known error's own
+    // text clustered (a fourth reader).
+    let many = rw_line(
+        4,
+        "ERROR",
+        "risingwave_meta::x",
+        &format!("tick error={}gizmo upstream hung up", "Unsupported data type: expected bytea, got int4: ".repeat(70)),
+    );
+    let out =
+        run(&["-c", "@embedded", "--unknown", "warn", "--format", "json"], format!("{line}\n{many}\n").as_bytes());
     let evs = events(&out.stdout);
     assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("gizmo upstream hung up"), "{evs:#?}");
+    assert_eq!(unknown(&evs[1]).map(|u| u.1), Some("gizmo upstream hung up"), "{evs:#?}");
     // A line of 43,000 repeats: bounded work (a search from each repeat took 41 s of CPU).
     let head =
         rw_line(3, "ERROR", "risingwave_meta::x", "tick error=Unsupported data type: expected bytea, got int4: ");
@@ -1539,6 +1559,9 @@ fn regression_a_subcommand_after_options_is_refused_with_a_reason() {
     assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
     let out = run(&["-c", "discover", "--", "discover"], b"");
     assert!(!stderr_of(&out).contains("is a subcommand"), "{}", stderr_of(&out));
+    // After a flag, which takes no value, it is (a fourth reader).
+    let out = run(&["--all", "discover", "--format", "catalog"], b"");
+    assert!(stderr_of(&out).contains("`discover` is a subcommand only"), "{}", stderr_of(&out));
     // First, it is the subcommand.
     let out = run(&["discover", "-c", "@embedded", &log], b"");
     assert!(out.status.success(), "{}", stderr_of(&out));

@@ -614,7 +614,16 @@ fn parse_lines(name: &str, lines: &[(usize, &str)], index: usize, out: &mut Vec<
                 // keeper).
                 // As a pretty-printer ends a record's first lines: an opening bracket or a comma
                 // (a one-line record with an unterminated string is no such line).
-                let quotes = l.match_indices('"').filter(|(i, _)| !l[..*i].ends_with('\\')).count();
+                // Quotes outside escapes (`"C:\\",` has two): an odd count ends inside a string.
+                let (mut quotes, mut escaped) = (0, false);
+                for b in l.bytes() {
+                    match b {
+                        _ if escaped => escaped = false,
+                        b'\\' => escaped = true,
+                        b'"' => quotes += 1,
+                        _ => {}
+                    }
+                }
                 let hint = if e.is_eof()
                     && l.trim_start().starts_with('{')
                     && l.trim_end().ends_with(['{', '[', ','])
