@@ -984,8 +984,9 @@ fn unexplained(
             regions[2] = error_field(text, &t.fields).map(|v| (0, v));
             // An error field left empty at the end of the first line (`… error=`, `error=""`)
             // over a report on the lines below (`Caused by:`; not any line: a panic's `note:`, a
-            // Java frame): the report is its value, and the field ends the first line (below). Its causes were no region's, and the event went by as
-            // explained by its known message (found by a developer's reading).
+            // Java frame): the report is its value, and the field ends the first line (below).
+            // Its causes were no region's, and the event went by as explained by its known
+            // message (found by a developer's reading).
             if regions[2].is_none()
                 && let Some(nl) = memchr::memchr(b'\n', text)
                 && let Some((k, v)) = t.fields.last()
@@ -1353,10 +1354,10 @@ fn pretty_close(t: &[u8], nl: usize) -> Option<usize> {
 }
 
 /// Does `t`, after a known message's own words and `: `, read as an error rather than as values
-/// of those words: no struct or list in it (`Status { code: Unavailable }`, `[1001, 1002]`: they
-/// mask to values alone, and the event got no cluster), and two words of three letters or more
-/// (`quux shard 42 unreachable`, `gadget overheated`; not a name, `orders`, nor `12345, prev`
-/// or `in 5 seconds`).
+/// of those words? Not when a struct or a list comes first (`Status { code: Unavailable }`,
+/// `[1001, 1002]`: they mask to values alone, and the event got no cluster); yes with two words
+/// of three letters or more (`quux shard 42 unreachable`; not `12345, prev` nor `in 5
+/// seconds`), or one word as told below (`timeout`, `ERR_CONNECTION_REFUSED`; not `orders`).
 fn reads_as_cause(t: &[u8]) -> bool {
     // A value printed with `{:?}` or a list, first: `Status { code: … }`, `[1001, 1002]` (not a
     // bracketed label, `[ERROR] disk full`).
@@ -1430,13 +1431,11 @@ const FAILURE_WORDS: &[&[u8]] = &[
     b"eacces", b"deadlock", b"rejected",
 ];
 
-/// Does `t` (from a line break on) start with a report's header on its next line (`Caused by:`,
-/// `Caused by these errors (recent errors listed first):`)?
+/// Does `t` (from a line break on) go on with a report's header on its next line, as framing
+/// tells one ([`crate::framing::cause_header`])?
 fn report_below(t: &[u8]) -> bool {
     let t = t.trim_ascii_start();
-    let line = &t[..memchr::memchr(b'\n', t).unwrap_or(t.len())];
-    let l = line.trim_ascii_end();
-    l == b"Caused by:" || (l.starts_with(b"Caused by these errors") && l.ends_with(b":"))
+    crate::framing::cause_header(&t[..memchr::memchr(b'\n', t).unwrap_or(t.len())])
 }
 
 /// `r` past the links at its start that repeat a known error of the event (in haystack `h`),
@@ -1456,8 +1455,9 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
         if link.is_empty() {
             return (r, link);
         }
-        // The first byte before the first link: this runs for every piece of every event at
-        // WARN and above, and a known error's own first link costs a walk of its text.
+        // The first bytes are compared before the first links: this runs for every piece of
+        // every event at WARN and above, and a known error's own first link costs a walk of its
+        // text.
         let repeat = found.iter().find(|f| {
             f.hay as usize == h
                 && f.end <= link.start
@@ -1481,16 +1481,8 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
         // not matched again: the record's regex takes a trailing capture to the line's end, and
         // searched from each repeat it cost a scan of the line each (a third reader).
         let own_end = if f.tail < f.end { f.tail } else { f.end };
-        let mut links = links_in(t, f.start..own_end).max(1);
-        r.start = link.end;
-        while links > 1 {
-            let next = first_link(t, trim_links(t, r.clone()));
-            if next.is_empty() {
-                break;
-            }
-            r.start = next.end;
-            links -= 1;
-        }
+        let links = walk_links(t, f.start..own_end, MAX_REPEATS).0.max(1);
+        r.start = walk_links(t, link.end..r.end, links - 1).1;
     }
     // A line of many repeats (hostile, or a loop that wraps its error again and again): each
     // link is found with a look for the end of its line. The rest is no cause to cluster: it
@@ -1503,12 +1495,14 @@ fn past_repeats(t: &[u8], h: usize, found: &[Found], mut r: Range<usize>) -> (Ra
 /// of them about 60 ms.
 const MAX_REPEATS: usize = 1000;
 
-/// How many links [`first_link`] reads in `r` (a label and the link after it are one): the
-/// repeat is skipped link by link the same way. Counting every `: ` skipped past the cause
-/// after a repeat with a label in it (`Invalid time: secs: 5, …`: a fourth reader).
-fn links_in(t: &[u8], mut r: Range<usize>) -> usize {
+/// Up to `max` links of `r` as [`first_link`] reads them (a label and the link after it are
+/// one): how many there were, and where the last ended (`r.start` when none). A known error's
+/// own links are counted and its repeat's skipped the same way: counting every `: ` skipped
+/// past the cause after a repeat with a label in it (`Invalid time: secs: 5, …`: a fourth
+/// reader).
+fn walk_links(t: &[u8], mut r: Range<usize>, max: usize) -> (usize, usize) {
     let mut n = 0;
-    while n < MAX_REPEATS {
+    while n < max {
         let link = first_link(t, trim_links(t, r.clone()));
         if link.is_empty() {
             break;
@@ -1516,7 +1510,7 @@ fn links_in(t: &[u8], mut r: Range<usize>) -> usize {
         n += 1;
         r.start = link.end;
     }
-    n
+    (n, r.start)
 }
 
 /// Where a wrapper's trailing capture starts, `tail` as the match gave it unless the text before

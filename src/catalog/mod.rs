@@ -609,12 +609,10 @@ fn parse_lines(name: &str, lines: &[(usize, &str)], index: usize, out: &mut Vec<
         match serde_json::from_str::<&RawValue>(l) {
             Ok(v) => push_text(v.get(), origin, index, out, problems),
             Err(e) => {
-                // An object cut at the line's end: a record laid out over lines (pasted
-                // pretty-printed) gave one error per line, none saying why (found by a catalog
-                // keeper).
-                // As a pretty-printer ends a record's first lines: an opening bracket or a comma
-                // (a one-line record with an unterminated string is no such line).
-                // Quotes outside escapes (`"C:\\",` has two): an odd count ends inside a string.
+                // An object cut at the line's end, as a pretty-printer ends a record's first lines
+                // (an opening bracket or a comma, outside a string: quotes outside escapes are
+                // even, `"C:\\",` has two): a record laid out over lines gave one error per line,
+                // none saying why (found by a catalog keeper).
                 let (mut quotes, mut escaped) = (0, false);
                 for b in l.bytes() {
                     match b {

@@ -364,8 +364,9 @@ impl<'m> Framer<'m> {
     }
 
     /// The open event's last line is an error report's header with no cause under it yet
-    /// (`Caused by:`, or a backtrace's `stack backtrace:`): a writer that paused there (a pipe's buffer filled, a slow network under
-    /// `kubectl logs -f`) has more of the event to write, and completing it on the idle timeout
+    /// (`Caused by:`, or a backtrace's `stack backtrace:`): a writer that paused there (a pipe's
+    /// buffer filled, a slow network under `kubectl logs -f`) has more of the event to write, and
+    /// completing it on the idle timeout
     /// lost the causes, which then were an event of their own without a header (found by two
     /// readers). The callers wait up to the line timeout for them, as for a partial line. Not
     /// with a partial line held: that line says whether the event goes on
@@ -1346,11 +1347,16 @@ fn stamped_warns(content: &[u8], st: &parse::StampedLine) -> bool {
 /// the size of RisingWave's takes longer than the idle timeout: the frames were an event apart
 /// (found by a developer's reading).
 fn report_header(line: &[u8]) -> bool {
+    cause_header(line) || matches!(line.trim_ascii(), b"stack backtrace:" | b"Stack backtrace:" | b"Backtrace:")
+}
+
+/// The header of a report's causes, alone on its line: `Caused by:` (anyhow's) or `Caused by
+/// these errors (recent errors listed first):` (RisingWave's).
+pub(crate) fn cause_header(line: &[u8]) -> bool {
     let l = line.trim_ascii();
-    (l.starts_with(b"Caused by")
+    l.starts_with(b"Caused by")
         && l.ends_with(b":")
-        && (l.len() == b"Caused by:".len() || l.starts_with(b"Caused by these errors")))
-        || matches!(l, b"stack backtrace:" | b"Stack backtrace:" | b"Backtrace:")
+        && (l.len() == b"Caused by:".len() || l.starts_with(b"Caused by these errors"))
 }
 
 /// `exit status <N>`: what `go run` (and a shell's job report) prints after a program's crash.
