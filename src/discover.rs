@@ -110,6 +110,23 @@ pub struct Seen {
     /// was read is not when it happened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
+    /// `timestamp` in milliseconds, when it parses: what orders first and last seen.
+    #[serde(skip)]
+    pub ms: Option<i64>,
+}
+
+/// Does an event at `new` go before a first seen at `first`? By time when both have one; in
+/// reading order (no) otherwise. With several inputs (pods printed one after another, files
+/// named in any order), reading order put an error's start hours after its end (found by an
+/// incident responder's reading).
+pub(crate) fn seen_before(new: Option<i64>, first: Option<i64>) -> bool {
+    matches!((new, first), (Some(n), Some(f)) if n < f)
+}
+
+/// Does an event at `new` replace a last seen at `last`? Unless both have a time and `new`'s is
+/// earlier: reading order otherwise, as [`seen_before`].
+pub(crate) fn seen_after(new: Option<i64>, last: Option<i64>) -> bool {
+    !matches!((new, last), (Some(n), Some(l)) if n < l)
 }
 
 /// One cluster as reported.
@@ -198,11 +215,9 @@ impl Writer for Collector {
         if !reports.by_id.contains_key(&u.cluster) {
             reports.make_room();
         }
-        let seen = Seen {
-            path: ev.source.path.map(str::to_owned),
-            line: ev.source.line,
-            timestamp: (ev.timestamp != ev.observed).then(|| ev.timestamp.to_owned()),
-        };
+        let timestamp = (ev.timestamp != ev.observed).then(|| ev.timestamp.to_owned());
+        let ms = timestamp.as_deref().and_then(crate::framing::parse::parse_timestamp);
+        let seen = Seen { path: ev.source.path.map(str::to_owned), line: ev.source.line, timestamp, ms };
         let r = reports.by_id.entry(u.cluster).or_insert_with(|| ClusterReport {
             cluster: id_text(u.cluster),
             template: String::new(),
@@ -223,7 +238,12 @@ impl Writer for Collector {
         r.template.push_str(u.template);
         r.count += 1;
         r.severity = r.severity.max(u.severity);
-        r.last = seen;
+        if seen_before(seen.ms, r.first.ms) {
+            r.first = seen.clone();
+        }
+        if seen_after(seen.ms, r.last.ms) {
+            r.last = seen;
+        }
         if let Some(l) = &ev.log.level {
             r.levels.insert(l.trim().to_ascii_uppercase());
         } else if ev.log.format == "panic" {

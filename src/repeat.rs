@@ -9,7 +9,8 @@
 //! cap and logarithmic in [`MAX_OPEN`] at it, and keeps at most [`MAX_OPEN`] keys (oldest
 //! incident evicted first, so memory is bounded however many distinct values a storm carries);
 //! time is whatever clock the caller passes (the lines' own timestamps for reading, the wall
-//! clock for sinks), and time going backwards (interleaved sources) counts as no time passing.
+//! clock for sinks), and time going backwards (interleaved sources) counts as no time passing, as
+//! long as it goes back less than the window.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -245,10 +246,15 @@ impl Repeats {
     pub fn observe(&mut self, key: u64, at_ms: i64) -> Seen {
         let seq = self.incidents;
         if let Some(o) = self.open.get_mut(&key) {
-            let elapsed = at_ms.saturating_sub(o.first_ms).max(0);
-            if elapsed < self.window_ms {
+            let elapsed = at_ms.saturating_sub(o.first_ms);
+            // Within the window on either side: a line older than the incident's first by less
+            // than it (interleaved sources) is no time passed; older by more, it is another
+            // source's time (a second pod's log read after the first's, hours earlier) and was
+            // hidden as a repeat of an incident that had not yet begun (found by an incident
+            // responder's reading).
+            if elapsed < self.window_ms && elapsed > -self.window_ms {
                 o.count += 1;
-                return Seen::Repeat { count: o.count, elapsed_ms: elapsed, mark: marked(o.count) };
+                return Seen::Repeat { count: o.count, elapsed_ms: elapsed.max(0), mark: marked(o.count) };
             }
             *o = Open { first_ms: at_ms, count: 1, seq };
         } else {
@@ -364,13 +370,17 @@ mod tests {
             (2, 2_500, Seen::First),
             (1, 59_999, Seen::Repeat { count: 4, elapsed_ms: 59_999, mark: false }),
             (1, 60_000, Seen::First),
-            // Time going backwards (another source's older line) is no time at all.
+            // Time going backwards by less than the window (another source's older line) is no
+            // time at all; by the window or more, a new incident.
             (1, 10_000, Seen::Repeat { count: 2, elapsed_ms: 0, mark: true }),
+            (2, -57_500, Seen::First),
+            (2, -57_000, Seen::Repeat { count: 2, elapsed_ms: 500, mark: true }),
+            (2, 2_000, Seen::Repeat { count: 3, elapsed_ms: 59_500, mark: false }),
         ];
         for (i, (key, at, want)) in cases.iter().enumerate() {
             assert_eq!(r.observe(*key, *at), *want, "case {i}");
         }
-        assert_eq!(r.incidents, 3);
+        assert_eq!(r.incidents, 4);
     }
 
     #[test]
@@ -401,10 +411,10 @@ mod tests {
     impl Naive {
         fn observe(&mut self, key: u64, at: i64, window: i64) -> Seen {
             if let Some(o) = self.open.get_mut(&key) {
-                let elapsed = at.saturating_sub(o.0).max(0);
-                if elapsed < window {
+                let elapsed = at.saturating_sub(o.0);
+                if elapsed < window && elapsed > -window {
                     o.1 += 1;
-                    return Seen::Repeat { count: o.1, elapsed_ms: elapsed, mark: marked(o.1) };
+                    return Seen::Repeat { count: o.1, elapsed_ms: elapsed.max(0), mark: marked(o.1) };
                 }
                 *o = (at, 1, self.seq);
                 self.seq += 1;

@@ -317,6 +317,22 @@ struct Seen {
     input: u32,
     line: u64,
     timestamp: Option<String>,
+    /// The timestamp in milliseconds: first and last seen go by it
+    /// ([`crate::discover::seen_before`]).
+    #[serde(skip)]
+    ms: Option<i64>,
+}
+
+impl Seen {
+    /// `seen` as the first or the last of `first` and `last`, by time where both have one.
+    fn place(first: &mut Option<Seen>, last: &mut Option<Seen>, seen: &Seen) {
+        if first.as_ref().is_none_or(|f| crate::discover::seen_before(seen.ms, f.ms)) {
+            *first = Some(seen.clone());
+        }
+        if last.as_ref().is_none_or(|l| crate::discover::seen_after(seen.ms, l.ms)) {
+            *last = Some(seen.clone());
+        }
+    }
 }
 
 /// Distinct values of one capture name of a record.
@@ -408,20 +424,25 @@ pub struct Collector<'m> {
     unknown_seen: u64,
     /// Clusters dropped from `clusters` at the cap.
     clusters_dropped: u64,
+    /// Unknown events that a record matched (a known error over a cause no record explains):
+    /// counted as known above, and in their cluster's count in the table.
+    unknown_under_known: u64,
 }
 
 /// Clusters kept by the report's clusterer: as many as a run keeps by default, so memory stays
 /// bounded on any input.
 const UNKNOWN_CAP: usize = 10_000;
-/// Unknown clusters listed on the page, most frequent first.
+/// Unknown clusters listed on the page, the most severe first, then the most frequent.
 const UNKNOWN_SHOWN: usize = 50;
 
 #[derive(Debug)]
 struct ClusterStats {
     template: String,
     count: u64,
-    first: Seen,
-    last: Seen,
+    /// The highest of its events' severities (a panic's is an error).
+    severity: crate::catalog::Severity,
+    first: Option<Seen>,
+    last: Option<Seen>,
     example: String,
     seen_at: u64,
 }
@@ -445,6 +466,7 @@ impl<'m> Collector<'m> {
             clusters: FxHashMap::default(),
             unknown_seen: 0,
             clusters_dropped: 0,
+            unknown_under_known: 0,
         }
     }
 
@@ -498,15 +520,19 @@ impl<'m> Collector<'m> {
     }
 
     /// The aggregates as the page's data (the JSON blob; `inputs`: the input names as given).
-    /// The most frequent unknown clusters (ties by id), for the page.
+    /// The unknown clusters for the page: errors (panics among them) before warnings, then the
+    /// most frequent (ties by id). By count alone, a storm's and a run's one-off warnings filled
+    /// the table and two panics and a late new error were among the clusters not listed (found
+    /// by an incident responder's reading).
     fn unknown_clusters(&self, ts_of: &dyn Fn(&Seen) -> Value) -> Vec<Value> {
         let mut v: Vec<(&u64, &ClusterStats)> = self.clusters.iter().collect();
-        v.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+        v.sort_by(|a, b| b.1.severity.cmp(&a.1.severity).then(b.1.count.cmp(&a.1.count)).then(a.0.cmp(b.0)));
         v.iter()
             .take(UNKNOWN_SHOWN)
             .map(|(id, c)| {
                 json!({"cluster": format!("{id:016x}"), "template": c.template, "count": c.count,
-                       "first": ts_of(&c.first), "last": ts_of(&c.last), "example": c.example})
+                       "severity": c.severity.name(),
+                       "first": c.first.as_ref().map(ts_of), "last": c.last.as_ref().map(ts_of), "example": c.example})
             })
             .collect()
     }
@@ -516,11 +542,13 @@ impl<'m> Collector<'m> {
             |s: &Seen| json!({"input": self.inputs.get(s.input as usize), "line": s.line, "timestamp": s.timestamp});
         let mut order: Vec<usize> =
             (0..self.records.len()).filter(|&i| self.records[i].primary + self.records[i].also > 0).collect();
+        // By every match, as `--summary` and `stats` rank them (by primary matches alone, a
+        // wrapper they ranked first was row 649 here: an incident responder's reading).
         order.sort_by(|&a, &b| {
             let (ra, rb) = (&self.records[a], &self.records[b]);
-            rb.primary
-                .cmp(&ra.primary)
-                .then(rb.also.cmp(&ra.also))
+            (rb.primary + rb.also)
+                .cmp(&(ra.primary + ra.also))
+                .then(rb.primary.cmp(&ra.primary))
                 .then(self.m.entries[a].rec.id.cmp(&self.m.entries[b].rec.id))
         });
         let records: Vec<Value> = order
@@ -593,6 +621,7 @@ impl<'m> Collector<'m> {
             "unknown_clusters": self.unknown_clusters(&ts_of),
             "unknown_cluster_count": self.clusters.len(),
             "unknown_clusters_dropped": self.clusters_dropped,
+            "unknown_under_known": self.unknown_under_known,
         })
     }
 
@@ -708,13 +737,19 @@ impl Writer for Collector<'_> {
         }
         if let Some(u) = &ev.unknown {
             let input = self.input(ev);
-            let seen =
-                Seen { input, line: ev.source.line, timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()) };
+            let seen = Seen {
+                input,
+                line: ev.source.line,
+                timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()),
+                ms,
+            };
             self.unknown_seen += 1;
+            self.unknown_under_known += u64::from(!ev.found.is_empty());
             match self.clusters.get_mut(&u.cluster) {
                 Some(c) => {
                     c.count += 1;
-                    c.last = seen;
+                    c.severity = c.severity.max(u.severity);
+                    Seen::place(&mut c.first, &mut c.last, &seen);
                     c.seen_at = self.unknown_seen;
                     // A template only grows as events join it, and each carries it as it is
                     // then: the last event's is the cluster's at the end of the run.
@@ -734,8 +769,9 @@ impl Writer for Collector<'_> {
                         ClusterStats {
                             template: u.template.to_owned(),
                             count: 1,
-                            first: seen.clone(),
-                            last: seen,
+                            severity: u.severity,
+                            first: Some(seen.clone()),
+                            last: Some(seen),
                             example: cut(&crate::discover::example(ev.raw, u.text), EXAMPLE_BYTES).to_owned(),
                             seen_at: self.unknown_seen,
                         },
@@ -745,8 +781,12 @@ impl Writer for Collector<'_> {
         }
         let Some(first) = ev.found.first() else { return Flow::Go };
         let input = self.input(ev);
-        let seen =
-            Seen { input, line: ev.source.line, timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()) };
+        let seen = Seen {
+            input,
+            line: ev.source.line,
+            timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()),
+            ms,
+        };
         let captures = ev.captures(first);
         let s = &mut self.records[first.entry as usize];
         s.primary += 1;
@@ -760,10 +800,7 @@ impl Writer for Collector<'_> {
         if self.repeats.observe(key, crate::repeat::event_millis(ev.timestamp)) == crate::repeat::Seen::First {
             s.incidents += 1;
         }
-        if s.first.is_none() {
-            s.first = Some(seen.clone());
-        }
-        s.last = Some(seen);
+        Seen::place(&mut s.first, &mut s.last, &seen);
         for (name, value) in captures {
             let at = match s.values.iter().position(|v| v.name == name) {
                 Some(i) => i,
@@ -775,7 +812,12 @@ impl Writer for Collector<'_> {
             s.values[at].add(&value);
         }
         for f in &ev.found[1..] {
-            self.records[f.entry as usize].also += 1;
+            let s = &mut self.records[f.entry as usize];
+            s.also += 1;
+            // A record's first and last seen are where it was matched at all: a wrapper's error
+            // that is mostly also-matched showed no time, or hours off (found by an incident
+            // responder's reading).
+            Seen::place(&mut s.first, &mut s.last, &seen);
             let key = (first.entry, f.entry);
             if let Some(n) = self.chains.get_mut(&key) {
                 *n += 1;

@@ -142,6 +142,41 @@ fn summary_and_stats_count_incidents_beside_matches() {
     assert_eq!((split["matches"].as_u64(), split["incidents"].as_u64()), (Some(302), Some(5)));
 }
 
+/// The bug: a line older than the open incident's first counted as no time passed however much
+/// older, so a second pod's log read after the first's (`kubectl logs --prefix -l …` prints one
+/// pod after another), hours earlier, was all repeats: its first occurrence got no annotation,
+/// and `--summary` counted fewer incidents than `stats` on the same files (an incident
+/// responder's reading). Within the window, an older line is still a repeat.
+#[test]
+fn regression_an_older_input_read_second_opens_incidents_of_its_own() {
+    let fx = fixture();
+    // meta-0 at 12:00, then meta-1 two hours earlier, then meta-1 again 20 s before meta-0's.
+    let late: String = (7200..7203).map(|s| barrier(s, 7)).collect();
+    let early: String = (0..3).map(|s| barrier(s, 7)).collect();
+    let near: String = (7180..7182).map(|s| barrier(s, 7)).collect();
+    let a = fx.write("meta-0.log", &late).display().to_string();
+    let b = fx.write("meta-1.log", &early).display().to_string();
+    let c = fx.write("meta-2.log", &near).display().to_string();
+    let out = fx.run(&["--format", "pretty", "--color", "never", &a, &b], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(full_annotations(&text), 2, "{text}");
+    assert_eq!(markers(&text).len(), 2, "{text}");
+    let out = fx.run(&["--summary", &a, &b], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\n  incidents     2\n"), "{err}");
+    let stats = cmd()
+        .args(["stats", "-c", &fx.catalog.display().to_string(), "--against", &a, "--against", &b, "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let split = v["top_matched"].as_array().unwrap().iter().find(|t| t["record"] == "t-split").cloned().unwrap();
+    assert_eq!((split["matches"].as_u64(), split["incidents"].as_u64()), (Some(6), Some(2)), "{v}");
+    // 20 s older than the incident's first: interleaved sources, no time passed.
+    let out = fx.run(&["--format", "pretty", "--color", "never", &a, &c], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(full_annotations(&text), 1, "{text}");
+}
+
 /// The bug: once 4,096 incidents were open, each new key made room by a scan of every open key
 /// for the oldest, so a storm whose captured value changes on every line (an actor id, a
 /// counter) cost about 10 µs a line there: 400,000 such lines took 4.4 s of CPU (0.5 s now).

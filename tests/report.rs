@@ -108,21 +108,40 @@ fn example_log_report_agrees_with_the_json_run() {
     // Per-record counts: the primary match ids of `annotail --format json FILE`.
     let evs = ok_events(&run(&["--format", "json", &log], b""));
     let mut primary: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    // Every event a record matched, primary or beside another: its first and last seen.
+    let mut matched: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
     for e in &evs {
         primary.entry(match_id(e).unwrap().to_owned()).or_default().push(e);
+        matched.entry(match_id(e).unwrap().to_owned()).or_default().push(e);
+        for a in e["also_matched"].as_array().unwrap() {
+            matched.entry(a["id"].as_str().unwrap().to_owned()).or_default().push(e);
+        }
     }
+    // A line without a time of its own (a panic found by its location) has none in the report;
+    // its event's `@timestamp` is then `observed`.
+    let own = |e: &Value| if e["@timestamp"] == e["observed"] { Value::Null } else { e["@timestamp"].clone() };
+    let time = |e: &Value| own(e).as_str().map(millis);
     let recs = records_by_id(&data);
     assert!(primary.len() > 20, "the example has many records: {}", primary.len());
     for (id, es) in &primary {
         let r = recs.get(id).unwrap_or_else(|| panic!("record {id} fired but is not in the report"));
         assert_eq!(r["count"].as_u64(), Some(es.len() as u64), "count of {id}");
         assert_eq!(r["incidents"].as_u64(), Some(incidents(es)), "incidents of {id}");
-        let (first, last) = (es[0], es[es.len() - 1]);
+    }
+    for (id, es) in &matched {
+        let r = recs.get(id).unwrap_or_else(|| panic!("record {id} matched but is not in the report"));
+        // The earliest and the latest by time; in reading order where one has no time.
+        let (mut first, mut last) = (es[0], es[0]);
+        for &e in &es[1..] {
+            if matches!((time(e), time(first)), (Some(n), Some(f)) if n < f) {
+                first = e;
+            }
+            if !matches!((time(e), time(last)), (Some(n), Some(l)) if n < l) {
+                last = e;
+            }
+        }
         assert_eq!(r["first"]["line"].as_u64(), Some(src_line(first)), "first seen of {id}");
         assert_eq!(r["last"]["line"].as_u64(), Some(src_line(last)), "last seen of {id}");
-        // A line without a time of its own (a panic found by its location) has none in the report;
-        // its event's `@timestamp` is then `observed`.
-        let own = |e: &Value| if e["@timestamp"] == e["observed"] { Value::Null } else { e["@timestamp"].clone() };
         assert_eq!(r["first"]["timestamp"], own(first), "first seen of {id}");
         assert_eq!(r["last"]["timestamp"], own(last), "last seen of {id}");
         assert_eq!(r["first"]["input"].as_str(), Some(log.as_str()));
@@ -130,8 +149,13 @@ fn example_log_report_agrees_with_the_json_run() {
     let with_count: Vec<&String> =
         recs.iter().filter(|(_, r)| r["count"].as_u64() > Some(0)).map(|(id, _)| id).collect();
     assert_eq!(with_count, primary.keys().collect::<Vec<_>>(), "records with a primary count");
-    // Most frequent first.
-    let counts: Vec<u64> = data["records"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).collect();
+    // Most matched first (primary and beside another), as `--summary` ranks them.
+    let counts: Vec<u64> = data["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["count"].as_u64().unwrap() + r["also_count"].as_u64().unwrap())
+        .collect();
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
 
     // Chains: each event's primary → each also-matched record.
@@ -510,6 +534,47 @@ fn regression_unknown_errors_count_panics_show_the_last_template_and_an_event_li
     assert!(example.contains("ERROR risingwave_meta::zz: zz table orders_mv dropped"), "{example}");
     let panic = clusters.iter().find(|c| c["template"].as_str().unwrap().contains("panicked at"));
     assert!(panic.is_some_and(|p| p["count"] == 1), "{clusters:?}");
+}
+
+/// The bugs (an incident responder's reading): with several inputs (pods printed one after
+/// another), first and last seen followed reading order, so an error's start showed as its end,
+/// hours off; a record that was mostly matched beside another showed no time at all; and the
+/// unknown clusters were listed by count alone, so a storm of warnings hid a late new error
+/// (and panics). First and last seen now go by time, wherever a record matched; errors are
+/// listed before warnings; and the page counts the events of known errors whose cause no record
+/// explains, which its table of clusters holds beside the unknown cards.
+#[test]
+fn regression_first_and_last_seen_go_by_time_and_errors_are_listed_before_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |h: u32, s: u32, level: &str, msg: &str| format!("2026-03-02T{h:02}:00:{s:02}.000000000Z {level:>5} risingwave_meta::barrier::rpc: {msg}\n");
+    let inject = |cell: u32| format!("failed to inject barrier error=tachyon relay saturated in cell {cell}");
+    let mut late = at(10, 1, "ERROR", &inject(9));
+    for i in 0..60 {
+        late.push_str(&at(10, 2 + i % 50, "WARN", &format!("quux lease for shard {i} lost during handoff")));
+    }
+    late.push_str(&at(10, 55, "ERROR", "zz sink coordinator epoch fence violated by writer 7"));
+    let early = at(8, 1, "ERROR", &inject(3)) + &at(8, 2, "WARN", "quux lease for shard 99 lost during handoff");
+    let (a, b) = (dir.path().join("meta-0.log"), dir.path().join("meta-1.log"));
+    std::fs::write(&a, &late).unwrap();
+    std::fs::write(&b, &early).unwrap();
+    let (a, b) = (path_str(&a), path_str(&b));
+    let (_, data) = written(&[&a, &b], b"", &dir.path().join("report.html"));
+    let rec = data["records"].as_array().unwrap().iter().find(|r| r["slug"] == "failed-to-inject-barrier").unwrap();
+    assert_eq!((rec["first"]["input"].as_str(), rec["first"]["line"].as_u64()), (Some(b.as_str()), Some(1)), "{rec}");
+    assert_eq!(rec["first"]["timestamp"], "2026-03-02T08:00:01.000000000Z", "{rec}");
+    assert_eq!((rec["last"]["input"].as_str(), rec["last"]["line"].as_u64()), (Some(a.as_str()), Some(1)), "{rec}");
+    let clusters = data["unknown_clusters"].as_array().unwrap();
+    let find = |t: &str| clusters.iter().position(|c| c["template"].as_str().unwrap().starts_with(t)).unwrap_or_else(|| panic!("{clusters:?}"));
+    let (quux, zz, tachyon) = (find("quux lease"), find("zz sink"), find("tachyon relay"));
+    assert_eq!(clusters[quux]["count"], 61);
+    assert_eq!(clusters[quux]["severity"], "warning");
+    assert_eq!(clusters[quux]["first"]["input"].as_str(), Some(b.as_str()), "{}", clusters[quux]);
+    assert_eq!(clusters[quux]["last"]["timestamp"], "2026-03-02T10:00:51.000000000Z", "{}", clusters[quux]);
+    assert_eq!((clusters[zz]["count"].as_u64(), clusters[zz]["severity"].as_str()), (Some(1), Some("error")));
+    assert!(zz < quux && tachyon < quux, "errors before warnings: {clusters:?}");
+    assert_eq!(clusters[tachyon]["first"]["input"].as_str(), Some(b.as_str()), "{}", clusters[tachyon]);
+    assert_eq!(data["unknown_under_known"], 2, "the two injections' causes");
+    assert_eq!(data["totals"]["known"], 2);
 }
 
 /// A second reader's note: a panic matched by its location read, on the page and in `--summary`,

@@ -1237,6 +1237,29 @@ fn discover_names_the_busiest_targets_first() {
     assert_eq!(recs[0]["record"]["tags"], serde_json::json!(tags));
 }
 
+/// The bug (an incident responder's reading): with several inputs, `discover`'s first and last
+/// seen followed reading order: a second pod's log, hours earlier, gave the cluster a last seen
+/// before its first. They go by the events' own times now; in reading order among lines
+/// without one.
+#[test]
+fn regression_discover_first_and_last_seen_go_by_time_across_inputs() {
+    let d = Dir::new();
+    let line = |h: u32, s: u32, shard: u32| {
+        format!("2026-03-02T{h:02}:00:{s:02}.000000000Z  WARN risingwave_meta::x: quux lease for shard {shard} lost\n")
+    };
+    let a = d.write("meta-0.log", &(line(10, 5, 1) + &line(10, 9, 2) + &line(10, 7, 3)));
+    let b = d.write("meta-1.log", &(line(8, 1, 4) + &line(8, 2, 5)));
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "json", &a, &b], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let reports = events(&out.stdout);
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    let r = &reports[0];
+    assert_eq!((r["first"]["path"].as_str(), r["first"]["line"].as_u64()), (Some(b.as_str()), Some(1)), "{r}");
+    assert_eq!(r["first"]["timestamp"], "2026-03-02T08:00:01.000000000Z");
+    assert_eq!((r["last"]["path"].as_str(), r["last"]["line"].as_u64()), (Some(a.as_str()), Some(2)), "{r}");
+    assert_eq!(r["count"], 5);
+}
+
 /// `discover`'s example lines kept the colour codes of a line copied from a terminal: the text
 /// report wrote them to the terminal as its own, and drafts carried them.
 #[test]
