@@ -1080,6 +1080,9 @@ pub fn write_ecs_unknown(
 }
 
 /// The ECS event, before it is rendered.
+/// The ECS release whose field names `--format ecs` follows (`ecs.version`).
+pub const ECS_VERSION: &str = "8.11.0";
+
 fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<String, Value> {
     let w = |k: &str| fields.wants(k);
     let mut v = serde_json::Map::new();
@@ -1087,7 +1090,10 @@ fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<Strin
     v.insert("@timestamp".into(), st(ev.timestamp));
     v.insert("message".into(), st(&text(ev.message)));
     let mut event = serde_json::Map::new();
-    let alert = !ev.found.is_empty() || ev.unknown.is_some();
+    // An unknown event below WARN (`--unknown any`'s INFO and plain lines) is no alert: it was
+    // one with `event.severity` 4, a warning, where OTLP and `--min-severity` read it as below
+    // one (found by an OTel pipeline's reading).
+    let alert = !ev.found.is_empty() || ev.unknown.is_some_and(|u| u.severity >= crate::catalog::Severity::Warning);
     event.insert("kind".into(), st(if alert { "alert" } else { "event" }));
     event.insert("created".into(), st(ev.observed));
     event.insert("module".into(), st("annotail"));
@@ -1165,12 +1171,19 @@ fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<Strin
     }
     if let Some(u) = &ev.unknown {
         if ev.found.is_empty() {
+            use crate::catalog::Severity;
             let sev = match u.severity {
-                crate::catalog::Severity::Critical => 2,
-                crate::catalog::Severity::Error => 3,
-                _ => 4,
+                Severity::Critical => Some(2),
+                Severity::Error => Some(3),
+                Severity::Warning => Some(4),
+                Severity::Notice => Some(5),
+                Severity::Info => Some(6),
+                Severity::Debug => Some(7),
+                Severity::None => None,
             };
-            event.insert("severity".into(), sev.into());
+            if let Some(sev) = sev {
+                event.insert("severity".into(), sev.into());
+            }
             v.insert("error".into(), serde_json::json!({"message": text(u.text)}));
             v.insert("annotail".into(), serde_json::json!({"schema": ev.schema, "line": ev.source.line, "lines": ev.source.lines}));
         }
@@ -1188,6 +1201,8 @@ fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<Strin
         }
     }
     v.insert("event".into(), Value::Object(event));
+    // Required in every ECS event; Elastic's tooling keys on it.
+    v.insert("ecs".into(), serde_json::json!({"version": ECS_VERSION}));
     let h = host();
     v.insert("host".into(), serde_json::json!({"name": h.name}));
     if ev.log.pod.is_some() || ev.log.namespace.is_some() || h.node.is_some() {

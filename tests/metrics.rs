@@ -333,6 +333,9 @@ fn sink_failures_retries_and_queue_depth_are_counted() {
     });
     assert!(series(&body, &format!("annotail_sink_retries_total{{{sink}}}")).unwrap() >= 1.0);
     assert_eq!(series(&body, "annotail_lines_read_total{source=\"stdin\"}"), Some(1000.0));
+    // Read, not written: an event is written when every sink has it (it was counted as the reader
+    // wrote it, 1000 with none sent: an OTel pipeline's reading).
+    assert_eq!(series(&body, "annotail_events_written_total"), Some(0.0));
     // The receiver comes up: everything is delivered, the queue empties.
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let got = thread::spawn(move || {

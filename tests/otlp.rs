@@ -303,7 +303,12 @@ fn every_field_is_mapped_and_the_body_is_gzip_protobuf() {
     assert_eq!(recs.len(), 1, "only the match (no --all)");
     let (res, r) = &recs[0];
     // Resource.
-    assert_eq!(str_of(res.get("service.name")), Some("risingwave_meta"), "the target's crate");
+    assert_eq!(str_of(res.get("service.name")), Some("meta"), "the container's name");
+    // The pod, namespace and container are the resource's (they were the record's: an OTel
+    // pipeline's reading).
+    assert_eq!(str_of(res.get("k8s.pod.name")), Some("risingwave-meta-0"));
+    assert_eq!(str_of(res.get("k8s.namespace.name")), Some("rw-prod"));
+    assert_eq!(str_of(res.get("k8s.container.name")), Some("meta"));
     assert_eq!(str_of(res.get("host.name")), Some("node-a7"), "NODE_NAME");
     assert_eq!(str_of(res.get("k8s.node.name")), Some("node-a7"));
     // Record.
@@ -321,9 +326,7 @@ fn every_field_is_mapped_and_the_body_is_gzip_protobuf() {
     assert_eq!(strings_of(a.get("annotail.solutions")), ["restart the actor", "check the compute node"]);
     assert_eq!(strings_of(a.get("annotail.tags")), ["barrier"]);
     assert_eq!(str_of(a.get("log.file.path")), Some(log.to_str().unwrap()));
-    assert_eq!(str_of(a.get("k8s.pod.name")), Some("risingwave-meta-0"));
-    assert_eq!(str_of(a.get("k8s.namespace.name")), Some("rw-prod"));
-    assert_eq!(str_of(a.get("k8s.container.name")), Some("meta"));
+    assert!(!a.contains_key("k8s.pod.name"), "on the resource, not the record");
     assert_eq!(str_of(a.get("code.namespace")), Some("risingwave_meta::barrier::rpc"));
     assert_eq!(int_of(a.get("annotail.source.line")), Some(1));
     assert_eq!(str_of(a.get("annotail.pattern")), Some("barrier collection failed for actor (.+?)"));
@@ -352,6 +355,7 @@ fn unknown_errors_carry_their_cluster_and_a_panic_is_an_error() {
     assert_eq!(cluster.len(), 16, "{cluster}");
     assert_eq!(str_of(a.get("annotail.unknown.template")), Some("replica <*> fell behind its leader"));
     assert_eq!(int_of(a.get("annotail.unknown.count")), Some(1));
+    assert_eq!(str_of(a.get("annotail.unknown.message")), Some("replica 7 fell behind its leader"));
     let (_, p) = &recs[1];
     assert_eq!((p.severity_number, p.severity_text.as_str()), (17, "ERROR"), "a panic is an error");
     let a = attrs(&p.attributes);
@@ -634,6 +638,40 @@ fn max_event_bytes_bounds_a_log_record() {
     assert!(int_of(a.get("annotail.truncated.original_bytes")).unwrap() > 40_000);
     assert_eq!(str_of(a.get("rule.id")), Some("t-split"));
     assert!(body_of(r).starts_with("2026-03-02T08:00:01") && body_of(r).ends_with('…'));
+}
+
+/// Regression (an OTel pipeline's reading): a record cut to `max_event_bytes` lost its
+/// attributes from the end once the log's fields were gone, and the unknown cluster's, added
+/// last, went first: the id receivers group and alert on. They stay now, as in JSON and ECS; and
+/// the text clustered (a JSON line's may be a span's `error`, not in the body) is carried.
+#[test]
+fn regression_a_cut_record_keeps_its_unknown_cluster() {
+    let rx = Receiver::start(|_| Answer::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = r#"{"record":{"id":"r-many","slug":"many","errorMessage":"ab {} cd {} ef {} gh {} ij {} kl {} mn {} op {} done","messagePattern":"ab (.+?) cd (.+?) ef (.+?) gh (.+?) ij (.+?) kl (.+?) mn (.+?) op (.+?) done","severity":"warning"}}"#;
+    fs::write(dir.path().join("many.jsonl"), format!("{rec}\n")).unwrap();
+    let v = |c: char| c.to_string().repeat(120);
+    let msg = format!(
+        "ab {} cd {} ef {} gh {} ij {} kl {} mn {} op {} done error=zorblax shard 42 unreachable",
+        v('a'), v('b'), v('c'), v('d'), v('e'), v('f'), v('g'), v('h')
+    );
+    let fields: String = (0..10).map(|i| format!(" k{i}={}", v('x'))).collect();
+    let log = dir.path().join("a.log");
+    fs::write(&log, common::lines(&[&common::rw_line(1, "WARN", &format!("risingwave_meta::{}", v('t')), &(msg + &fields))])).unwrap();
+    let cfg = dir.path().join("cut.toml");
+    let url = format!("otlp+http://127.0.0.1:{}", rx.port);
+    fs::write(&cfg, format!("catalog = [\"many.jsonl\"]\n[unknown]\nlevels = \"warn\"\n[[sinks]]\nurl = \"{url}\"\nmax_event_bytes = 1024\n")).unwrap();
+    let out = cmd().arg("--config").arg(&cfg).arg(&log).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recs = rx.records();
+    assert_eq!(recs.len(), 1);
+    let r = &recs[0].1;
+    assert!(r.encoded_len() <= 1024, "{}", r.encoded_len());
+    assert!(r.dropped_attributes_count > 10, "attributes were dropped: {}", r.dropped_attributes_count);
+    let a = attrs(&r.attributes);
+    assert_eq!(str_of(a.get("rule.id")), Some("r-many"));
+    assert_eq!(str_of(a.get("annotail.unknown.cluster")).map(str::len), Some(16), "{a:?}");
+    assert_eq!(int_of(a.get("annotail.unknown.count")), Some(1), "{a:?}");
 }
 
 /// The README's receiving configs for the OpenTelemetry Collector and Grafana Alloy are whole:

@@ -234,6 +234,9 @@ pub struct Metrics {
     pub bytes_read: Family<SourceLabel, Counter>,
     pub events: Counter,
     pub events_written: Counter,
+    /// `events_written` is counted as the sinks acknowledge batches ([`crate::sink::with_sinks`],
+    /// follow mode), not as the reader writes them.
+    pub written_on_delivery: std::sync::atomic::AtomicBool,
     matches: Family<SeverityLabel, Counter>,
     record_matches: Family<RecordLabel, Counter>,
     incidents: Family<SeverityLabel, Counter>,
@@ -315,7 +318,7 @@ impl Metrics {
         let bytes_read = reg(&mut r, "bytes_read", "Bytes read, per source");
         let events = reg(&mut r, "events", "Events framed (a multi-line event counts once)");
         let events_written =
-            reg(&mut r, "events_written", "Events delivered: acknowledged by every sink (follow mode) or written");
+            reg(&mut r, "events_written", "Events delivered: acknowledged by every sink, or written to standard output");
         let matches = reg(&mut r, "matches", "Record matches, per record severity");
         let record_matches = reg(&mut r, "record_matches", "Matches of the most matched records (top K)");
         let incidents = reg(
@@ -400,6 +403,7 @@ impl Metrics {
             bytes_read,
             events,
             events_written,
+            written_on_delivery: Default::default(),
             matches,
             record_matches,
             incidents,

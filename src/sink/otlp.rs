@@ -138,14 +138,16 @@ fn unix_nano(t: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `service.name`: the crate of the line's target (`risingwave_meta::barrier` →
-/// `risingwave_meta`), else the container's name, else OTel's `unknown_service:annotail`.
+/// `service.name`: the container's name (`meta`, `compute`: a RisingWave node's kind), else the
+/// crate of the line's target (`risingwave_meta::barrier` → `risingwave_meta`), else OTel's
+/// `unknown_service:annotail`. The crate came first, and split one pod's records into a
+/// "service" per crate that logs (`aws_config`, `sqlx`: found by an OTel pipeline's reading).
 fn service_name<'e>(ev: &'e Annotated<'_>) -> &'e str {
-    if let Some(t) = ev.log.target.as_deref().filter(|t| !t.is_empty()) {
-        return t.split("::").next().unwrap_or(t);
+    if let Some(c) = ev.log.container.as_deref().filter(|c| !c.is_empty()) {
+        return c;
     }
-    match ev.log.container.as_deref() {
-        Some(c) if !c.is_empty() => c,
+    match ev.log.target.as_deref() {
+        Some(t) if !t.is_empty() => t.split("::").next().unwrap_or(t),
         _ => "unknown_service:annotail",
     }
 }
@@ -292,8 +294,8 @@ impl Encoder {
     /// Fill the reused messages with `ev`.
     fn fill(&mut self, ev: &Annotated<'_>, shape: &Shape) {
         let rl = &mut self.rl;
+        let h = host();
         let resource = rl.resource.get_or_insert_with(|| {
-            let h = host();
             let mut attributes = vec![string("service.name", ""), string("host.name", &h.name)];
             if let Some(n) = &h.node {
                 attributes.push(string("k8s.node.name", n));
@@ -301,6 +303,25 @@ impl Encoder {
             Resource { attributes, ..Default::default() }
         });
         set_string(&mut resource.attributes[0].value, service_name(ev));
+        // The pod, namespace and container are the resource's, as OTel's conventions have them:
+        // the Collector's `k8sattributes` and Loki's index labels read them there (they were
+        // record attributes: an OTel pipeline's reading). The slots after the fixed ones reused.
+        let mut n = 2 + usize::from(h.node.is_some());
+        for (k, v) in [("k8s.pod.name", &ev.log.pod), ("k8s.namespace.name", &ev.log.namespace), ("k8s.container.name", &ev.log.container)] {
+            let Some(v) = v else { continue };
+            match resource.attributes.get_mut(n) {
+                Some(kv) => {
+                    if kv.key != k {
+                        kv.key.clear();
+                        kv.key.push_str(k);
+                    }
+                    set_string(&mut kv.value, v);
+                }
+                None => resource.attributes.push(string(k, v)),
+            }
+            n += 1;
+        }
+        resource.attributes.truncate(n);
         if rl.scope_logs.is_empty() {
             rl.scope_logs.push(ScopeLogs {
                 scope: Some(InstrumentationScope {
@@ -360,9 +381,6 @@ impl Encoder {
         a.int("annotail.source.line", ev.source.line as i64);
         let l = ev.log;
         for (k, v) in [
-            ("k8s.pod.name", &l.pod),
-            ("k8s.namespace.name", &l.namespace),
-            ("k8s.container.name", &l.container),
             ("log.iostream", &l.stream),
             ("code.namespace", &l.target),
             ("thread.name", &l.thread),
@@ -400,6 +418,10 @@ impl Encoder {
             a.string("annotail.unknown.cluster", &crate::unknown::id_text(u.cluster));
             a.string("annotail.unknown.template", u.template);
             a.int("annotail.unknown.count", u.count.min(i64::MAX as u64) as i64);
+            // The text clustered, as ECS's `annotail.unknown.message`: the body is the message,
+            // and a JSON line's unknown error may be a span's `error` (`shard 42` was nowhere in
+            // the record: found by an OTel pipeline's reading).
+            a.string("annotail.unknown.message", &text(u.text));
         }
         a.done();
         if let Some(max) = shape.max_event_bytes {
@@ -423,6 +445,10 @@ const DROPPABLE: [&str; 6] = [
     "annotail.solutions",
     "annotail.tags",
 ];
+
+/// Attributes never dropped to fit (their strings may be cut): the unknown cluster's id and
+/// count are what receivers group and alert on, as JSON's and ECS's trimming keeps them.
+const KEPT: [&str; 2] = ["annotail.unknown.cluster", "annotail.unknown.count"];
 
 /// Strings are cut no shorter than this (a message's first words stay readable).
 const CUT_MIN: usize = 48;
@@ -471,7 +497,10 @@ fn fit(rec: &mut LogRecord, max: usize) {
             }
             None => {
                 let at = rec.attributes.iter().rposition(|a| a.key.starts_with("annotail.log.fields."));
-                match at.or(rec.attributes.len().checked_sub(1)) {
+                // From the end, but never the kept ones (they were the last attributes, and a
+                // record with many captures lost them first).
+                let at = at.or_else(|| rec.attributes.iter().rposition(|a| !KEPT.contains(&a.key.as_str())));
+                match at {
                     Some(i) => {
                         rec.attributes.remove(i);
                         rec.dropped_attributes_count += 1;

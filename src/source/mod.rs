@@ -104,7 +104,9 @@ impl<'a> Report<'a> {
     fn add(&self, d: &Totals) {
         if let Some((m, source)) = &self.metrics {
             m.add_read(source, d);
-            m.events_written.inc_by(d.counters.written);
+            if !m.written_on_delivery.load(std::sync::atomic::Ordering::Relaxed) {
+                m.events_written.inc_by(d.counters.written);
+            }
         }
     }
 }
