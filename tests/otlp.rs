@@ -653,11 +653,22 @@ fn regression_a_cut_record_keeps_its_unknown_cluster() {
     let v = |c: char| c.to_string().repeat(120);
     let msg = format!(
         "ab {} cd {} ef {} gh {} ij {} kl {} mn {} op {} done error=zorblax shard 42 unreachable",
-        v('a'), v('b'), v('c'), v('d'), v('e'), v('f'), v('g'), v('h')
+        v('a'),
+        v('b'),
+        v('c'),
+        v('d'),
+        v('e'),
+        v('f'),
+        v('g'),
+        v('h')
     );
     let fields: String = (0..10).map(|i| format!(" k{i}={}", v('x'))).collect();
     let log = dir.path().join("a.log");
-    fs::write(&log, common::lines(&[&common::rw_line(1, "WARN", &format!("risingwave_meta::{}", v('t')), &(msg + &fields))])).unwrap();
+    fs::write(
+        &log,
+        common::lines(&[&common::rw_line(1, "WARN", &format!("risingwave_meta::{}", v('t')), &(msg + &fields))]),
+    )
+    .unwrap();
     let cfg = dir.path().join("cut.toml");
     let url = format!("otlp+http://127.0.0.1:{}", rx.port);
     fs::write(&cfg, format!("catalog = [\"many.jsonl\"]\n[unknown]\nlevels = \"warn\"\n[[sinks]]\nurl = \"{url}\"\nmax_event_bytes = 1024\n")).unwrap();

@@ -546,7 +546,9 @@ fn regression_unknown_errors_count_panics_show_the_last_template_and_an_event_li
 #[test]
 fn regression_first_and_last_seen_go_by_time_and_errors_are_listed_before_warnings() {
     let dir = tempfile::tempdir().unwrap();
-    let at = |h: u32, s: u32, level: &str, msg: &str| format!("2026-03-02T{h:02}:00:{s:02}.000000000Z {level:>5} risingwave_meta::barrier::rpc: {msg}\n");
+    let at = |h: u32, s: u32, level: &str, msg: &str| {
+        format!("2026-03-02T{h:02}:00:{s:02}.000000000Z {level:>5} risingwave_meta::barrier::rpc: {msg}\n")
+    };
     let inject = |cell: u32| format!("failed to inject barrier error=tachyon relay saturated in cell {cell}");
     let mut late = at(10, 1, "ERROR", &inject(9));
     for i in 0..60 {
@@ -564,7 +566,12 @@ fn regression_first_and_last_seen_go_by_time_and_errors_are_listed_before_warnin
     assert_eq!(rec["first"]["timestamp"], "2026-03-02T08:00:01.000000000Z", "{rec}");
     assert_eq!((rec["last"]["input"].as_str(), rec["last"]["line"].as_u64()), (Some(a.as_str()), Some(1)), "{rec}");
     let clusters = data["unknown_clusters"].as_array().unwrap();
-    let find = |t: &str| clusters.iter().position(|c| c["template"].as_str().unwrap().starts_with(t)).unwrap_or_else(|| panic!("{clusters:?}"));
+    let find = |t: &str| {
+        clusters
+            .iter()
+            .position(|c| c["template"].as_str().unwrap().starts_with(t))
+            .unwrap_or_else(|| panic!("{clusters:?}"))
+    };
     let (quux, zz, tachyon) = (find("quux lease"), find("zz sink"), find("tachyon relay"));
     assert_eq!(clusters[quux]["count"], 61);
     assert_eq!(clusters[quux]["severity"], "warning");

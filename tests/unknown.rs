@@ -704,12 +704,18 @@ fn pretty_and_ecs_show_the_cluster() {
     assert_eq!(ecs[1]["ecs"]["version"], "8.11.0", "required in every ECS event");
     // Regression (an OTel pipeline's reading): `--unknown any`'s INFO and plain lines were alerts
     // at `event.severity` 4, a warning, where `--min-severity` and OTLP read them as below one.
-    let lines = format!("just a plain line 7\n{}\n{}\n", info(3, "quux rebalanced 5 shards"), warn(4, "quux lag at 9 s"));
+    let lines =
+        format!("just a plain line 7\n{}\n{}\n", info(3, "quux rebalanced 5 shards"), warn(4, "quux lag at 9 s"));
     let ecs = d.events(&["--unknown", "any", "--format", "ecs"], &lines);
-    let got: Vec<(String, Value)> = ecs.iter().map(|e| (e["event"]["kind"].as_str().unwrap().to_owned(), e["event"]["severity"].clone())).collect();
+    let got: Vec<(String, Value)> =
+        ecs.iter().map(|e| (e["event"]["kind"].as_str().unwrap().to_owned(), e["event"]["severity"].clone())).collect();
     assert_eq!(
         got,
-        [("event".to_owned(), Value::from(6)), ("event".to_owned(), Value::from(6)), ("alert".to_owned(), Value::from(4))],
+        [
+            ("event".to_owned(), Value::from(6)),
+            ("event".to_owned(), Value::from(6)),
+            ("alert".to_owned(), Value::from(4))
+        ],
         "{ecs:#?}"
     );
     let kept = d.events(&["--unknown", "any", "--format", "ecs", "--min-severity", "warning"], &lines);

@@ -317,8 +317,11 @@ impl Metrics {
         let lines_read = reg(&mut r, "lines_read", "Lines read, per source (glob, stdin or file)");
         let bytes_read = reg(&mut r, "bytes_read", "Bytes read, per source");
         let events = reg(&mut r, "events", "Events framed (a multi-line event counts once)");
-        let events_written =
-            reg(&mut r, "events_written", "Events delivered: acknowledged by every sink, or written to standard output");
+        let events_written = reg(
+            &mut r,
+            "events_written",
+            "Events delivered: acknowledged by every sink, or written to standard output",
+        );
         let matches = reg(&mut r, "matches", "Record matches, per record severity");
         let record_matches = reg(&mut r, "record_matches", "Matches of the most matched records (top K)");
         let incidents = reg(

@@ -307,7 +307,11 @@ impl Encoder {
         // the Collector's `k8sattributes` and Loki's index labels read them there (they were
         // record attributes: an OTel pipeline's reading). The slots after the fixed ones reused.
         let mut n = 2 + usize::from(h.node.is_some());
-        for (k, v) in [("k8s.pod.name", &ev.log.pod), ("k8s.namespace.name", &ev.log.namespace), ("k8s.container.name", &ev.log.container)] {
+        for (k, v) in [
+            ("k8s.pod.name", &ev.log.pod),
+            ("k8s.namespace.name", &ev.log.namespace),
+            ("k8s.container.name", &ev.log.container),
+        ] {
             let Some(v) = v else { continue };
             match resource.attributes.get_mut(n) {
                 Some(kv) => {
@@ -380,11 +384,7 @@ impl Encoder {
         a.string("annotail.source.kind", ev.source.kind);
         a.int("annotail.source.line", ev.source.line as i64);
         let l = ev.log;
-        for (k, v) in [
-            ("log.iostream", &l.stream),
-            ("code.namespace", &l.target),
-            ("thread.name", &l.thread),
-        ] {
+        for (k, v) in [("log.iostream", &l.stream), ("code.namespace", &l.target), ("thread.name", &l.thread)] {
             if let Some(v) = v {
                 a.string(k, v);
             }
