@@ -1026,6 +1026,46 @@ fn ids_and_counts_survive_a_follow_mode_restart() {
     assert!(state.join("unknown-clusters.json").is_file());
 }
 
+/// Regression (found by a reader of the clusterer): a restarted daemon took its clusters back in
+/// the order they were last seen, and a line as close to two templates as to each other joined
+/// the other one than a single run joins: another id, template and count after a restart.
+#[test]
+fn regression_a_restart_joins_a_tied_line_as_one_run_does() {
+    let d = Dir::new();
+    let log = d.dir.path().join("meta.log");
+    let state = d.dir.path().join("state");
+    let start = |err: &str| {
+        let mut c = cmd();
+        c.args(["--follow", &path_str(&log), "--state-dir", &path_str(&state), "-c", &d.catalog()]);
+        c.args(["--unknown", "warn", "--format", "json", "--poll-interval", "50ms", "--checkpoint-interval", "10ms"]);
+        c.stdout(Stdio::piped()).stderr(std::fs::File::create(d.dir.path().join(err)).unwrap());
+        c.spawn().unwrap()
+    };
+    let before: String = ["zorp quux blat frob", "zorp quux wibble wobble", "zorp quux blat frob"]
+        .iter()
+        .enumerate()
+        .map(|(i, m)| error(i as u32, m) + "\n")
+        .collect();
+    let after = error(3, "zorp quux blat wobble") + "\n";
+    let whole = d.events(&["--unknown", "warn", "--format", "json"], &(before.clone() + &after));
+    let one_run = &whole[3]["unknown"];
+    assert_eq!(one_run["template"], "zorp quux blat <*>", "{whole:?}");
+    std::fs::write(&log, &before).unwrap();
+    let mut a = start("stderr1.log");
+    let rx = lines_of(&mut a);
+    assert_eq!(take(&rx, 3).len(), 3);
+    let ok = std::process::Command::new("kill").args(["-TERM", &a.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    assert!(common::wait_timeout(&mut a, PATIENCE).is_some());
+    std::fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(after.as_bytes()).unwrap();
+    let mut b = start("stderr2.log");
+    let rx = lines_of(&mut b);
+    let second = take(&rx, 1);
+    let _ = b.kill();
+    let _ = b.wait();
+    assert_eq!(&second[0]["unknown"], one_run, "{second:?}");
+}
+
 /// With only the binary, drafts could not be added to the embedded catalog: `-c drafts.jsonl`
 /// replaced it, and every wrapper it knows came back as an unknown error (found by a reader
 /// growing a catalog from lines pasted in issue threads). `@embedded` names it.

@@ -486,6 +486,12 @@ pub struct Cluster {
     /// Its first line's [`kept_tail`] (0: none). Kept, not derived from `tokens`: those lose
     /// constants to `<*>` as lines join, and the group a cluster is in must not change.
     tail: u64,
+    /// When it was made (the clusterer's tick then): its place in its groups, which decides a
+    /// tie between two templates a line is as close to ([`Clusterer::best_of`] keeps the first)
+    /// and which are the newest compared. Kept across a restart, which took the clusters back in
+    /// the order they were last seen, so a line after it could join the other of two tied
+    /// templates (found by a reader of the clusterer).
+    born: u64,
 }
 
 /// A cluster as kept across a restart (in follow mode's state directory): what
@@ -511,6 +517,10 @@ pub struct SavedCluster {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub raw: Vec<(usize, Vec<u8>)>,
     pub count: u64,
+    /// When it was made ([`Cluster::born`]); a state written before it was kept has none, and
+    /// the clusters are taken back in the order they were saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub born: Option<u64>,
 }
 
 /// What an observed line got: its cluster.
@@ -528,10 +538,13 @@ pub struct Clusterer {
     cap: usize,
     clusters: Vec<Option<Cluster>>,
     free: Vec<u32>,
-    /// Clusters by [`group_key`]: each one's index and the low half of its id, which the look for
-    /// a kind's first line (when a cluster would be made) compares in the group's own memory: a
-    /// look into each cluster made that scan of a large group cost a cache miss per member.
-    groups: FxHashMap<u64, Vec<(u32, u32)>>,
+    /// Clusters by [`group_key`], in the order they were made ([`Cluster::born`]).
+    groups: FxHashMap<u64, Vec<u32>>,
+    /// Clusters by id: the look for a kind's first line when a cluster would be made. It was a
+    /// scan of the line's group, every member of it for every new cluster: a storm of kinds that
+    /// share their first words took time quadratic in the input up to the cap (400,000 lines,
+    /// 40 s of CPU; found by a reader of the clusterer).
+    ids: FxHashMap<u64, u32>,
     /// The same clusters by [`tail_key`].
     tails: FxHashMap<u64, Vec<u32>>,
     /// Template (its tokens' hash) → cluster: a line equal to a template, most lines once a
@@ -699,6 +712,7 @@ impl Clusterer {
             clusters: Vec::new(),
             free: Vec::new(),
             groups: FxHashMap::default(),
+            ids: FxHashMap::default(),
             tails: FxHashMap::default(),
             exact: FxHashMap::default(),
             tick: 0,
@@ -736,7 +750,7 @@ impl Clusterer {
                     tokens.push(String::from_utf8_lossy(t).into_owned());
                 }
                 let (id, group, tail) = (id_text(c.id), id_text(c.key), Some(id_text(c.tail)));
-                SavedCluster { id, group, tail, tokens, raw, count: c.count }
+                SavedCluster { id, group, tail, tokens, raw, count: c.count, born: Some(c.born) }
             })
             .collect()
     }
@@ -753,6 +767,9 @@ impl Clusterer {
         // restart with 100,000 saved clusters quadratic.
         let mut alive: rustc_hash::FxHashSet<u64> = self.clusters().map(|c| c.id).collect();
         let mut taken = 0;
+        // The groups taken into, put back in the order their clusters were made.
+        let mut touched: rustc_hash::FxHashSet<(u64, u64)> = Default::default();
+        let mut last_born = 0;
         for s in &saved[skip..] {
             let (Some(id), Some(key)) = (hex(&s.id), hex(&s.group)) else { continue };
             if s.tokens.is_empty() || s.count == 0 || !alive.insert(id) {
@@ -774,9 +791,24 @@ impl Clusterer {
                 Some(t) => hex(t).unwrap_or(0),
                 None => kept_tail(&tokens),
             };
-            self.insert(Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key, tail }, whole);
+            let born = s.born.unwrap_or(self.tick);
+            last_born = last_born.max(born);
+            touched.insert((key, tail));
+            self.insert(Cluster { id, tokens, count: s.count, template, last_seen: self.tick, key, tail, born }, whole);
             taken += 1;
         }
+        let clusters = &self.clusters;
+        let born = |m: &u32| clusters[*m as usize].as_ref().map_or(0, |c| c.born);
+        for (key, tail) in touched {
+            if let Some(g) = self.groups.get_mut(&key) {
+                g.sort_by_key(born);
+            }
+            if let Some(g) = self.tails.get_mut(&tail) {
+                g.sort_by_key(born);
+            }
+        }
+        // Clusters made from now on come after those taken back.
+        self.tick = self.tick.max(last_born);
         taken
     }
 
@@ -847,7 +879,7 @@ impl Clusterer {
         let joined = self
             .groups
             .get(&key)
-            .and_then(|g| self.best_of(newest(g).iter().map(|m| m.0), line))
+            .and_then(|g| self.best_of(newest(g).iter().copied(), line))
             .filter(|b| b.joins(line))
             .or_else(|| {
                 self.tails
@@ -888,16 +920,9 @@ impl Clusterer {
         // A line that would start a cluster with the id of one alive is that cluster's first line
         // again, whose template has since grown `<*>`s it does not join closely enough: it joins
         // that cluster (it matches every constant left in the template, which is not changed), so
-        // that an id names one kind. The cluster is in the line's group: its first line's tokens
-        // were the line's. Looked for only when a cluster would be made (a map by id cost 3 MiB
-        // of peak RSS at the cap of 10,000, 10 MiB at 100,000), in the whole group: a cluster
-        // beyond the newest [`MAX_COMPARED`] must not get a twin with its id.
-        let first_line_of = self.groups.get(&key).and_then(|g| {
-            g.iter()
-                .filter(|&&(_, low)| low == id as u32)
-                .map(|&(m, _)| m)
-                .find(|&m| self.clusters[m as usize].as_ref().is_some_and(|c| c.id == id))
-        });
+        // that an id names one kind. Every cluster alive is looked at (by id): one beyond the
+        // newest [`MAX_COMPARED`] of the group must not get a twin with its id.
+        let first_line_of = self.ids.get(&id).copied();
         if let Some(m) = first_line_of {
             let tick = self.tick;
             let c = self.clusters[m as usize].as_mut().expect("alive");
@@ -909,7 +934,9 @@ impl Clusterer {
             self.evict();
         }
         let tail = kept_tail(line);
-        let idx = self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key, tail }, whole);
+        let born = self.tick;
+        let idx =
+            self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key, tail, born }, whole);
         Some((idx, true))
     }
 
@@ -992,7 +1019,8 @@ impl Clusterer {
                 (self.clusters.len() - 1) as u32
             }
         };
-        self.groups.entry(key).or_default().push((idx, id as u32));
+        self.groups.entry(key).or_default().push(idx);
+        self.ids.insert(id, idx);
         if tail != 0 {
             self.tails.entry(tail).or_default().push(idx);
         }
@@ -1021,6 +1049,10 @@ impl Clusterer {
         let mut seen: Vec<u64> = self.clusters().map(|c| c.last_seen).collect();
         let (_, &mut limit, _) = seen.select_nth_unstable(n - 1);
         let mut dropped = 0;
+        // The groups dropped from, each cut once after: a cut of the group per cluster dropped
+        // was quadratic in a group of thousands (found by a reader of the clusterer).
+        let mut gone = vec![false; self.clusters.len()];
+        let mut touched: rustc_hash::FxHashSet<(u64, u64)> = Default::default();
         for i in 0..self.clusters.len() {
             if dropped == n {
                 break;
@@ -1028,26 +1060,32 @@ impl Clusterer {
             if let Some(c) = &self.clusters[i]
                 && c.last_seen <= limit
             {
-                let (key, tail) = (c.key, c.tail);
+                touched.insert((c.key, c.tail));
                 let whole = tokens_hash(&c.tokens);
                 if self.exact.get(&whole) == Some(&(i as u32)) {
                     self.exact.remove(&whole);
                 }
+                if self.ids.get(&c.id) == Some(&(i as u32)) {
+                    self.ids.remove(&c.id);
+                }
                 self.clusters[i] = None;
                 self.free.push(i as u32);
-                if let Some(g) = self.groups.get_mut(&key) {
-                    g.retain(|&(m, _)| m as usize != i);
-                    if g.is_empty() {
-                        self.groups.remove(&key);
-                    }
-                }
-                if let Some(g) = self.tails.get_mut(&tail) {
-                    g.retain(|&m| m as usize != i);
-                    if g.is_empty() {
-                        self.tails.remove(&tail);
-                    }
-                }
+                gone[i] = true;
                 dropped += 1;
+            }
+        }
+        for (key, tail) in touched {
+            if let Some(g) = self.groups.get_mut(&key) {
+                g.retain(|&m| !gone[m as usize]);
+                if g.is_empty() {
+                    self.groups.remove(&key);
+                }
+            }
+            if let Some(g) = self.tails.get_mut(&tail) {
+                g.retain(|&m| !gone[m as usize]);
+                if g.is_empty() {
+                    self.tails.remove(&tail);
+                }
             }
         }
         self.alive -= dropped;
@@ -1391,6 +1429,74 @@ mod tests {
         assert_eq!(small.clusters().next().unwrap().template, "table <*> dropped by <*>");
         // Regression (found by a second reader): those left out were not counted as dropped.
         assert_eq!(small.evicted, two.export().len() as u64 - 1);
+    }
+
+    /// Regression (found by a reader of the clusterer): the clusters were taken back in the order
+    /// they were last seen, and a line as close to two templates joins the one made first: after
+    /// a restart it joined the other (`zorp quux blat wobble` is 3 of 4 words of both), another
+    /// id, template and count than one run gives. A state without `born` is taken in its order.
+    #[test]
+    fn regression_a_tie_after_a_restart_goes_as_in_one_run() {
+        let lines = ["zorp quux blat frob", "zorp quux wibble wobble", "zorp quux blat frob"];
+        let mut one = Clusterer::new(10);
+        for l in &lines {
+            one.observe(l.as_bytes());
+        }
+        let saved = one.export();
+        assert!(saved.iter().all(|s| s.born.is_some()));
+        let mut two = Clusterer::new(10);
+        assert_eq!(two.restore(&saved), 2);
+        let tie = b"zorp quux blat wobble";
+        let a = one.observe(tie).map(|s| (s.id, s.count, s.template.to_owned()));
+        let b = two.observe(tie).map(|s| (s.id, s.count, s.template.to_owned()));
+        assert_eq!(a, b);
+        assert_eq!(b.unwrap().2, "zorp quux blat <*>");
+        // Made after the restart, a cluster comes after those taken back.
+        let new = two.observe(b"snarf quux blat frob wobble").map(|s| (s.id, s.new)).unwrap();
+        assert!(new.1, "a new kind");
+        let born = |id: u64| two.clusters().find(|c| c.id == id).unwrap().born;
+        assert!(two.clusters().all(|c| c.id == new.0 || c.born < born(new.0)));
+        let old: Vec<SavedCluster> = saved.into_iter().map(|s| SavedCluster { born: None, ..s }).collect();
+        let json = serde_json::to_string(&old).unwrap();
+        assert!(!json.contains("\"born\""), "{json}");
+        assert_eq!(Clusterer::new(10).restore(&serde_json::from_str::<Vec<SavedCluster>>(&json).unwrap()), 2);
+    }
+
+    /// Regression (found by a reader of the clusterer): a storm of kinds that share their first
+    /// words scanned the whole group for a kind's first line at each new cluster, and cut the
+    /// group once per cluster dropped at the cap: quadratic. Ids stay unique, and a kind's first
+    /// line joins its cluster, however large the group.
+    #[test]
+    fn regression_a_group_of_thousands_keeps_one_cluster_per_id() {
+        let mut c = Clusterer::new(1000);
+        // Six words of letters of their own a line (as a storm of new kinds has: none masked).
+        let word = |mut n: u64| -> String {
+            (0..6).map(|_| {
+                let c = char::from(b'a' + (n % 26) as u8);
+                n /= 26;
+                c
+            })
+            .collect()
+        };
+        let line = |i: u32| {
+            let w: Vec<String> = (1..=6u64).map(|k| word(u64::from(i) * 2_654_435_761 * k % 308_915_776)).collect();
+            format!("failed to {}", w.join(" "))
+        };
+        let mut first = std::collections::HashMap::new();
+        for i in 0..3000 {
+            let s = c.observe(line(i).as_bytes()).unwrap();
+            if s.new {
+                first.insert(s.id, i);
+            }
+        }
+        let ids: Vec<u64> = c.clusters().map(|cl| cl.id).collect();
+        let unique: std::collections::HashSet<u64> = ids.iter().copied().collect();
+        assert_eq!(ids.len(), unique.len(), "one cluster per id");
+        assert!(c.alive() <= 1000 && c.evicted > 0, "{} alive, {} dropped", c.alive(), c.evicted);
+        for cl in c.clusters().take(50).map(|cl| cl.id).collect::<Vec<_>>() {
+            let Some(&i) = first.get(&cl) else { continue };
+            assert_eq!(c.observe(line(i).as_bytes()).unwrap().id, cl, "line {i}");
+        }
     }
 
     /// A new cap drops the least recently seen clusters over it at once, counts them, and changes
