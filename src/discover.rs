@@ -199,6 +199,10 @@ pub struct Drafts {
     pub untexted: usize,
     /// The ids of the drafts that say one word of their own ([`generic`]).
     pub generic: Vec<String>,
+    /// Clusters whose draft matched none of their own example lines ([`unmatched`]), and one
+    /// template of them.
+    pub unmatched: usize,
+    pub unmatched_example: Option<String>,
 }
 
 /// Collects the unknown events of a run by cluster.
@@ -344,6 +348,7 @@ impl Discovery {
             got
         };
         let mut out = Drafts::default();
+        let mut made: Vec<(&ClusterReport, String, String, Value)> = Vec::new();
         for r in reports {
             if r.untexted {
                 out.untexted += 1;
@@ -354,10 +359,21 @@ impl Discovery {
                 continue;
             }
             let (id, slug) = (unique(&mut ids, r.cluster.clone()), unique(&mut slugs, slug_of(&r.template)));
-            if generic(&r.template) {
-                out.generic.push(id.clone());
+            let d = draft(r, &id, &slug);
+            made.push((r, id, slug, d));
+        }
+        let lines: String = made.iter().map(|m| format!("{}\n", m.3)).collect();
+        let failed = unmatched(&lines, made.iter().map(|m| (m.1.as_str(), &m.0.examples[..])));
+        for (i, (r, id, _, d)) in made.into_iter().enumerate() {
+            if failed.contains(&i) {
+                out.unmatched += 1;
+                out.unmatched_example.get_or_insert_with(|| r.template.clone());
+                continue;
             }
-            out.text.push_str(&draft(r, &id, &slug).to_string());
+            if generic(&r.template) {
+                out.generic.push(id);
+            }
+            out.text.push_str(&d.to_string());
             out.text.push('\n');
         }
         out
@@ -778,6 +794,59 @@ pub fn slug_of(template: &str) -> String {
         slug.push_str(&word.to_ascii_lowercase());
     }
     if slug.is_empty() { "unknown-error".into() } else { slug }
+}
+
+/// Which of `drafts` (the draft records, one catalog line each, in `wanted`'s order) match none
+/// of their own example lines, run through the pipeline as `annotail -c drafts.jsonl` would run
+/// them (the drafts alone: a catalog record matching the line too only adds to them)? Such a
+/// draft is left out: the values of a kind whose lines name other `key=` fields inside a value
+/// (Android's `START u0 {act=main flg=0x10 cmp=…} from uid …`) end where a field starts, and its
+/// draft matched none of its lines while `check` passed it (found by a reader of the
+/// clusterer). An example's lines are its event's first line and the clustered text's line.
+fn unmatched<'a>(drafts: &str, wanted: impl Iterator<Item = (&'a str, &'a [String])>) -> BTreeSet<usize> {
+    use crate::annotate::SourceMeta;
+    use crate::stage::{Setup, Stage};
+    let (m, _) = Matcher::new(crate::catalog::from_text("drafts", drafts), crate::matcher::Limits::default());
+    let mut failed = BTreeSet::new();
+    for (i, (id, examples)) in wanted.enumerate() {
+        let Some(entry) = m.entries.iter().position(|e| e.rec.id == id) else {
+            failed.insert(i);
+            continue;
+        };
+        let matched = examples.iter().any(|ex| {
+            let lines: String = ex.lines().filter(|l| *l != "…").map(|l| format!("{l}\n")).collect();
+            let mut hit = Hit { entry: entry as u32, found: false };
+            {
+                let mut stage = Stage::new(&m, &Setup::every_event(), &mut hit, SourceMeta::stdin());
+                stage.feed(lines.as_bytes(), std::time::SystemTime::now());
+                stage.finish();
+            }
+            hit.found
+        });
+        if !matched {
+            failed.insert(i);
+        }
+    }
+    failed
+}
+
+/// Was a record (`entry`) among an event's matches?
+struct Hit {
+    entry: u32,
+    found: bool,
+}
+
+impl Writer for Hit {
+    fn annotated(&mut self, ev: &Annotated<'_>) -> Flow {
+        self.found |= ev.found.iter().any(|f| f.entry == self.entry);
+        Flow::Go
+    }
+
+    fn flush(&mut self) {}
+
+    fn error(&self) -> Option<&std::io::Error> {
+        None
+    }
 }
 
 /// Can a draft be made of this template? It needs a constant run the prefilter can key on

@@ -641,6 +641,13 @@ fn write_discovery(
         DiscoverFormat::Catalog => {
             let drafts = d.catalog(&reports);
             let (skipped, untexted, generic) = (drafts.skipped, drafts.untexted, drafts.generic);
+            if drafts.unmatched > 0 {
+                eprintln!(
+                    "annotail: {} cluster(s) have no draft: the draft made of their template matched none of their own example lines (such as `{}`: a value holding other `key=` fields, whose keys differ from line to line); see --format text",
+                    drafts.unmatched,
+                    drafts.unmatched_example.as_deref().unwrap_or_default()
+                );
+            }
             text = drafts.text;
             if skipped > 0 {
                 eprintln!(

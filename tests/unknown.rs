@@ -1026,6 +1026,32 @@ fn ids_and_counts_survive_a_follow_mode_restart() {
     assert!(state.join("unknown-clusters.json").is_file());
 }
 
+/// Regression (found by a reader of the clusterer): a kind whose lines hold a value with other
+/// `key=` fields inside it, whose keys differ from line to line (Android's `START u0 {act=main
+/// flg=0x10 cmp=…} from uid …`), was drafted `\bSTART (.+?) from uid …`, which `check` passed and
+/// which matched none of its lines (a capture ends where a field starts). Every draft is tried
+/// on its own example lines now; one that matches none is left out, and `discover` says so.
+#[test]
+fn regression_a_draft_that_matches_none_of_its_lines_is_left_out() {
+    let d = Dir::new();
+    let lines = "START u0 {act=main flg=0x10 cmp=qq} from uid 10057 on display 0\n\
+                 START u0 {act=main cat=launcher flg=0x14 cmp=pad} from uid 10111 on display 0\n\
+                 Sending signal to pid 4711 uid 10057 signal 9\n\
+                 Sending signal to pid 4712 uid 10058 signal 9\n";
+    let file = d.write("android.log", lines);
+    let out = run(&["discover", "-c", &d.catalog(), "--unknown", "any", "--format", "catalog", &file], b"");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let drafts = events(&out.stdout);
+    let templates: Vec<&str> = drafts.iter().map(|r| r["discovered"]["template"].as_str().unwrap()).collect();
+    assert_eq!(templates, ["Sending signal to pid <*> uid <*> signal <*>"], "{drafts:?}");
+    let err = stderr_of(&out);
+    assert!(err.contains("1 cluster(s) have no draft: the draft made of their template matched none of their own example lines (such as `START <*> from uid <*> on display <*>`"), "{err}");
+    // The draft written matches its lines.
+    let cat = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let evs = d.events(&["-c", &cat, "--format", "json", &file], "");
+    assert_eq!(evs.iter().filter(|e| e["match"]["id"].is_string()).count(), 2, "{evs:?}");
+}
+
 /// Regression (found by a reader of the clusterer): a restarted daemon took its clusters back in
 /// the order they were last seen, and a line as close to two templates as to each other joined
 /// the other one than a single run joins: another id, template and count after a restart.

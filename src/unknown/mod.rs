@@ -935,8 +935,10 @@ impl Clusterer {
         }
         let tail = kept_tail(line);
         let born = self.tick;
-        let idx =
-            self.insert(Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key, tail, born }, whole);
+        let idx = self.insert(
+            Cluster { id, tokens: line.clone(), count: 1, template, last_seen: self.tick, key, tail, born },
+            whole,
+        );
         Some((idx, true))
     }
 
@@ -1471,12 +1473,13 @@ mod tests {
         let mut c = Clusterer::new(1000);
         // Six words of letters of their own a line (as a storm of new kinds has: none masked).
         let word = |mut n: u64| -> String {
-            (0..6).map(|_| {
-                let c = char::from(b'a' + (n % 26) as u8);
-                n /= 26;
-                c
-            })
-            .collect()
+            (0..6)
+                .map(|_| {
+                    let c = char::from(b'a' + (n % 26) as u8);
+                    n /= 26;
+                    c
+                })
+                .collect()
         };
         let line = |i: u32| {
             let w: Vec<String> = (1..=6u64).map(|k| word(u64::from(i) * 2_654_435_761 * k % 308_915_776)).collect();
