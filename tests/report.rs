@@ -462,9 +462,19 @@ fn chromium_renders_the_page_draws_the_charts_and_raises_no_error() {
     // The example log, and a hostile one across pods (several charts).
     let fx = fixture();
     let hostile = fx.write("hostile.log", hostile_log());
+    // An hour of one warning a minute, and a storm of 500 in one minute: the storm's bar
+    // flattened every other one (an incident responder's reading); the scale starts
+    // logarithmic there.
+    let at = |m: u32, actor: u32| {
+        format!("2026-03-02T08:{m:02}:00.000000000Z  WARN risingwave_meta::barrier::rpc: barrier collection failed for actor {actor}\n")
+    };
+    let mut storm: String = (0..60).map(|m| at(m, m)).collect();
+    storm.push_str(&(0..500).map(|i| at(30, 1000 + i)).collect::<String>());
+    let storm = fx.write("storm.log", &storm);
     let pages = [
         (vec![path_str(&example_log())], dir.path().join("meta.html")),
         (vec!["-c".into(), path_str(&fx.catalog), path_str(&hostile)], dir.path().join("hostile.html")),
+        (vec!["-c".into(), path_str(&fx.catalog), path_str(&storm)], dir.path().join("storm.html")),
     ];
     for (args, page) in &pages {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -491,12 +501,14 @@ fn chromium_renders_the_page_draws_the_charts_and_raises_no_error() {
         assert!(drawn >= 1, "{body}");
         assert!(painted > 1000, "the charts' canvases were painted: {body}");
         assert!(dom.contains("<title>annotail report · "), "the script set the title");
+        let log_scale = attr(body, "data-log-scale");
+        assert_eq!(log_scale == "yes", page.ends_with("storm.html"), "{body}");
         if page.ends_with("hostile.html") {
             assert_eq!(drawn, 3, "the overall chart, the lines without a pod and meta-0/meta: {body}");
             // The hostile values are text in the document, never elements.
             assert!(dom.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"), "the value is shown as text");
             assert!(!dom.contains("<script>alert") && !dom.contains("<b>bold") && !dom.contains("<img src=x"));
-        } else {
+        } else if page.ends_with("meta.html") {
             assert!(
                 dom.contains(&format!(r#"data-record="{LINE37_PRIMARY}""#)),
                 "the records table lists the example's records"

@@ -1320,3 +1320,46 @@ fn regression_a_tcp_receiver_gone_between_batches_loses_no_batch() {
     seqs.dedup();
     assert_eq!(seqs, (0..30).collect::<Vec<u64>>(), "every event arrived");
 }
+
+/// utime + stime of a process, in ticks (fields 14 and 15 of `/proc/PID/stat`, after the
+/// command in parentheses, which may hold blanks).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let f: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split_whitespace().collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+/// Regression (found by a second reader): with `--output -` read by `head` (standard output
+/// closed early) and the input still open (`kubectl logs -f … | annotail --output - | head`),
+/// the sink loop asked for acknowledgements that could never come, again and again without
+/// waiting: a core busy until the input ended. The bound is the process's CPU time while its
+/// input is quiet, not wall time, and generous (it was a whole core: 100 ticks a second).
+#[test]
+fn regression_a_closed_output_with_the_input_open_does_not_spin() {
+    let fx = common::fixture();
+    let mut c = cmd();
+    c.args(["-c", &fx.catalog.display().to_string(), "--all", "--output", "-"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..200 {
+        writeln!(stdin, "2026-03-02T08:00:00.000000000Z  INFO risingwave_meta: line {i}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut head = [0u8; 100];
+    out.read_exact(&mut head).unwrap();
+    drop(out);
+    // More lines, so that a write finds standard output closed.
+    for i in 0..200 {
+        let _ = writeln!(stdin, "2026-03-02T08:00:01.000000000Z  INFO risingwave_meta: more {i}");
+    }
+    let _ = stdin.flush();
+    thread::sleep(Duration::from_millis(800));
+    let before = cpu_ticks(child.id());
+    thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(child.id()) - before;
+    drop(stdin);
+    let st = wait_timeout(&mut child, PATIENCE).expect("exits at the end of its input");
+    assert!(used < 40, "{used} ticks of CPU in 2 s with the input quiet ({st})");
+}

@@ -731,7 +731,11 @@ pub fn with_sinks<R>(
             };
             // Acknowledgements are taken as they come, not only when the next batch does: on a
             // pipe that has gone quiet (`kubectl logs -f`) the count would wait for its next line.
-            // `acked` is cancel-safe: it holds nothing taken while it waits.
+            // `acked` is cancel-safe: it holds nothing taken while it waits. It returns nothing
+            // at once when every sink task has ended (standard output closed, a task failed):
+            // then it is not waited on again, which was a loop that never waited, a core busy
+            // while the input stayed open (found by a second reader).
+            let mut acks_open = true;
             loop {
                 tokio::select! {
                     r = rx.recv() => {
@@ -741,7 +745,10 @@ pub fn with_sinks<R>(
                         in_flight.push_back((seq, events));
                         written(sinks.poll_acks(), &mut in_flight);
                     }
-                    done = sinks.acked(true), if sinks.pending() > 0 => written(done, &mut in_flight),
+                    done = sinks.acked(true), if acks_open && sinks.pending() > 0 && !sinks.output_closed() => {
+                        acks_open = !done.is_empty();
+                        written(done, &mut in_flight);
+                    }
                 }
             }
             sinks.close();
