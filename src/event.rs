@@ -1177,6 +1177,9 @@ fn ecs_value(ev: &Annotated<'_>, fields: &RecordFields) -> serde_json::Map<Strin
                 Severity::Error => Some(3),
                 Severity::Warning => Some(4),
                 Severity::Notice => Some(5),
+                // A line without a level (`--unknown any`'s plain lines) says none: OTLP's is 0,
+                // unspecified (a second reader found 6 here, unspecified there).
+                Severity::Info if ev.log.level.is_none() => None,
                 Severity::Info => Some(6),
                 Severity::Debug => Some(7),
                 Severity::None => None,

@@ -643,7 +643,7 @@ fn write_discovery(
             let (skipped, untexted, generic) = (drafts.skipped, drafts.untexted, drafts.generic);
             if drafts.unmatched > 0 {
                 eprintln!(
-                    "annotail: {} cluster(s) have no draft: the draft made of their template matched none of their own example lines (such as `{}`: a value holding other `key=` fields, whose keys differ from line to line); see --format text",
+                    "annotail: {} cluster(s) have no draft: the draft made of their template matched none of their own example lines (such as `{}`: its values run across what the matcher reads as a field or a link of the line); see --format text",
                     drafts.unmatched,
                     drafts.unmatched_example.as_deref().unwrap_or_default()
                 );

@@ -206,6 +206,18 @@ struct Open {
     count: u64,
     /// When it was opened: [`Repeats::incidents`] then. Ties of `first_ms` go by it.
     seq: u64,
+    /// The key's incident on a second clock: a source whose lines are hours older, read
+    /// interleaved with this one's (`kubectl logs -f --prefix -l …` over pods started hours
+    /// apart). With one incident a key, each switch of source was past the window of the other's
+    /// and opened a new incident: 480 where there were 8 (found by a second reader).
+    other: Option<Other>,
+}
+
+/// An incident on a key's second clock ([`Open::other`]); evicted with its key.
+#[derive(Debug, Clone, Copy)]
+struct Other {
+    first_ms: i64,
+    count: u64,
 }
 
 /// An open incident's place in [`Repeats::by_age`]: (first_ms, seq, key), oldest first.
@@ -245,23 +257,55 @@ impl Repeats {
     /// An occurrence of `key` at `at_ms` (milliseconds on the caller's clock).
     pub fn observe(&mut self, key: u64, at_ms: i64) -> Seen {
         let seq = self.incidents;
+        let window = self.window_ms;
+        // Within the window on either side of an incident's first: a line older than it by less
+        // than the window (interleaved sources) is no time passed; older by more, it is another
+        // source's time (a second pod's log read after the first's, hours earlier) and was
+        // hidden as a repeat of an incident that had not yet begun (found by an incident
+        // responder's reading).
+        let within = |first: i64| {
+            let elapsed = at_ms.saturating_sub(first);
+            (elapsed < window && elapsed > -window).then_some(elapsed)
+        };
         if let Some(o) = self.open.get_mut(&key) {
-            let elapsed = at_ms.saturating_sub(o.first_ms);
-            // Within the window on either side: a line older than the incident's first by less
-            // than it (interleaved sources) is no time passed; older by more, it is another
-            // source's time (a second pod's log read after the first's, hours earlier) and was
-            // hidden as a repeat of an incident that had not yet begun (found by an incident
-            // responder's reading).
-            if elapsed < self.window_ms && elapsed > -self.window_ms {
-                o.count += 1;
-                return Seen::Repeat { count: o.count, elapsed_ms: elapsed.max(0), mark: marked(o.count) };
+            // Of the two, the incident nearer in time when both hold it.
+            let (main, second) = (within(o.first_ms), o.other.and_then(|x| within(x.first_ms)));
+            match (main, second) {
+                (Some(m), s) if s.is_none_or(|s| m.unsigned_abs() <= s.unsigned_abs()) => {
+                    o.count += 1;
+                    return Seen::Repeat { count: o.count, elapsed_ms: m.max(0), mark: marked(o.count) };
+                }
+                (_, Some(s)) => {
+                    let x = o.other.as_mut().expect("within its window");
+                    x.count += 1;
+                    return Seen::Repeat { count: x.count, elapsed_ms: s.max(0), mark: marked(x.count) };
+                }
+                _ => {}
             }
-            *o = Open { first_ms: at_ms, count: 1, seq };
+            // A new incident takes the place of its own clock's last one: the latest of the two
+            // that began before it; when neither did, the nearer one after it (the second
+            // clock's slot when there is none yet).
+            let (main_before, other) = (o.first_ms <= at_ms, o.other);
+            let takes_other = match other {
+                None => !main_before,
+                Some(x) => match (main_before, x.first_ms <= at_ms) {
+                    (true, true) => x.first_ms > o.first_ms,
+                    (false, true) => true,
+                    (true, false) => false,
+                    (false, false) => x.first_ms < o.first_ms,
+                },
+            };
+            if takes_other {
+                o.other = Some(Other { first_ms: at_ms, count: 1 });
+                self.incidents += 1;
+                return Seen::First;
+            }
+            *o = Open { first_ms: at_ms, count: 1, seq, other };
         } else {
             if self.open.len() >= MAX_OPEN {
                 self.evict(at_ms);
             }
-            self.open.insert(key, Open { first_ms: at_ms, count: 1, seq });
+            self.open.insert(key, Open { first_ms: at_ms, count: 1, seq, other: None });
         }
         if let Some(h) = &mut self.by_age {
             h.push(std::cmp::Reverse((at_ms, seq, key)));
@@ -371,16 +415,44 @@ mod tests {
             (1, 59_999, Seen::Repeat { count: 4, elapsed_ms: 59_999, mark: false }),
             (1, 60_000, Seen::First),
             // Time going backwards by less than the window (another source's older line) is no
-            // time at all; by the window or more, a new incident.
+            // time at all; by the window or more, a new incident, on the key's second clock.
             (1, 10_000, Seen::Repeat { count: 2, elapsed_ms: 0, mark: true }),
             (2, -57_500, Seen::First),
             (2, -57_000, Seen::Repeat { count: 2, elapsed_ms: 500, mark: true }),
-            (2, 2_000, Seen::Repeat { count: 3, elapsed_ms: 59_500, mark: false }),
+            // Within the windows of both: the nearer one's repeat (2,500's, 500 ms before it).
+            (2, 2_000, Seen::Repeat { count: 2, elapsed_ms: 0, mark: true }),
         ];
         for (i, (key, at, want)) in cases.iter().enumerate() {
             assert_eq!(r.observe(*key, *at), *want, "case {i}");
         }
         assert_eq!(r.incidents, 4);
+    }
+
+    /// Two sources hours apart, read interleaved (the second reader's two pods): each keeps its
+    /// own incident, window after window, where each switch of source opened a new one.
+    #[test]
+    fn regression_two_clocks_interleaved_keep_an_incident_each() {
+        let mut r = Repeats::new(Duration::from_secs(60));
+        let hour = 3_600_000;
+        let mut firsts = 0;
+        for i in 0..240i64 {
+            // Pod a at 08:00 + i/2 s, pod b at 02:00 + i/2 s, alternating.
+            let at = if i % 2 == 0 { 8 * hour } else { 2 * hour } + i / 2 * 1_000;
+            firsts += usize::from(r.observe(7, at) == Seen::First);
+        }
+        assert_eq!(firsts, 4, "two windows of 60 s on each clock");
+        assert_eq!(r.incidents, 4);
+        // One source after the other: the same four.
+        let mut r = Repeats::new(Duration::from_secs(60));
+        let firsts: usize = [8 * hour, 2 * hour]
+            .iter()
+            .flat_map(|&base| (0..120i64).map(move |i| base + i * 1_000))
+            .map(|at| usize::from(r.observe(7, at) == Seen::First))
+            .sum();
+        assert_eq!(firsts, 4);
+        // A third clock takes the nearer one's place: still bounded, still counted.
+        assert_eq!(r.observe(7, 5 * hour), Seen::First);
+        assert!(matches!(r.observe(7, 5 * hour + 1_000), Seen::Repeat { count: 2, .. }));
     }
 
     #[test]

@@ -175,6 +175,17 @@ fn regression_an_older_input_read_second_opens_incidents_of_its_own() {
     let out = fx.run(&["--format", "pretty", "--color", "never", &a, &c], b"");
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(full_annotations(&text), 1, "{text}");
+    // The two pods' lines interleaved (`kubectl logs -f --prefix` over pods started hours apart):
+    // an incident on each clock, not one at each switch of source (a second reader found 480
+    // incidents where there were 8).
+    let mixed: String = (0..100).map(|i| barrier(7200 + i / 2, 7) + &barrier(i / 2, 7)).collect();
+    let m = fx.write("mixed.log", &mixed).display().to_string();
+    let out = fx.run(&["--format", "pretty", "--color", "never", &m], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(full_annotations(&text), 2, "{text}");
+    let out = fx.run(&["--summary", &m], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\n  incidents     2\n"), "{err}");
 }
 
 /// The bug: once 4,096 incidents were open, each new key made room by a scan of every open key
