@@ -200,22 +200,29 @@ fn marked(count: u64) -> bool {
     count == 2 || (count >= 10 && 10u64.pow(count.ilog10()) == count)
 }
 
-#[derive(Debug, Clone, Copy)]
+/// Incidents a key keeps at once (its latest and [`CLOCKS`] − 1 before it): sources whose
+/// clocks are hours apart, read interleaved (`kubectl logs -f --prefix -l …` over pods started
+/// hours apart, lines without a time of their own read now), each go on with their own window.
+/// With one incident a key, each switch of source was past the window of the other's and opened
+/// a new incident: 480 where there were 8 (a second reader); with two, three pods gave 484
+/// where there were 12, and the pod printed first lost its incident to the next (a third).
+const CLOCKS: usize = 8;
+
+#[derive(Debug, Clone)]
 struct Open {
     first_ms: i64,
     count: u64,
     /// When it was opened: [`Repeats::incidents`] then. Ties of `first_ms` go by it.
     seq: u64,
-    /// The key's incident on a second clock: a source whose lines are hours older, read
-    /// interleaved with this one's (`kubectl logs -f --prefix -l …` over pods started hours
-    /// apart). With one incident a key, each switch of source was past the window of the other's
-    /// and opened a new incident: 480 where there were 8 (found by a second reader).
-    other: Option<Other>,
+    /// The key's incidents opened before this one and still kept (at most [`CLOCKS`] − 1):
+    /// another clock's, or this clock's windows gone by (which no later line of it reaches).
+    /// Evicted with their key. Empty, it allocates nothing: a key that lasts one window.
+    before: Vec<Before>,
 }
 
-/// An incident on a key's second clock ([`Open::other`]); evicted with its key.
+/// An incident of a key opened before its latest ([`Open::before`]).
 #[derive(Debug, Clone, Copy)]
-struct Other {
+struct Before {
     first_ms: i64,
     count: u64,
 }
@@ -268,44 +275,43 @@ impl Repeats {
             (elapsed < window && elapsed > -window).then_some(elapsed)
         };
         if let Some(o) = self.open.get_mut(&key) {
-            // Of the two, the incident nearer in time when both hold it.
-            let (main, second) = (within(o.first_ms), o.other.and_then(|x| within(x.first_ms)));
-            match (main, second) {
-                (Some(m), s) if s.is_none_or(|s| m.unsigned_abs() <= s.unsigned_abs()) => {
-                    o.count += 1;
-                    return Seen::Repeat { count: o.count, elapsed_ms: m.max(0), mark: marked(o.count) };
+            // The incident that holds it, the nearest in time when several do (the latest when
+            // as near): `None` for the latest, else its place in `before`.
+            let mut best: Option<(Option<usize>, i64)> = within(o.first_ms).map(|e| (None, e));
+            for (i, b) in o.before.iter().enumerate() {
+                if let Some(e) = within(b.first_ms)
+                    && best.is_none_or(|(_, n)| e.unsigned_abs() < n.unsigned_abs())
+                {
+                    best = Some((Some(i), e));
                 }
-                (_, Some(s)) => {
-                    let x = o.other.as_mut().expect("within its window");
-                    x.count += 1;
-                    return Seen::Repeat { count: x.count, elapsed_ms: s.max(0), mark: marked(x.count) };
+            }
+            if let Some((at, elapsed)) = best {
+                let count = match at {
+                    None => &mut o.count,
+                    Some(i) => &mut o.before[i].count,
+                };
+                *count += 1;
+                return Seen::Repeat { count: *count, elapsed_ms: elapsed.max(0), mark: marked(*count) };
+            }
+            // A new incident is the key's latest; the one it was is kept before it, and with
+            // [`CLOCKS`] kept the one nearest in time to the new one goes (its own clock's last
+            // window, which none of its lines reaches again).
+            let was = Before { first_ms: o.first_ms, count: o.count };
+            if o.before.len() + 1 < CLOCKS {
+                o.before.push(was);
+            } else {
+                let far = |b: &Before| at_ms.abs_diff(b.first_ms);
+                let (i, nearest) = o.before.iter().enumerate().min_by_key(|(_, b)| far(b)).expect("CLOCKS > 1");
+                if far(nearest) < far(&was) {
+                    o.before[i] = was;
                 }
-                _ => {}
             }
-            // A new incident takes the place of its own clock's last one: the latest of the two
-            // that began before it; when neither did, the nearer one after it (the second
-            // clock's slot when there is none yet).
-            let (main_before, other) = (o.first_ms <= at_ms, o.other);
-            let takes_other = match other {
-                None => !main_before,
-                Some(x) => match (main_before, x.first_ms <= at_ms) {
-                    (true, true) => x.first_ms > o.first_ms,
-                    (false, true) => true,
-                    (true, false) => false,
-                    (false, false) => x.first_ms < o.first_ms,
-                },
-            };
-            if takes_other {
-                o.other = Some(Other { first_ms: at_ms, count: 1 });
-                self.incidents += 1;
-                return Seen::First;
-            }
-            *o = Open { first_ms: at_ms, count: 1, seq, other };
+            (o.first_ms, o.count, o.seq) = (at_ms, 1, seq);
         } else {
             if self.open.len() >= MAX_OPEN {
                 self.evict(at_ms);
             }
-            self.open.insert(key, Open { first_ms: at_ms, count: 1, seq, other: None });
+            self.open.insert(key, Open { first_ms: at_ms, count: 1, seq, before: Vec::new() });
         }
         if let Some(h) = &mut self.by_age {
             h.push(std::cmp::Reverse((at_ms, seq, key)));
@@ -414,9 +420,10 @@ mod tests {
             (2, 2_500, Seen::First),
             (1, 59_999, Seen::Repeat { count: 4, elapsed_ms: 59_999, mark: false }),
             (1, 60_000, Seen::First),
-            // Time going backwards by less than the window (another source's older line) is no
-            // time at all; by the window or more, a new incident, on the key's second clock.
-            (1, 10_000, Seen::Repeat { count: 2, elapsed_ms: 0, mark: true }),
+            // An older line (another source's) belongs to the incident whose window holds it,
+            // the nearest: here the first one, 10 s after its start; older than every incident
+            // kept by the window or more, it opens one of its own (another clock).
+            (1, 10_000, Seen::Repeat { count: 5, elapsed_ms: 10_000, mark: false }),
             (2, -57_500, Seen::First),
             (2, -57_000, Seen::Repeat { count: 2, elapsed_ms: 500, mark: true }),
             // Within the windows of both: the nearer one's repeat (2,500's, 500 ms before it).
@@ -431,18 +438,22 @@ mod tests {
     /// Two sources hours apart, read interleaved (the second reader's two pods): each keeps its
     /// own incident, window after window, where each switch of source opened a new one.
     #[test]
-    fn regression_two_clocks_interleaved_keep_an_incident_each() {
-        let mut r = Repeats::new(Duration::from_secs(60));
+    fn regression_clocks_interleaved_keep_an_incident_each() {
         let hour = 3_600_000;
-        let mut firsts = 0;
-        for i in 0..240i64 {
-            // Pod a at 08:00 + i/2 s, pod b at 02:00 + i/2 s, alternating.
-            let at = if i % 2 == 0 { 8 * hour } else { 2 * hour } + i / 2 * 1_000;
-            firsts += usize::from(r.observe(7, at) == Seen::First);
+        // Pods on clocks hours apart, one line each a second for 120 s, alternating; in any
+        // order of the clocks (the third reader: the pod printed first lost its incident to the
+        // next when that one's clock was later).
+        for clocks in [&[8, 2][..], &[0, 6], &[8, 2, 5], &[1, 3, 5, 7, 9, 11, 13]] {
+            let mut r = Repeats::new(Duration::from_secs(60));
+            let n = clocks.len() as i64;
+            let mut firsts = 0;
+            for i in 0..120 * n {
+                let at = clocks[(i % n) as usize] * hour + i / n * 1_000;
+                firsts += usize::from(r.observe(7, at) == Seen::First);
+            }
+            assert_eq!(firsts, 2 * clocks.len(), "two windows of 60 s on each clock: {clocks:?}");
         }
-        assert_eq!(firsts, 4, "two windows of 60 s on each clock");
-        assert_eq!(r.incidents, 4);
-        // One source after the other: the same four.
+        // One source after the other: the same.
         let mut r = Repeats::new(Duration::from_secs(60));
         let firsts: usize = [8 * hour, 2 * hour]
             .iter()
@@ -450,9 +461,11 @@ mod tests {
             .map(|at| usize::from(r.observe(7, at) == Seen::First))
             .sum();
         assert_eq!(firsts, 4);
-        // A third clock takes the nearer one's place: still bounded, still counted.
-        assert_eq!(r.observe(7, 5 * hour), Seen::First);
-        assert!(matches!(r.observe(7, 5 * hour + 1_000), Seen::Repeat { count: 2, .. }));
+        // One clock for hours: the incidents kept stay bounded, each window still one incident.
+        let mut r = Repeats::new(Duration::from_secs(60));
+        let firsts: usize = (0..7_200i64).map(|s| usize::from(r.observe(7, s * 1_000) == Seen::First)).sum();
+        assert_eq!(firsts, 120);
+        assert!(r.open[&7].before.len() < CLOCKS);
     }
 
     #[test]

@@ -186,6 +186,17 @@ fn regression_an_older_input_read_second_opens_incidents_of_its_own() {
     let out = fx.run(&["--summary", &m], b"");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("\n  incidents     2\n"), "{err}");
+    // Three pods, the earliest printed first, for two windows each: 6 incidents (a third reader
+    // found 484 for three clocks where a key kept two, and the first pod's incident taken over
+    // by the next when that one's clock was later).
+    let three: String = (0..240).map(|i| barrier([0, 7200, 3600][i % 3] + (i / 3) as u64, 7)).collect();
+    let t = fx.write("three.log", &three).display().to_string();
+    let out = fx.run(&["--format", "pretty", "--color", "never", &t], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(full_annotations(&text), 6, "{text}");
+    let out = fx.run(&["--summary", &t], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\n  incidents     6\n"), "{err}");
 }
 
 /// The bug: once 4,096 incidents were open, each new key made room by a scan of every open key

@@ -542,7 +542,8 @@ impl Sinks {
         let bytes = rendered.bytes();
         let batch = Arc::new(Shared { rendered, pool: self.pool.clone() });
         let mut waiting = 0;
-        for (i, q) in self.queues.iter().enumerate() {
+        for (i, q) in self.queues.iter_mut().enumerate() {
+            let mut gone = false;
             let ev_n = events.min(q.spec.max_events.max(1)) as u32;
             let kb_n = kib(bytes).min(kib(q.spec.max_bytes).max(1));
             let permits = match q.spec.when_full {
@@ -565,7 +566,11 @@ impl Sinks {
                         q.metrics.queued.inc_by(batch.rendered.events() as i64);
                         waiting += 1;
                     } else {
-                        tracing::error!(sink = i, "sink task is gone");
+                        // Its task has ended, and said why: standard output closed (`| head`) or
+                        // a failure it logged. Once, not an error per batch after it (274 lines
+                        // on `annotail --all --output - … | head`: a third reader).
+                        tracing::debug!(sink = i, "sink task is gone");
+                        gone = true;
                     }
                 }
                 (None, _) => {
@@ -574,6 +579,9 @@ impl Sinks {
                     tracing::warn!(sink = %q.spec.url, events = batch.rendered.events(), "queue full: batch dropped (when_full = drop)");
                 }
                 (Some(_), None) => {}
+            }
+            if gone {
+                q.tx = None;
             }
         }
         self.pending.push_back((seq, waiting));
