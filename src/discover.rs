@@ -348,7 +348,7 @@ impl Discovery {
             got
         };
         let mut out = Drafts::default();
-        let mut made: Vec<(&ClusterReport, String, String, Value)> = Vec::new();
+        let mut made: Vec<(&ClusterReport, String, Value)> = Vec::new();
         for r in reports {
             if r.untexted {
                 out.untexted += 1;
@@ -360,11 +360,11 @@ impl Discovery {
             }
             let (id, slug) = (unique(&mut ids, r.cluster.clone()), unique(&mut slugs, slug_of(&r.template)));
             let d = draft(r, &id, &slug);
-            made.push((r, id, slug, d));
+            made.push((r, id, d));
         }
-        let lines: String = made.iter().map(|m| format!("{}\n", m.3)).collect();
+        let lines: String = made.iter().map(|m| format!("{}\n", m.2)).collect();
         let failed = unmatched(&lines, made.iter().map(|m| (m.1.as_str(), &m.0.examples[..])));
-        for (i, (r, id, _, d)) in made.into_iter().enumerate() {
+        for (i, (r, id, d)) in made.into_iter().enumerate() {
             if failed.contains(&i) {
                 out.unmatched += 1;
                 out.unmatched_example.get_or_insert_with(|| r.template.clone());

@@ -735,14 +735,17 @@ impl Writer for Collector<'_> {
             }
             None => *self.untimed.entry(category).or_default() += 1,
         }
+        if ev.unknown.is_none() && ev.found.is_empty() {
+            return Flow::Go;
+        }
+        // Where and when, for the cluster's and the records' first and last seen.
+        let seen = Seen {
+            input: self.input(ev),
+            line: ev.source.line,
+            timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()),
+            ms,
+        };
         if let Some(u) = &ev.unknown {
-            let input = self.input(ev);
-            let seen = Seen {
-                input,
-                line: ev.source.line,
-                timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()),
-                ms,
-            };
             self.unknown_seen += 1;
             self.unknown_under_known += u64::from(!ev.found.is_empty());
             match self.clusters.get_mut(&u.cluster) {
@@ -771,7 +774,7 @@ impl Writer for Collector<'_> {
                             count: 1,
                             severity: u.severity,
                             first: Some(seen.clone()),
-                            last: Some(seen),
+                            last: Some(seen.clone()),
                             example: cut(&crate::discover::example(ev.raw, u.text), EXAMPLE_BYTES).to_owned(),
                             seen_at: self.unknown_seen,
                         },
@@ -780,13 +783,6 @@ impl Writer for Collector<'_> {
             }
         }
         let Some(first) = ev.found.first() else { return Flow::Go };
-        let input = self.input(ev);
-        let seen = Seen {
-            input,
-            line: ev.source.line,
-            timestamp: from_line.then(|| cut(ev.timestamp, TS_BYTES).to_owned()),
-            ms,
-        };
         let captures = ev.captures(first);
         let s = &mut self.records[first.entry as usize];
         s.primary += 1;
