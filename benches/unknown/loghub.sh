@@ -5,6 +5,8 @@
 # Usage: benches/unknown/loghub.sh LOGHUB_2K_DIR [ANNOTAIL]
 #   ANNOTAIL defaults to target/release/annotail (build it first: cargo build --release).
 #   VENV (default: target/drain3-venv) is where drain3 goes; DRAIN3 (default 0.9.11) its version.
+#   SETS (default: the twelve of ../shared/data/loghub-2k): the sets to score, blank-separated;
+#   loghub_sets.py makes loghub's other four from a clone of its repository.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 data=${1:?usage: loghub.sh LOGHUB_2K_DIR [ANNOTAIL]}
@@ -14,8 +16,9 @@ if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet "drain3==${DRAIN3:-0.9.11}"
 fi
-a=$(python3 "$here/ga.py" "$annotail" "$data" --json)
-d=$("$venv/bin/python" "$here/drain3_ga.py" ga "$data")
+read -r -a sets <<< "${SETS:-}"
+a=$(python3 "$here/ga.py" "$annotail" "$data" --json "${sets[@]}")
+d=$("$venv/bin/python" "$here/drain3_ga.py" ga "$data" "${sets[@]}")
 python3 - "$a" "$d" <<'PY'
 import json, sys
 a, d = json.loads(sys.argv[1]), json.loads(sys.argv[2])

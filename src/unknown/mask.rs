@@ -403,10 +403,45 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
         mask_pieces(&core[at..], out);
     } else if variable(core) {
         out.extend_from_slice(VAR);
+    } else if host_port(core) {
+        out.extend_from_slice(b"<*>:<*>");
     } else {
         mask_pieces(core, out);
     }
     out.extend_from_slice(&tok[e..]);
+}
+
+/// File extensions of source code: `Foo.java:123` and `main.go:42` are where code is, not a
+/// host and its port (a Rust file's are read by [`source_location`]).
+const CODE_EXTENSIONS: &[&[u8]] = &[
+    b"c", b"cc", b"cpp", b"cs", b"go", b"h", b"hpp", b"java", b"js", b"kt", b"m", b"mm", b"php", b"py", b"rb", b"rs",
+    b"scala", b"swift", b"ts",
+];
+
+/// Is this core a host's name and a port (`proxy.cse.cuhk.edu.hk:5070`, `www.google.com:443`)?
+/// A host is a value, as its port is: a name with a digit in it already masks whole
+/// (`compute-0.svc:5688`), and one without was kept, so that each host a proxy or a client
+/// talks to made a kind of its own (every line of loghub's Proxifier set). A name is a DNS
+/// name in lower case (as hosts are written; a Java frame's `com.x.Foo.run:12` and a field's
+/// `state.clipTopAmount:180` have capitals) of two labels or more, whose last is letters only
+/// and no source file's extension.
+fn host_port(core: &[u8]) -> bool {
+    let Some(colon) = memchr::memrchr(b':', core) else { return false };
+    let (host, port) = (&core[..colon], &core[colon + 1..]);
+    if port.is_empty() || port.len() > 5 || !port.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    let Some(dot) = memchr::memrchr(b'.', host) else { return false };
+    let last = &host[dot + 1..];
+    let labels_ok = host.split(|&b| b == b'.').all(|l| {
+        !l.is_empty()
+            && !l.starts_with(b"-")
+            && l.iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    });
+    labels_ok
+        && !last.is_empty()
+        && last.iter().all(u8::is_ascii_alphabetic)
+        && !CODE_EXTENSIONS.iter().any(|x| last.eq_ignore_ascii_case(x))
 }
 
 /// Is this masked token a Rust source location (`src/x.rs:<*>:<*>:`)?
@@ -635,6 +670,21 @@ mod tests {
             ("name is TableWatermarks { table_id: 7, vnode_count: 256 }. doris", "name is TableWatermarks <*>. doris"),
             ("at { a: 1 }, then", "at <*>, then"),
             ("node compute-0:5688 down", "node <*>:<*> down"),
+            // a host's name is a value with its port, a source file with its line is not
+            (
+                "proxy.cse.cuhk.edu.hk:5070 open through proxy www.google.com:443 HTTPS",
+                "<*>:<*> open through proxy <*>:<*> HTTPS",
+            ),
+            ("dial tcp risingwave-meta.default.svc:5690: refused", "dial tcp <*>:<*>: refused"),
+            ("at org.apache.Foo.bar(Foo.java:123)", "at org.apache.Foo.bar(Foo.java:<*>)"),
+            ("see main.go:42 and app.py:7", "see main.go:<*> and app.py:<*>"),
+            ("retry:3 and onExtend:15", "retry:<*> and onExtend:<*>"),
+            (
+                "by com.android.server.wm.WindowStateAnimator.destroySurface:2060 x",
+                "by com.android.server.wm.WindowStateAnimator.destroySurface:<*> x",
+            ),
+            ("state.clipTopAmount:180, i:0", "state.clipTopAmount:<*>, i:<*>"),
+            ("bad host a..b:80 or -x.y:80 or a.b:123456", "bad host a..b:<*> or -x.y:<*> or a.b:<*>"),
             // key=value: the key stays
             ("acquire lock=233570404, flags=0x1, tag=\"View Lock\", x", "acquire lock=<*>, flags=<*>, tag=<*>, x"),
             ("logname= uid=0 user=root", "logname= uid=<*> user=root"),

@@ -662,6 +662,11 @@ fn tail_key(t: &Tokens) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(t.suffix(PREFIX_TOKENS), !(t.len() as u64)).max(1)
 }
 
+/// Does a masked token hold a variable (`<*>`, `<*>,`, `LOCAL(<*>)`)?
+fn has_var(t: &[u8]) -> bool {
+    memchr::memmem::find(t, VAR).is_some()
+}
+
 /// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket or digit in it?
 fn name(t: &[u8]) -> bool {
     t.iter().any(|&b| matches!(b, b'_' | b'.' | b'(' | b'[' | b'0'..=b'9'))
@@ -986,7 +991,11 @@ impl Clusterer {
                     break;
                 } else if t != VAR {
                     grows = true;
-                    if stable && l != VAR {
+                    // A settled constant is a word: a token with a variable in it (`<*>,`,
+                    // `LOCAL(<*>),`) has shown it varies, and a line with another such token
+                    // there is the kind's (`synchronized to <*>, stratum <*>` after 300 IPs,
+                    // then `LOCAL(0),`: a kind of its own, found on loghub's Thunderbird set).
+                    if stable && l != VAR && !has_var(t) {
                         settled = true;
                         break;
                     }
@@ -1227,6 +1236,26 @@ mod tests {
             // Nothing matched in the event: the whole of it is clustered, whatever it says.
             assert!(c.observe_if(text.as_bytes(), false).is_some(), "{text}");
         }
+    }
+
+    /// Regression (loghub's Thunderbird set, 568 of its 2,000 lines): after 300 lines
+    /// `synchronized to <IP>, stratum 3` the masked `<*>,` was taken for a settled word, and
+    /// `synchronized to LOCAL(0), stratum 10` started a kind of its own. A settled word still
+    /// keeps another word out.
+    #[test]
+    fn regression_a_token_with_a_variable_in_it_is_no_settled_word() {
+        let mut c = Clusterer::new(10);
+        let mut id = 0;
+        for i in 0..super::STABLE + 10 {
+            id = c.observe(format!("synchronized to 10.0.{}.{}, stratum 3", i / 200, i % 200).as_bytes()).unwrap().id;
+        }
+        let local = c.observe(b"synchronized to LOCAL(0), stratum 10").unwrap();
+        assert_eq!((local.id, local.new), (id, false), "{}", local.template);
+        let mut c = Clusterer::new(10);
+        for _ in 0..super::STABLE {
+            id = c.observe(b"the client WindowsUpdateAgent started").unwrap().id;
+        }
+        assert_ne!(c.observe(b"the client SPP started").unwrap().id, id);
     }
 
     #[test]
