@@ -393,6 +393,8 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
         let v = &core[eq + 1..];
         if variable(v) {
             out.extend_from_slice(VAR);
+        } else if host_port(v) {
+            out.extend_from_slice(b"<*>:<*>");
         } else {
             mask_pieces(v, out);
         }
@@ -406,30 +408,60 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
     } else if host_port(core) {
         out.extend_from_slice(b"<*>:<*>");
     } else {
+        let at = out.len();
         mask_pieces(core, out);
+        if values_only(&out[at..]) {
+            // A list of values without brackets (`10.11.21.122,10.11.10.1`, a forwarded-for
+            // chain) is one value, as a bracketed one is: its length is no part of its kind
+            // (`<*>,<*>` started another group than `<*>` on loghub's OpenStack set).
+            out.truncate(at);
+            out.extend_from_slice(VAR);
+        }
     }
     out.extend_from_slice(&tok[e..]);
 }
 
-/// File extensions of source code: `Foo.java:123` and `main.go:42` are where code is, not a
-/// host and its port (a Rust file's are read by [`source_location`]).
-const CODE_EXTENSIONS: &[&[u8]] = &[
-    b"c", b"cc", b"cpp", b"cs", b"go", b"h", b"hpp", b"java", b"js", b"kt", b"m", b"mm", b"php", b"py", b"rb", b"rs",
-    b"scala", b"swift", b"ts",
+/// Is this masked core variables joined by commas alone (`<*>,<*>`, `<*>,<*>,<*>`)?
+fn values_only(masked: &[u8]) -> bool {
+    masked.len() > VAR.len() && masked.split(|&b| b == b',').all(|p| p == VAR)
+}
+
+/// Last labels of host names: the generic top-level domains met in logs, and the suffixes of
+/// names inside a cluster or a company (Kubernetes' `svc`, `cluster.local`). A country's
+/// two-letter domain is one too, unless it is a source file's extension ([`CODE_EXTENSIONS`]).
+/// A list, not the shape alone: a Python logger's `[django.request:224]`, a dotted key's
+/// `server.port:8080` and a file's `access.lua:45` are shaped as hosts are, and name what
+/// failed where (found by a second reader).
+#[rustfmt::skip] // a table
+const HOST_SUFFIXES: &[&[u8]] = &[
+    b"com", b"net", b"org", b"edu", b"gov", b"mil", b"int", b"info", b"biz", b"io", b"ai", b"app", b"dev", b"cloud",
+    b"tech", b"online", b"site", b"xyz", b"local", b"localdomain", b"internal", b"lan", b"corp", b"home", b"intranet",
+    b"svc", b"cluster", b"arpa",
 ];
 
-/// Is this core a host's name and a port (`proxy.cse.cuhk.edu.hk:5070`, `www.google.com:443`)?
-/// A host is a value, as its port is: a name with a digit in it already masks whole
-/// (`compute-0.svc:5688`), and one without was kept, so that each host a proxy or a client
-/// talks to made a kind of its own (every line of loghub's Proxifier set). A name is a DNS
-/// name in lower case (as hosts are written; a Java frame's `com.x.Foo.run:12` and a field's
-/// `state.clipTopAmount:180` have capitals) of two labels or more, whose last is letters only
-/// and no source file's extension.
+/// Two-letter extensions of source files and scripts, which a country's domain could be taken
+/// for: `main.rs:12`, `run.sh:3`, `app.py:7`, `mod.ts:40`.
+const CODE_EXTENSIONS: &[&[u8]] =
+    &[b"cc", b"cs", b"ex", b"go", b"hs", b"js", b"kt", b"ml", b"mm", b"pl", b"py", b"rb", b"rs", b"sh", b"ts"];
+
+/// Is this core a host's name and a port (`proxy.cse.cuhk.edu.hk:5070`, `www.google.com:443`,
+/// `meta.risingwave.svc:5690`, `localhost:4566`)? A host is a value, as its port is: a name with
+/// a digit in it already masks whole (`compute-0.svc:5688`), and one without was kept, so that
+/// each host a proxy or a client talks to made a kind of its own (every line of loghub's
+/// Proxifier set). A name is `localhost` or a DNS name in lower case of two labels or more whose
+/// last is one of the [`HOST_SUFFIXES`] or a two-letter one that is not a [`CODE_EXTENSIONS`]
+/// one; a port is a number up to 65535.
 fn host_port(core: &[u8]) -> bool {
     let Some(colon) = memchr::memrchr(b':', core) else { return false };
     let (host, port) = (&core[..colon], &core[colon + 1..]);
     if port.is_empty() || port.len() > 5 || !port.iter().all(u8::is_ascii_digit) {
         return false;
+    }
+    if port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) > 65535 {
+        return false;
+    }
+    if host == b"localhost" {
+        return true;
     }
     let Some(dot) = memchr::memrchr(b'.', host) else { return false };
     let last = &host[dot + 1..];
@@ -438,10 +470,9 @@ fn host_port(core: &[u8]) -> bool {
             && !l.starts_with(b"-")
             && l.iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     });
-    labels_ok
-        && !last.is_empty()
-        && last.iter().all(u8::is_ascii_alphabetic)
-        && !CODE_EXTENSIONS.iter().any(|x| last.eq_ignore_ascii_case(x))
+    let suffix = HOST_SUFFIXES.contains(&last)
+        || (last.len() == 2 && last.iter().all(u8::is_ascii_lowercase) && !CODE_EXTENSIONS.contains(&last));
+    labels_ok && suffix
 }
 
 /// Is this masked token a Rust source location (`src/x.rs:<*>:<*>:`)?
@@ -684,7 +715,18 @@ mod tests {
                 "by com.android.server.wm.WindowStateAnimator.destroySurface:<*> x",
             ),
             ("state.clipTopAmount:180, i:0", "state.clipTopAmount:<*>, i:<*>"),
-            ("bad host a..b:80 or -x.y:80 or a.b:123456", "bad host a..b:<*> or -x.y:<*> or a.b:<*>"),
+            (
+                "bad host a..b:80 or -x.y:80 or a.b.com:123456 or a.b.com:70000",
+                "bad host a..b:<*> or -x.y:<*> or a.b.com:<*> or a.b.com:<*>",
+            ),
+            ("to localhost:4566 and addr=db.example.com:5432,", "to <*>:<*> and addr=<*>:<*>,"),
+            ("kafka-broker.kafka.svc:9092 and meta.risingwave.internal:5690", "<*>:<*> and <*>:<*>"),
+            // Shaped as hosts, and not: a Python logger, a dotted key, files of other languages
+            ("[django.request:224] and server.port:8080", "[django.request:<*>] and server.port:<*>"),
+            (
+                "access.lua:45: config.yaml:12 run.sh:3 index.tsx:55",
+                "access.lua:<*>: config.yaml:<*> run.sh:<*> index.tsx:<*>",
+            ),
             // key=value: the key stays
             ("acquire lock=233570404, flags=0x1, tag=\"View Lock\", x", "acquire lock=<*>, flags=<*>, tag=<*>, x"),
             ("logname= uid=0 user=root", "logname= uid=<*> user=root"),
@@ -692,6 +734,9 @@ mod tests {
             ("onExtend:1514038530000 14", "onExtend:<*> <*>"),
             ("steps= 1514018661124##0##3428", "steps= <*>##<*>##<*>"),
             ("read 1|2|3", "read <*>|<*>|<*>"),
+            // values joined by commas are one value, whatever their number; with a word, not
+            ("from 10.11.21.122,10.11.10.1 \"GET\" ok", "from <*> ok"),
+            ("actors 1,2,3, then (4,5) and 6,x", "actors <*>, then (<*>) and <*>,x"),
             ("epoch Epoch(1234) late", "epoch Epoch(<*>) late"),
             // names of types, encodings and protocols are not values, in any case
             ("cannot parse \"x\" to u64", "cannot parse <*> to u64"),

@@ -662,9 +662,19 @@ fn tail_key(t: &Tokens) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(t.suffix(PREFIX_TOKENS), !(t.len() as u64)).max(1)
 }
 
-/// Does a masked token hold a variable (`<*>`, `<*>,`, `LOCAL(<*>)`)?
-fn has_var(t: &[u8]) -> bool {
-    memchr::memmem::find(t, VAR).is_some()
+/// Is a masked token variables and punctuation alone (`<*>,`, `(<*>)`, `<*>:<*>`), no letter
+/// or digit outside its `<*>`s (a byte past ASCII may be a letter)?
+fn punctuated_var(t: &[u8]) -> bool {
+    let mut rest = t;
+    let mut vars = 0;
+    while let Some(i) = memchr::memmem::find(rest, VAR) {
+        if rest[..i].iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80) {
+            return false;
+        }
+        rest = &rest[i + VAR.len()..];
+        vars += 1;
+    }
+    vars > 0 && !rest.iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
 }
 
 /// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket or digit in it?
@@ -991,11 +1001,13 @@ impl Clusterer {
                     break;
                 } else if t != VAR {
                     grows = true;
-                    // A settled constant is a word: a token with a variable in it (`<*>,`,
-                    // `LOCAL(<*>),`) has shown it varies, and a line with another such token
+                    // A settled constant is a word: a variable with punctuation around it
+                    // (`<*>,`, `(<*>)`) has shown it varies, and a line with another token
                     // there is the kind's (`synchronized to <*>, stratum <*>` after 300 IPs,
                     // then `LOCAL(0),`: a kind of its own, found on loghub's Thunderbird set).
-                    if stable && l != VAR && !has_var(t) {
+                    // A word glued to a variable (`cpu=<*>`, `Worker(<*>)`, `Bar.java:<*>`)
+                    // is still one (found by a second reader).
+                    if stable && l != VAR && !punctuated_var(t) {
                         settled = true;
                         break;
                     }
@@ -1256,6 +1268,21 @@ mod tests {
             id = c.observe(b"the client WindowsUpdateAgent started").unwrap().id;
         }
         assert_ne!(c.observe(b"the client SPP started").unwrap().id, id);
+        // Nor does a word glued to a variable (found by a second reader).
+        for (a, b) in [
+            ("exceeded limit memory=512MB, killing task", "exceeded limit cpu=95%, killing task"),
+            ("compaction failed for Epoch(1) on Worker(3) now", "compaction failed for Epoch(1) on Compactor(3) now"),
+            (
+                "ERROR at com.foo.Bar.baz(Bar.java:12) in thread main",
+                "ERROR at com.foo.Qux.run(Qux.java:40) in thread main",
+            ),
+        ] {
+            let mut c = Clusterer::new(10);
+            for _ in 0..super::STABLE {
+                id = c.observe(a.as_bytes()).unwrap().id;
+            }
+            assert_ne!(c.observe(b.as_bytes()).unwrap().id, id, "{b}");
+        }
     }
 
     #[test]
