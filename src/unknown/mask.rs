@@ -393,10 +393,8 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
         let v = &core[eq + 1..];
         if variable(v) {
             out.extend_from_slice(VAR);
-        } else if host_port(v) {
-            out.extend_from_slice(b"<*>:<*>");
         } else {
-            mask_pieces(v, out);
+            mask_value(v, out);
         }
     } else if let Some(at) = source_location(core) {
         // The file is where the code is, what tells one panic from another; the line and
@@ -405,20 +403,30 @@ fn mask_token(tok: &[u8], out: &mut Vec<u8>) {
         mask_pieces(&core[at..], out);
     } else if variable(core) {
         out.extend_from_slice(VAR);
-    } else if host_port(core) {
-        out.extend_from_slice(b"<*>:<*>");
     } else {
-        let at = out.len();
-        mask_pieces(core, out);
-        if values_only(&out[at..]) {
-            // A list of values without brackets (`10.11.21.122,10.11.10.1`, a forwarded-for
-            // chain) is one value, as a bracketed one is: its length is no part of its kind
-            // (`<*>,<*>` started another group than `<*>` on loghub's OpenStack set).
-            out.truncate(at);
-            out.extend_from_slice(VAR);
-        }
+        mask_value(core, out);
     }
     out.extend_from_slice(&tok[e..]);
+}
+
+/// Mask a core that is not variable whole, or a `key=value`'s value: a host and its port are
+/// `<*>:<*>`, a list of hosts or of values joined by commas alone is one `<*>`, else each piece
+/// is judged on its own.
+fn mask_value(core: &[u8], out: &mut Vec<u8>) {
+    if hosts(core) {
+        let single = !core.contains(&b',');
+        out.extend_from_slice(if single { b"<*>:<*>" } else { VAR });
+        return;
+    }
+    let at = out.len();
+    mask_pieces(core, out);
+    if values_only(&out[at..]) {
+        // A list of values without brackets (`10.11.21.122,10.11.10.1`, a forwarded-for
+        // chain) is one value, as a bracketed one is: its length is no part of its kind
+        // (`<*>,<*>` started another group than `<*>` on loghub's OpenStack set).
+        out.truncate(at);
+        out.extend_from_slice(VAR);
+    }
 }
 
 /// Is this masked core variables joined by commas alone (`<*>,<*>`, `<*>,<*>,<*>`)?
@@ -426,31 +434,28 @@ fn values_only(masked: &[u8]) -> bool {
     masked.len() > VAR.len() && masked.split(|&b| b == b',').all(|p| p == VAR)
 }
 
-/// Last labels of host names: the generic top-level domains met in logs, and the suffixes of
-/// names inside a cluster or a company (Kubernetes' `svc`, `cluster.local`). A country's
-/// two-letter domain is one too, unless it is a source file's extension ([`CODE_EXTENSIONS`]).
-/// A list, not the shape alone: a Python logger's `[django.request:224]`, a dotted key's
-/// `server.port:8080` and a file's `access.lua:45` are shaped as hosts are, and name what
-/// failed where (found by a second reader).
+/// Last labels of host names: the generic top-level domains met in logs, the countries' most
+/// met in them, and the suffixes of names inside a cluster or a company (Kubernetes' `svc`,
+/// `cluster.local`). A list, not the shape alone: a Python logger's `[django.request:224]`, a
+/// dotted key's `server.port:8080` or `linger.ms:5`, and a file's `access.lua:45` or
+/// `guide.md:12` are shaped as hosts are, and name what failed where (found by a second and a
+/// third reader). Two-letter labels that are also files' extensions or keys' last words (`md`,
+/// `db`, `so`, `ms`, `id`, `in`, `pl`, `py`, `rs`, `sh`, `ts`, …) are left out, countries' or not.
 #[rustfmt::skip] // a table
 const HOST_SUFFIXES: &[&[u8]] = &[
     b"com", b"net", b"org", b"edu", b"gov", b"mil", b"int", b"info", b"biz", b"io", b"ai", b"app", b"dev", b"cloud",
     b"tech", b"online", b"site", b"xyz", b"local", b"localdomain", b"internal", b"lan", b"corp", b"home", b"intranet",
     b"svc", b"cluster", b"arpa",
+    b"uk", b"us", b"eu", b"de", b"fr", b"nl", b"be", b"ch", b"at", b"it", b"es", b"pt", b"ie", b"se", b"no", b"dk",
+    b"fi", b"cz", b"ru", b"ua", b"cn", b"hk", b"tw", b"jp", b"kr", b"sg", b"au", b"nz", b"ca", b"br", b"za", b"il",
 ];
-
-/// Two-letter extensions of source files and scripts, which a country's domain could be taken
-/// for: `main.rs:12`, `run.sh:3`, `app.py:7`, `mod.ts:40`.
-const CODE_EXTENSIONS: &[&[u8]] =
-    &[b"cc", b"cs", b"ex", b"go", b"hs", b"js", b"kt", b"ml", b"mm", b"pl", b"py", b"rb", b"rs", b"sh", b"ts"];
 
 /// Is this core a host's name and a port (`proxy.cse.cuhk.edu.hk:5070`, `www.google.com:443`,
 /// `meta.risingwave.svc:5690`, `localhost:4566`)? A host is a value, as its port is: a name with
 /// a digit in it already masks whole (`compute-0.svc:5688`), and one without was kept, so that
 /// each host a proxy or a client talks to made a kind of its own (every line of loghub's
 /// Proxifier set). A name is `localhost` or a DNS name in lower case of two labels or more whose
-/// last is one of the [`HOST_SUFFIXES`] or a two-letter one that is not a [`CODE_EXTENSIONS`]
-/// one; a port is a number up to 65535.
+/// last is one of the [`HOST_SUFFIXES`]; a port is a number up to 65535.
 fn host_port(core: &[u8]) -> bool {
     let Some(colon) = memchr::memrchr(b':', core) else { return false };
     let (host, port) = (&core[..colon], &core[colon + 1..]);
@@ -470,9 +475,14 @@ fn host_port(core: &[u8]) -> bool {
             && !l.starts_with(b"-")
             && l.iter().all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     });
-    let suffix = HOST_SUFFIXES.contains(&last)
-        || (last.len() == 2 && last.iter().all(u8::is_ascii_lowercase) && !CODE_EXTENSIONS.contains(&last));
-    labels_ok && suffix
+    labels_ok && HOST_SUFFIXES.contains(&last)
+}
+
+/// Is this core one host and port or more, joined by commas (`localhost:9092`,
+/// `b-1.kafka.internal:9092,b-2.kafka.internal:9092`: a Kafka client's bootstrap servers)?
+/// Their number is no part of the kind, as a list's length is not.
+fn hosts(core: &[u8]) -> bool {
+    core.split(|&b| b == b',').all(host_port)
 }
 
 /// Is this masked token a Rust source location (`src/x.rs:<*>:<*>:`)?
@@ -723,6 +733,14 @@ mod tests {
             ("kafka-broker.kafka.svc:9092 and meta.risingwave.internal:5690", "<*>:<*> and <*>:<*>"),
             // Shaped as hosts, and not: a Python logger, a dotted key, files of other languages
             ("[django.request:224] and server.port:8080", "[django.request:<*>] and server.port:<*>"),
+            (
+                "[app.db:12] guide.md:3 libfoo.so:3 linger.ms:5 actor.id:12 config.h.in:1 main.tf:9",
+                "[app.db:<*>] guide.md:<*> libfoo.so:<*> linger.ms:<*> actor.id:<*> config.h.in:<*> main.tf:<*>",
+            ),
+            ("via proxy.cse.cuhk.edu.hk:5070 or api.example.co.uk:443", "via <*>:<*> or <*>:<*>"),
+            // a list of hosts, or of values, is one value, as a key's value too
+            ("bootstrap b-1.kafka.internal:9092,b-2.kafka.internal:9092 down", "bootstrap <*> down"),
+            ("servers=localhost:9092,localhost:9093 ips=10.0.0.1,10.0.0.2 x", "servers=<*> ips=<*> x"),
             (
                 "access.lua:45: config.yaml:12 run.sh:3 index.tsx:55",
                 "access.lua:<*>: config.yaml:<*> run.sh:<*> index.tsx:<*>",
