@@ -650,7 +650,38 @@ pub fn id_text(id: u64) -> String {
 /// The key of a line's group: its token count and first [`PREFIX_TOKENS`] tokens (one hash of
 /// a slice of the joined tokens, seeded with the count).
 fn group_key(t: &Tokens) -> u64 {
-    xxhash_rust::xxh3::xxh3_64_with_seed(t.prefix(PREFIX_TOKENS), t.len() as u64)
+    key_hash(t, 0..PREFIX_TOKENS.min(t.len()), t.prefix(PREFIX_TOKENS), t.len() as u64)
+}
+
+/// The hash of the tokens `at` of `t`, whose joined bytes are `joined`, with `seed`; a token
+/// with a variable in it (`search.tasks.reindex[<*>]`, `postgresql@<*>:`) is hashed as `<*>`,
+/// as a line of its kind with another value there gives `<*>` or another such token: a
+/// Celery task's `Task <name>[<*>] received` was a kind for each task, in its group by its
+/// start and by its end (drain3 routes a token with a digit as `<*>`; found by a reader's
+/// generated logs of ten other programs). Without such a token, the joined bytes are hashed
+/// as they are, with no copy.
+fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) -> u64 {
+    let partly = |k: &[u8]| k != VAR && memchr::memmem::find(k, VAR).is_some();
+    if memchr::memmem::find(joined, VAR).is_none() || !at.clone().any(|i| partly(t.get(i))) {
+        return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
+    }
+    // PREFIX_TOKENS tokens of at most MAX_TOKEN_BYTES, and the blanks between them.
+    let mut buf = [0u8; PREFIX_TOKENS * (mask::MAX_TOKEN_BYTES + 1)];
+    let mut n = 0;
+    for (j, i) in at.enumerate() {
+        let k = if partly(t.get(i)) { VAR } else { t.get(i) };
+        if n + 1 + k.len() > buf.len() {
+            // Longer than tokens are kept: not met, but no key is worth a panic.
+            return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
+        }
+        if j > 0 {
+            buf[n] = b' ';
+            n += 1;
+        }
+        buf[n..n + k.len()].copy_from_slice(k);
+        n += k.len();
+    }
+    xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..n], seed)
 }
 
 /// The key of a line's group by its end: its token count and last [`PREFIX_TOKENS`] tokens;
@@ -659,7 +690,7 @@ fn tail_key(t: &Tokens) -> u64 {
     if t.len() <= PREFIX_TOKENS {
         return 0;
     }
-    xxhash_rust::xxh3::xxh3_64_with_seed(t.suffix(PREFIX_TOKENS), !(t.len() as u64)).max(1)
+    key_hash(t, t.len() - PREFIX_TOKENS..t.len(), t.suffix(PREFIX_TOKENS), !(t.len() as u64)).max(1)
 }
 
 /// Is a masked token variables and punctuation alone (`<*>,`, `(<*>)`, `<*>:<*>`), no letter
@@ -1283,6 +1314,26 @@ mod tests {
             }
             assert_ne!(c.observe(b.as_bytes()).unwrap().id, id, "{b}");
         }
+    }
+
+    /// Regression (a reader's generated Celery log): a token with a variable in it among the
+    /// first or last two made a kind for each of its words, `Task <name>[<*>] received` one for
+    /// each task.
+    #[test]
+    fn regression_a_token_with_a_variable_in_it_keys_as_one() {
+        let mut c = Clusterer::new(10);
+        let lines = [
+            "Task search.tasks.reindex[3f2a] received",
+            "Task billing.tasks.charge[9c1e] received",
+            "Task mail.send[77] received",
+        ];
+        let ids: Vec<u64> = lines.iter().map(|l| c.observe(l.as_bytes()).unwrap().id).collect();
+        assert!(ids.iter().all(|&id| id == ids[0]), "{ids:?}");
+        assert_eq!(c.clusters().count(), 1);
+        // Whole words there still key apart.
+        let mut c = Clusterer::new(10);
+        let a = c.observe(b"Task reindex received").unwrap().id;
+        assert_ne!(c.observe(b"Task charge received").unwrap().id, a);
     }
 
     #[test]
