@@ -5,7 +5,7 @@
 # Usage: benches/unknown/loghub.sh LOGHUB_2K_DIR [ANNOTAIL]
 #   ANNOTAIL defaults to target/release/annotail (build it first: cargo build --release).
 #   VENV (default: target/drain3-venv) is where drain3 goes; DRAIN3 (default 0.9.11) its version.
-#   SETS (default: the twelve of ../shared/data/loghub-2k): the sets to score, blank-separated;
+#   SETS (default: the twelve sets ga.py names): the sets to score, blank-separated;
 #   loghub_sets.py makes loghub's other four from a clone of its repository.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

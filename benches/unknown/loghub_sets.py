@@ -3,7 +3,7 @@
 
 Usage: loghub_sets.py LOGHUB_DIR OUT_DIR [SET...]
   LOGHUB_DIR: a clone of https://github.com/logpai/loghub (each set's `<S>/<S>_2k.log_structured.csv`);
-  SET: the sets to make (default: the four that ../shared/data/loghub-2k leaves out: Mac,
+  SET: the sets to make (default: the four that the shared loghub-2k data leaves out: Mac,
   OpenStack, Proxifier, Thunderbird).
 
 Writes `<S>.log` (the `Content` column, one message a line) and `<S>.truth` (the `EventId` of each
