@@ -717,9 +717,11 @@ fn same_key(t: &[u8], l: &[u8]) -> Option<usize> {
     (ok && l.len() > k && l[..=k] == t[..=k]).then_some(k + 1)
 }
 
-/// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket or digit in it?
+/// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket, digit or `<*>` in
+/// it? A token with a value in it is one (`postgresql@<*>:` beside `nginx.service:`, two
+/// units' `Failed with result <*>.`: found by a reader's generated systemd log).
 fn name(t: &[u8]) -> bool {
-    t.iter().any(|&b| matches!(b, b'_' | b'.' | b'(' | b'[' | b'0'..=b'9'))
+    t.iter().any(|&b| matches!(b, b'_' | b'.' | b'(' | b'[' | b'0'..=b'9')) || memchr::memmem::find(t, VAR).is_some()
 }
 
 /// The [`tail_key`] a cluster made from `t` is kept under, or 0: only one whose first tokens
@@ -1379,6 +1381,17 @@ mod tests {
         let mut c = Clusterer::new(10);
         let a = c.observe(b"authorized: user alice database shop").unwrap().id;
         assert_ne!(c.observe(b"authorized: user bob database crm").unwrap().id, a);
+    }
+
+    /// Regression (a reader's generated systemd log): a unit's name with a value in it
+    /// (`postgresql@<*>:`) was no name, so its lines never joined the other units' kind found
+    /// by its end.
+    #[test]
+    fn regression_a_name_with_a_value_in_it_is_a_name() {
+        let mut c = Clusterer::new(10);
+        let a = c.observe(b"nginx.service: Failed with result exit-code.").unwrap().id;
+        let b = c.observe(b"postgresql@14-main.service: Failed with result exit-code.").unwrap();
+        assert_eq!((b.id, b.template), (a, "<*> Failed with result exit-code."));
     }
 
     #[test]
