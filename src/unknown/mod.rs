@@ -653,24 +653,25 @@ fn group_key(t: &Tokens) -> u64 {
     key_hash(t, 0..PREFIX_TOKENS.min(t.len()), t.prefix(PREFIX_TOKENS), t.len() as u64)
 }
 
-/// The hash of the tokens `at` of `t`, whose joined bytes are `joined`, with `seed`; a token
-/// with a variable in it (`search.tasks.reindex[<*>]`, `postgresql@<*>:`) is hashed as `<*>`,
-/// as a line of its kind with another value there gives `<*>` or another such token: a
-/// Celery task's `Task <name>[<*>] received` was a kind for each task, in its group by its
-/// start and by its end (drain3 routes a token with a digit as `<*>`; found by a reader's
-/// generated logs of ten other programs). Without such a token, the joined bytes are hashed
-/// as they are, with no copy.
+/// The hash of the tokens `at` of `t`, whose joined bytes are `joined`, with `seed`. A token
+/// keys as any line of its kind would give it there ([`key_form`]): a field as `key=<*>`, a
+/// token with a variable in it (`search.tasks.reindex[<*>]`, `postgresql@<*>:`) as `<*>`.
+/// Without such a token, the joined bytes are hashed as they are, with no copy.
 fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) -> u64 {
-    let partly = |k: &[u8]| k != VAR && memchr::memmem::find(k, VAR).is_some();
-    if memchr::memmem::find(joined, VAR).is_none() || !at.clone().any(|i| partly(t.get(i))) {
+    let plain = memchr::memmem::find(joined, VAR).is_none() && memchr::memchr(b'=', joined).is_none();
+    if plain || !at.clone().any(|i| key_form(t.get(i)).is_some()) {
         return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
     }
     // PREFIX_TOKENS tokens of at most MAX_TOKEN_BYTES, and the blanks between them.
     let mut buf = [0u8; PREFIX_TOKENS * (mask::MAX_TOKEN_BYTES + 1)];
     let mut n = 0;
     for (j, i) in at.enumerate() {
-        let k = if partly(t.get(i)) { VAR } else { t.get(i) };
-        if n + 1 + k.len() > buf.len() {
+        let k = t.get(i);
+        let (head, var) = match key_form(k) {
+            Some(keep) => (&k[..keep], VAR),
+            None => (k, &b""[..]),
+        };
+        if n + 1 + head.len() + var.len() > buf.len() {
             // Longer than tokens are kept: not met, but no key is worth a panic.
             return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
         }
@@ -678,10 +679,28 @@ fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) ->
             buf[n] = b' ';
             n += 1;
         }
-        buf[n..n + k.len()].copy_from_slice(k);
-        n += k.len();
+        buf[n..n + head.len()].copy_from_slice(head);
+        n += head.len();
+        buf[n..n + var.len()].copy_from_slice(var);
+        n += var.len();
     }
     xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..n], seed)
+}
+
+/// How a token keys a group, if not as itself: `Some(p)` for its first `p` bytes and `<*>`. A
+/// field (`code=exited`, `user=<*>`) keys as its key and `<*>`, as it is an equal position in a
+/// template ([`same_key`]): `code=exited` and `code=killed` lines made two clusters that grew
+/// one template (a reader's generated systemd log). A token with a variable in it keys as
+/// `<*>`, as a line of its kind with another value there gives `<*>` or another such token: a
+/// Celery task's `Task <name>[<*>] received` was a kind for each task (drain3 routes a token
+/// with a digit as `<*>`; found by a reader's generated logs of ten other programs).
+fn key_form(k: &[u8]) -> Option<usize> {
+    if let Some(e) = memchr::memchr(b'=', k)
+        && is_field_key(&k[..e])
+    {
+        return Some(e + 1);
+    }
+    (k != VAR && memchr::memmem::find(k, VAR).is_some()).then_some(0)
 }
 
 /// The key of a line's group by its end: its token count and last [`PREFIX_TOKENS`] tokens;
@@ -712,9 +731,12 @@ fn punctuated_var(t: &[u8]) -> bool {
 /// first `=`)? Where the value starts.
 fn same_key(t: &[u8], l: &[u8]) -> Option<usize> {
     let k = memchr::memchr(b'=', t)?;
-    let key = &t[..k];
-    let ok = k > 0 && key.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    (ok && l.len() > k && l[..=k] == t[..=k]).then_some(k + 1)
+    (is_field_key(&t[..k]) && l.len() > k && l[..=k] == t[..=k]).then_some(k + 1)
+}
+
+/// Is this the key of a `key=value` field: `[A-Za-z0-9_.-]+`?
+fn is_field_key(key: &[u8]) -> bool {
+    !key.is_empty() && key.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket, digit or `<*>` in
@@ -959,9 +981,19 @@ impl Clusterer {
                     if t == l {
                         merged.push(t);
                     } else if let Some(k) = same_key(t, l) {
+                        // The punctuation both values end in stays after the `<*>`, as it
+                        // does after a masked value (`force=false,` and `force=true,`).
+                        let (a, b) = (&t[k..], &l[k..]);
+                        let tail = a
+                            .iter()
+                            .rev()
+                            .zip(b.iter().rev())
+                            .take_while(|(x, y)| x == y && !x.is_ascii_alphanumeric() && **x != b'>')
+                            .count();
                         field.clear();
                         field.extend_from_slice(&t[..k]);
                         field.extend_from_slice(VAR);
+                        field.extend_from_slice(&a[a.len() - tail..]);
                         merged.push(&field);
                     } else {
                         merged.push(VAR);
@@ -1381,6 +1413,15 @@ mod tests {
         let mut c = Clusterer::new(10);
         let a = c.observe(b"authorized: user alice database shop").unwrap().id;
         assert_ne!(c.observe(b"authorized: user bob database crm").unwrap().id, a);
+        // The punctuation after both values stays; lines of other values of a field key as one
+        // group (they grew one template in two clusters).
+        let mut c = Clusterer::new(10);
+        let a = c.observe(b"unit: code=exited, status=1 then stop").unwrap().id;
+        let b = c.observe(b"unit: code=killed, status=9 then stop").unwrap();
+        assert_eq!((b.id, b.template), (a, "unit: code=<*>, status=<*> then stop"));
+        let mut c = Clusterer::new(10);
+        let a = c.observe(b"code=exited status=1 main process gone").unwrap().id;
+        assert_eq!(c.observe(b"code=killed status=9 main process gone").unwrap().id, a);
     }
 
     /// Regression (a reader's generated systemd log): a unit's name with a value in it
