@@ -440,12 +440,13 @@ fn values_only(masked: &[u8]) -> bool {
 /// dotted key's `server.port:8080` or `linger.ms:5`, and a file's `access.lua:45` or
 /// `guide.md:12` are shaped as hosts are, and name what failed where (found by a second and a
 /// third reader). Two-letter labels that are also files' extensions or keys' last words (`md`,
-/// `db`, `so`, `ms`, `id`, `in`, `pl`, `py`, `rs`, `sh`, `ts`, …) are left out, countries' or not.
+/// `db`, `so`, `ms`, `id`, `in`, `pl`, `py`, `rs`, `sh`, `ts`, …) are left out, countries' or not,
+/// and so are domains that end modules' and keys' names (`app`: Flask's `[flask.app:1455]`;
+/// `info`, `int`, `home`, `site`: a fourth reader).
 #[rustfmt::skip] // a table
 const HOST_SUFFIXES: &[&[u8]] = &[
-    b"com", b"net", b"org", b"edu", b"gov", b"mil", b"int", b"info", b"biz", b"io", b"ai", b"app", b"dev", b"cloud",
-    b"tech", b"online", b"site", b"xyz", b"local", b"localdomain", b"internal", b"lan", b"corp", b"home", b"intranet",
-    b"svc", b"cluster", b"arpa",
+    b"com", b"net", b"org", b"edu", b"gov", b"mil", b"biz", b"io", b"ai", b"dev", b"cloud", b"xyz",
+    b"local", b"localdomain", b"internal", b"lan", b"corp", b"intranet", b"svc", b"cluster", b"arpa",
     b"uk", b"us", b"eu", b"de", b"fr", b"nl", b"be", b"ch", b"at", b"it", b"es", b"pt", b"ie", b"se", b"no", b"dk",
     b"fi", b"cz", b"ru", b"ua", b"cn", b"hk", b"tw", b"jp", b"kr", b"sg", b"au", b"nz", b"ca", b"br", b"za", b"il",
 ];
@@ -482,7 +483,8 @@ fn host_port(core: &[u8]) -> bool {
 /// `b-1.kafka.internal:9092,b-2.kafka.internal:9092`: a Kafka client's bootstrap servers)?
 /// Their number is no part of the kind, as a list's length is not.
 fn hosts(core: &[u8]) -> bool {
-    core.split(|&b| b == b',').all(host_port)
+    // Most cores have no `:`: one search answers for them (a long word was read twice).
+    memchr::memchr(b':', core).is_some() && core.split(|&b| b == b',').all(host_port)
 }
 
 /// Is this masked token a Rust source location (`src/x.rs:<*>:<*>:`)?
@@ -733,6 +735,7 @@ mod tests {
             ("kafka-broker.kafka.svc:9092 and meta.risingwave.internal:5690", "<*>:<*> and <*>:<*>"),
             // Shaped as hosts, and not: a Python logger, a dotted key, files of other languages
             ("[django.request:224] and server.port:8080", "[django.request:<*>] and server.port:<*>"),
+            ("[flask.app:1455] java.home:3", "[flask.app:<*>] java.home:<*>"),
             (
                 "[app.db:12] guide.md:3 libfoo.so:3 linger.ms:5 actor.id:12 config.h.in:1 main.tf:9",
                 "[app.db:<*>] guide.md:<*> libfoo.so:<*> linger.ms:<*> actor.id:<*> config.h.in:<*> main.tf:<*>",

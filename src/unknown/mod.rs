@@ -521,7 +521,15 @@ pub struct SavedCluster {
     /// the clusters are taken back in the order they were saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub born: Option<u64>,
+    /// How `group` and `tail` were hashed ([`KEYS`]); none: before a token with a variable in it
+    /// keyed as `<*>`, and such a cluster is keyed again from its template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<u32>,
 }
+
+/// The way group keys are hashed now ([`SavedCluster::keys`]): 2 since a token with a
+/// variable in it keys as `<*>` ([`key_hash`]).
+const KEYS: u32 = 2;
 
 /// What an observed line got: its cluster.
 #[derive(Debug, Clone, Copy)]
@@ -653,25 +661,25 @@ fn group_key(t: &Tokens) -> u64 {
     key_hash(t, 0..PREFIX_TOKENS.min(t.len()), t.prefix(PREFIX_TOKENS), t.len() as u64)
 }
 
-/// The hash of the tokens `at` of `t`, whose joined bytes are `joined`, with `seed`. A token
-/// keys as any line of its kind would give it there ([`key_form`]): a field as `key=<*>`, a
-/// token with a variable in it (`search.tasks.reindex[<*>]`, `postgresql@<*>:`) as `<*>`.
-/// Without such a token, the joined bytes are hashed as they are, with no copy.
+/// The hash of the tokens `at` of `t`, whose joined bytes are `joined`, with `seed`; a token
+/// with a variable in it (`search.tasks.reindex[<*>]`, `postgresql@<*>:`) is hashed as `<*>`,
+/// as a line of its kind with another value there gives `<*>` or another such token: a
+/// Celery task's `Task <name>[<*>] received` was a kind for each task, in its group by its
+/// start and by its end (drain3 routes a token with a digit as `<*>`; found by a reader's
+/// generated logs of ten other programs). A field keys as itself (`op=insert` and
+/// `op=delete` leading a line are two kinds until lines say otherwise; a reader found them
+/// merged when fields keyed as `op=<*>`). Without such a token, the joined bytes are hashed
+/// as they are, with no copy.
 fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) -> u64 {
-    let plain = memchr::memmem::find(joined, VAR).is_none() && memchr::memchr(b'=', joined).is_none();
-    if plain || !at.clone().any(|i| key_form(t.get(i)).is_some()) {
+    if memchr::memmem::find(joined, VAR).is_none() || !at.clone().any(|i| partly_var(t.get(i))) {
         return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
     }
     // PREFIX_TOKENS tokens of at most MAX_TOKEN_BYTES, and the blanks between them.
     let mut buf = [0u8; PREFIX_TOKENS * (mask::MAX_TOKEN_BYTES + 1)];
     let mut n = 0;
     for (j, i) in at.enumerate() {
-        let k = t.get(i);
-        let (head, var) = match key_form(k) {
-            Some(keep) => (&k[..keep], VAR),
-            None => (k, &b""[..]),
-        };
-        if n + 1 + head.len() + var.len() > buf.len() {
+        let k = if partly_var(t.get(i)) { VAR } else { t.get(i) };
+        if n + 1 + k.len() > buf.len() {
             // Longer than tokens are kept: not met, but no key is worth a panic.
             return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
         }
@@ -679,28 +687,15 @@ fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) ->
             buf[n] = b' ';
             n += 1;
         }
-        buf[n..n + head.len()].copy_from_slice(head);
-        n += head.len();
-        buf[n..n + var.len()].copy_from_slice(var);
-        n += var.len();
+        buf[n..n + k.len()].copy_from_slice(k);
+        n += k.len();
     }
     xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..n], seed)
 }
 
-/// How a token keys a group, if not as itself: `Some(p)` for its first `p` bytes and `<*>`. A
-/// field (`code=exited`, `user=<*>`) keys as its key and `<*>`, as it is an equal position in a
-/// template ([`same_key`]): `code=exited` and `code=killed` lines made two clusters that grew
-/// one template (a reader's generated systemd log). A token with a variable in it keys as
-/// `<*>`, as a line of its kind with another value there gives `<*>` or another such token: a
-/// Celery task's `Task <name>[<*>] received` was a kind for each task (drain3 routes a token
-/// with a digit as `<*>`; found by a reader's generated logs of ten other programs).
-fn key_form(k: &[u8]) -> Option<usize> {
-    if let Some(e) = memchr::memchr(b'=', k)
-        && is_field_key(&k[..e])
-    {
-        return Some(e + 1);
-    }
-    (k != VAR && memchr::memmem::find(k, VAR).is_some()).then_some(0)
+/// Does a token hold a variable and more (`reindex[<*>]`, `<*>,`), not a field's (`user=<*>`)?
+fn partly_var(k: &[u8]) -> bool {
+    k != VAR && memchr::memmem::find(k, VAR).is_some() && field_key(k).is_none()
 }
 
 /// The key of a line's group by its end: its token count and last [`PREFIX_TOKENS`] tokens;
@@ -730,20 +725,25 @@ fn punctuated_var(t: &[u8]) -> bool {
 /// Are two masked tokens one `key=value` field's (the same key, `[A-Za-z0-9_.-]+`, before the
 /// first `=`)? Where the value starts.
 fn same_key(t: &[u8], l: &[u8]) -> Option<usize> {
-    let k = memchr::memchr(b'=', t)?;
-    (is_field_key(&t[..k]) && l.len() > k && l[..=k] == t[..=k]).then_some(k + 1)
+    let k = field_key(t)?;
+    (l.len() >= k && l[..k] == t[..k]).then_some(k)
 }
 
-/// Is this the key of a `key=value` field: `[A-Za-z0-9_.-]+`?
-fn is_field_key(key: &[u8]) -> bool {
-    !key.is_empty() && key.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+/// Is this token a `key=value` field (its key `[A-Za-z0-9_.-]+`)? Where its value starts.
+fn field_key(t: &[u8]) -> Option<usize> {
+    let e = memchr::memchr(b'=', t)?;
+    let key = &t[..e];
+    let ok = !key.is_empty() && key.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    ok.then_some(e + 1)
 }
 
 /// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket, digit or `<*>` in
 /// it? A token with a value in it is one (`postgresql@<*>:` beside `nginx.service:`, two
-/// units' `Failed with result <*>.`: found by a reader's generated systemd log).
+/// units' `Failed with result <*>.`: found by a reader's generated systemd log), but for a
+/// field (`retries=<*>` and `timeout=<*>` say two things; and lines led by fields of every key
+/// then all went to one group by their end, each compared with 128 templates).
 fn name(t: &[u8]) -> bool {
-    t.iter().any(|&b| matches!(b, b'_' | b'.' | b'(' | b'[' | b'0'..=b'9')) || memchr::memmem::find(t, VAR).is_some()
+    t.iter().any(|&b| matches!(b, b'_' | b'.' | b'(' | b'[' | b'0'..=b'9')) || partly_var(t)
 }
 
 /// The [`tail_key`] a cluster made from `t` is kept under, or 0: only one whose first tokens
@@ -829,7 +829,7 @@ impl Clusterer {
                     tokens.push(String::from_utf8_lossy(t).into_owned());
                 }
                 let (id, group, tail) = (id_text(c.id), id_text(c.key), Some(id_text(c.tail)));
-                SavedCluster { id, group, tail, tokens, raw, count: c.count, born: Some(c.born) }
+                SavedCluster { id, group, tail, tokens, raw, count: c.count, born: Some(c.born), keys: Some(KEYS) }
             })
             .collect()
     }
@@ -866,10 +866,24 @@ impl Clusterer {
             let mut template = String::new();
             tokens.render(&mut template);
             let whole = tokens_hash(&tokens);
-            let tail = match &s.tail {
+            let mut tail = match &s.tail {
                 Some(t) => hex(t).unwrap_or(0),
                 None => kept_tail(&tokens),
             };
+            // Saved by a build that hashed a token with a variable in it as itself: the keys of
+            // such a cluster are taken from its template (its first line's tokens are gone; a
+            // template keeps them but where it grew `<*>`s, which key alike), so that its kind's
+            // lines find it after an upgrade (a reader's restart made a second cluster).
+            let mut key = key;
+            if s.keys.is_none() {
+                let n = tokens.len();
+                if (0..PREFIX_TOKENS.min(n)).any(|i| partly_var(tokens.get(i))) {
+                    key = group_key(&tokens);
+                }
+                if (n.saturating_sub(PREFIX_TOKENS)..n).any(|i| partly_var(tokens.get(i))) {
+                    tail = kept_tail(&tokens);
+                }
+            }
             let born = s.born.unwrap_or(self.tick);
             last_born = last_born.max(born);
             touched.insert((key, tail));
@@ -982,13 +996,14 @@ impl Clusterer {
                         merged.push(t);
                     } else if let Some(k) = same_key(t, l) {
                         // The punctuation both values end in stays after the `<*>`, as it
-                        // does after a masked value (`force=false,` and `force=true,`).
+                        // does after a masked value (`force=false,` and `force=true,`); not a
+                        // bracket, whose opening the `<*>` took (`mode=[fast]`).
                         let (a, b) = (&t[k..], &l[k..]);
                         let tail = a
                             .iter()
                             .rev()
                             .zip(b.iter().rev())
-                            .take_while(|(x, y)| x == y && !x.is_ascii_alphanumeric() && **x != b'>')
+                            .take_while(|(x, y)| x == y && matches!(x, b',' | b';' | b'.' | b':' | b'!' | b'?'))
                             .count();
                         field.clear();
                         field.extend_from_slice(&t[..k]);
@@ -1088,9 +1103,17 @@ impl Clusterer {
                     // what varies, so the position is equal, and the template keeps the key
                     // (`user=<*>`). Counted unequal, two such words of five kept
                     // PostgreSQL's `connection authorized: user=… database=…` a kind for
-                    // each user (found by a reader's generated logs of ten programs).
+                    // each user (found by a reader's generated logs of ten programs). A
+                    // value that stayed one word for [`STABLE`] events is settled as a word
+                    // is (`state=Running` 400 times, then `state=Failed`: another error).
+                    if &t[k..] != VAR {
+                        grows = true;
+                        if stable && &l[k..] != VAR {
+                            settled = true;
+                            break;
+                        }
+                    }
                     same += 1;
-                    grows |= &t[k..] != VAR;
                 } else if t != VAR {
                     grows = true;
                     // A settled constant is a word: a variable with punctuation around it
@@ -1413,15 +1436,23 @@ mod tests {
         let mut c = Clusterer::new(10);
         let a = c.observe(b"authorized: user alice database shop").unwrap().id;
         assert_ne!(c.observe(b"authorized: user bob database crm").unwrap().id, a);
-        // The punctuation after both values stays; lines of other values of a field key as one
-        // group (they grew one template in two clusters).
+        // The punctuation after both values stays, a closing bracket does not.
         let mut c = Clusterer::new(10);
-        let a = c.observe(b"unit: code=exited, status=1 then stop").unwrap().id;
-        let b = c.observe(b"unit: code=killed, status=9 then stop").unwrap();
-        assert_eq!((b.id, b.template), (a, "unit: code=<*>, status=<*> then stop"));
+        let a = c.observe(b"the unit stopped: code=exited, mode=[fast] status=1 then").unwrap().id;
+        let b = c.observe(b"the unit stopped: code=killed, mode=[slow] status=9 then").unwrap();
+        assert_eq!((b.id, b.template), (a, "the unit stopped: code=<*>, mode=<*> status=<*> then"));
+        // Fields leading a line key as themselves: two operations are two kinds until lines
+        // say otherwise (found by a fourth reader, merged when fields keyed as `op=<*>`).
         let mut c = Clusterer::new(10);
-        let a = c.observe(b"code=exited status=1 main process gone").unwrap().id;
-        assert_eq!(c.observe(b"code=killed status=9 main process gone").unwrap().id, a);
+        let a = c.observe(b"op=insert rejected for table t1").unwrap().id;
+        assert_ne!(c.observe(b"op=delete rejected for table t2").unwrap().id, a);
+        // A value that stayed one word for 300 events is settled (found by the fourth reader).
+        let mut c = Clusterer::new(10);
+        let mut a = 0;
+        for i in 0..super::STABLE {
+            a = c.observe(format!("actor {i} state=Running cannot transition to stopped").as_bytes()).unwrap().id;
+        }
+        assert_ne!(c.observe(b"actor 7 state=Failed cannot transition to stopped").unwrap().id, a);
     }
 
     /// Regression (a reader's generated systemd log): a unit's name with a value in it
@@ -1637,6 +1668,25 @@ mod tests {
         assert_eq!(small.clusters().next().unwrap().template, "table <*> dropped by <*>");
         // Regression (found by a second reader): those left out were not counted as dropped.
         assert_eq!(small.evicted, two.export().len() as u64 - 1);
+    }
+
+    /// Regression (found by a fourth reader): a state saved before a token with a variable in it
+    /// keyed as `<*>` kept its clusters under keys no line gives now, and their kinds started
+    /// second clusters after an upgrade. Such a cluster is keyed again from its template.
+    #[test]
+    fn regression_a_state_keyed_the_old_way_is_keyed_again() {
+        let mut one = Clusterer::new(10);
+        let id = one.observe(b"Task search.tasks.reindex[3f2a] received").unwrap().id;
+        let mut saved = one.export();
+        // As the build before saved it: the first two tokens hashed as they are, no `keys`.
+        saved[0].group = super::id_text(xxhash_rust::xxh3::xxh3_64_with_seed(b"Task search.tasks.reindex[<*>]", 3));
+        saved[0].tail = Some(super::id_text(0));
+        saved[0].keys = None;
+        let mut two = Clusterer::new(10);
+        assert_eq!(two.restore(&saved), 1);
+        let s = two.observe(b"Task billing.tasks.charge[9c1e] received").unwrap();
+        assert_eq!((s.id, s.count, s.new), (id, 2, false), "{}", s.template);
+        assert_eq!(two.export()[0].keys, Some(super::KEYS));
     }
 
     /// Regression (found by a reader of the clusterer): the clusters were taken back in the order
