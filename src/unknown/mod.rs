@@ -658,7 +658,7 @@ pub fn id_text(id: u64) -> String {
 /// The key of a line's group: its token count and first [`PREFIX_TOKENS`] tokens (one hash of
 /// a slice of the joined tokens, seeded with the count).
 fn group_key(t: &Tokens) -> u64 {
-    key_hash(t, 0..PREFIX_TOKENS.min(t.len()), t.prefix(PREFIX_TOKENS), t.len() as u64)
+    key_hash(t, 0..PREFIX_TOKENS.min(t.len()), t.prefix(PREFIX_TOKENS), t.len() as u64, false)
 }
 
 /// The hash of the tokens `at` of `t`, whose joined bytes are `joined`, with `seed`; a token
@@ -666,20 +666,31 @@ fn group_key(t: &Tokens) -> u64 {
 /// as a line of its kind with another value there gives `<*>` or another such token: a
 /// Celery task's `Task <name>[<*>] received` was a kind for each task, in its group by its
 /// start and by its end (drain3 routes a token with a digit as `<*>`; found by a reader's
-/// generated logs of ten other programs). A field keys as itself (`op=insert` and
-/// `op=delete` leading a line are two kinds until lines say otherwise; a reader found them
-/// merged when fields keyed as `op=<*>`). Without such a token, the joined bytes are hashed
-/// as they are, with no copy.
-fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) -> u64 {
-    if memchr::memmem::find(joined, VAR).is_none() || !at.clone().any(|i| partly_var(t.get(i))) {
+/// generated logs of ten other programs). With `fields`, a field is hashed as its key and
+/// `<*>`, as it is an equal position when lines are compared: the key by a line's end, where
+/// `<unit>: Main process exited, code=exited, status=<*>` and `…code=killed…` (the unit a
+/// name) found each other only so (a fifth reader). By a line's start a field keys as itself:
+/// `op=insert` and `op=delete` leading a line are two kinds until lines say otherwise (a fourth
+/// reader found them merged). Without such a token, the joined bytes are hashed as they are,
+/// with no copy.
+fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64, fields: bool) -> u64 {
+    let field = |k: &[u8]| if fields { field_key(k) } else { None };
+    // How a token keys, if not as itself: its first bytes (none, or a field's key) and `<*>`.
+    let form = |k: &[u8]| field(k).or_else(|| partly_var(k).then_some(0));
+    let look = memchr::memmem::find(joined, VAR).is_some() || (fields && memchr::memchr(b'=', joined).is_some());
+    if !look || !at.clone().any(|i| form(t.get(i)).is_some()) {
         return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
     }
     // PREFIX_TOKENS tokens of at most MAX_TOKEN_BYTES, and the blanks between them.
     let mut buf = [0u8; PREFIX_TOKENS * (mask::MAX_TOKEN_BYTES + 1)];
     let mut n = 0;
     for (j, i) in at.enumerate() {
-        let k = if partly_var(t.get(i)) { VAR } else { t.get(i) };
-        if n + 1 + k.len() > buf.len() {
+        let k = t.get(i);
+        let (head, var) = match form(k) {
+            Some(keep) => (&k[..keep], VAR),
+            None => (k, &b""[..]),
+        };
+        if n + 1 + head.len() + var.len() > buf.len() {
             // Longer than tokens are kept: not met, but no key is worth a panic.
             return xxhash_rust::xxh3::xxh3_64_with_seed(joined, seed);
         }
@@ -687,8 +698,10 @@ fn key_hash(t: &Tokens, at: std::ops::Range<usize>, joined: &[u8], seed: u64) ->
             buf[n] = b' ';
             n += 1;
         }
-        buf[n..n + k.len()].copy_from_slice(k);
-        n += k.len();
+        buf[n..n + head.len()].copy_from_slice(head);
+        n += head.len();
+        buf[n..n + var.len()].copy_from_slice(var);
+        n += var.len();
     }
     xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..n], seed)
 }
@@ -704,7 +717,7 @@ fn tail_key(t: &Tokens) -> u64 {
     if t.len() <= PREFIX_TOKENS {
         return 0;
     }
-    key_hash(t, t.len() - PREFIX_TOKENS..t.len(), t.suffix(PREFIX_TOKENS), !(t.len() as u64)).max(1)
+    key_hash(t, t.len() - PREFIX_TOKENS..t.len(), t.suffix(PREFIX_TOKENS), !(t.len() as u64), true).max(1)
 }
 
 /// Is a masked token variables and punctuation alone (`<*>,`, `(<*>)`, `<*>:<*>`), no letter
@@ -870,8 +883,8 @@ impl Clusterer {
                 Some(t) => hex(t).unwrap_or(0),
                 None => kept_tail(&tokens),
             };
-            // Saved by a build that hashed a token with a variable in it as itself: the keys of
-            // such a cluster are taken from its template (its first line's tokens are gone; a
+            // Saved by a build that hashed a token with a variable in it (and, by the end, a
+            // field) as itself: the keys of such a cluster are taken from its template (its first line's tokens are gone; a
             // template keeps them but where it grew `<*>`s, which key alike), so that its kind's
             // lines find it after an upgrade (a reader's restart made a second cluster).
             let mut key = key;
@@ -880,7 +893,8 @@ impl Clusterer {
                 if (0..PREFIX_TOKENS.min(n)).any(|i| partly_var(tokens.get(i))) {
                     key = group_key(&tokens);
                 }
-                if (n.saturating_sub(PREFIX_TOKENS)..n).any(|i| partly_var(tokens.get(i))) {
+                let end = |k: &[u8]| partly_var(k) || field_key(k).is_some();
+                if (n.saturating_sub(PREFIX_TOKENS)..n).any(|i| end(tokens.get(i))) {
                     tail = kept_tail(&tokens);
                 }
             }
@@ -1441,6 +1455,12 @@ mod tests {
         let a = c.observe(b"the unit stopped: code=exited, mode=[fast] status=1 then").unwrap().id;
         let b = c.observe(b"the unit stopped: code=killed, mode=[slow] status=9 then").unwrap();
         assert_eq!((b.id, b.template), (a, "the unit stopped: code=<*>, mode=<*> status=<*> then"));
+        // Fields ending a line key by their key: a unit's exit with another code is its kind
+        // (found by a fifth reader: two clusters that grew one template).
+        let mut c = Clusterer::new(10);
+        let a = c.observe(b"nginx.service: Main process exited, code=exited, status=1/FAILURE").unwrap().id;
+        let b = c.observe(b"kubelet.service: Main process exited, code=killed, status=9/KILL").unwrap();
+        assert_eq!((b.id, b.template), (a, "<*> Main process exited, code=<*>, status=<*>"));
         // Fields leading a line key as themselves: two operations are two kinds until lines
         // say otherwise (found by a fourth reader, merged when fields keyed as `op=<*>`).
         let mut c = Clusterer::new(10);
