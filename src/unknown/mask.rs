@@ -354,7 +354,8 @@ fn named(piece: &[u8]) -> bool {
     NAME_KEYS.contains(&key)
 }
 
-fn is_key(k: &[u8]) -> bool {
+/// Is this the key of a `key=value` (`[A-Za-z0-9_.-]+`)? The clusterer reads fields by it too.
+pub(crate) fn is_key(k: &[u8]) -> bool {
     !k.is_empty() && k.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 

@@ -342,7 +342,13 @@ pub const SIMILARITY: f32 = 0.65;
 /// was a cluster of values only, which merged unrelated errors, found by a reader). A
 /// non-ASCII byte may be a letter: a word in another script says something.
 fn says_nothing(t: &Tokens) -> bool {
-    !t.buf.iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
+    !t.buf.iter().any(|&b| says_something(b))
+}
+
+/// A letter or digit (a byte past ASCII may be a letter): `<*>` holds none, so a text's words are
+/// its bytes that are.
+fn says_something(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
 }
 
 /// A template position that stayed one word over this many events is a constant: a line with
@@ -723,16 +729,7 @@ fn tail_key(t: &Tokens) -> u64 {
 /// Is a masked token variables and punctuation alone (`<*>,`, `(<*>)`, `<*>:<*>`), no letter
 /// or digit outside its `<*>`s (a byte past ASCII may be a letter)?
 fn punctuated_var(t: &[u8]) -> bool {
-    let mut rest = t;
-    let mut vars = 0;
-    while let Some(i) = memchr::memmem::find(rest, VAR) {
-        if rest[..i].iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80) {
-            return false;
-        }
-        rest = &rest[i + VAR.len()..];
-        vars += 1;
-    }
-    vars > 0 && !rest.iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
+    memchr::memmem::find(t, VAR).is_some() && !t.iter().any(|&b| says_something(b))
 }
 
 /// Are two masked tokens one `key=value` field's (the same key, `[A-Za-z0-9_.-]+`, before the
@@ -745,9 +742,7 @@ fn same_key(t: &[u8], l: &[u8]) -> Option<usize> {
 /// Is this token a `key=value` field (its key `[A-Za-z0-9_.-]+`)? Where its value starts.
 fn field_key(t: &[u8]) -> Option<usize> {
     let e = memchr::memchr(b'=', t)?;
-    let key = &t[..e];
-    let ok = !key.is_empty() && key.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    ok.then_some(e + 1)
+    mask::is_key(&t[..e]).then_some(e + 1)
 }
 
 /// Is this token a name ([`Clusterer::names_differ`]): a `_`, `.`, bracket, digit or `<*>` in
