@@ -230,6 +230,50 @@ fn stdin_pending_multiline_event_is_completed_by_the_idle_timeout() {
     assert!(rest.is_empty(), "{rest:?}");
 }
 
+/// Regression: a FIFO named as a path (`mkfifo p; kubectl logs -f meta-0 > p`, or a shell's
+/// `<(…)`) was read as a file: output was written only when the writer closed it, and the last
+/// event waited for that too. It is read as standard input is now: each event as it comes, a
+/// pending one completed by the idle timeout.
+#[test]
+fn regression_a_fifo_named_as_a_path_is_streamed_as_standard_input_is() {
+    let fx = fixture();
+    let cat = path_str(&fx.catalog);
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("meta.pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child = cmd()
+        .args(["-c", &cat, "--idle-timeout", "50", path_str(&fifo).as_str()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn annotail");
+    let rx = line_reader(child.stdout.take().unwrap());
+    // Opening the write end waits for annotail to open the read end.
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let next = |what: &str| -> Value {
+        let line = rx.recv_timeout(PATIENCE).unwrap_or_else(|e| panic!("no event for {what} while the FIFO stays open ({e:?})"));
+        serde_json::from_str(&line).unwrap()
+    };
+    // A multi-line report at the end of what has come so far: completed by the idle timeout.
+    let report = report_head()
+        + &lines(&[
+            "    error returned from database: duplicate key value violates unique constraint \"object_pkey\"",
+            " database_id=7",
+        ]);
+    w.write_all(report.as_bytes()).unwrap();
+    let e = next("the pending multi-line event");
+    assert_eq!((e["source"]["kind"].as_str(), e["source"]["path"].as_str()), (Some("file"), Some(path_str(&fifo).as_str())));
+    assert_eq!((src_line(&e), src_lines(&e), match_id(&e)), (1, 5, Some("t-inner")), "{e}");
+    w.write_all(format!("{}\n", split_line(2, 31)).as_bytes()).unwrap();
+    let e = next("the next error line");
+    assert_eq!((src_line(&e), match_id(&e)), (6, Some("t-split")), "{e}");
+    drop(w);
+    let st = wait_timeout(&mut child, PATIENCE).expect("annotail exits once the FIFO's writer closes it");
+    assert_eq!(st.code(), Some(0));
+    assert!(rx.try_recv().is_err(), "no further event");
+}
+
 /// Regression: on standard input, the idle timeout completed a pending event while the line
 /// below it was half written, so the rest of the line (here the inner error a record matches)
 /// came after its event was out: the event lost its last line and its match. Now a held partial

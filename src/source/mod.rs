@@ -165,15 +165,17 @@ pub fn run(matcher: &Matcher, cfg: &RunConfig, writer: &mut dyn Writer) -> Resul
             match std::fs::File::open(path) {
                 Ok(f) => {
                     let meta = crate::annotate::SourceMeta::file(&path.display().to_string());
-                    // A pipe or a device named as a path is read as standard input is; a
-                    // regular file's first bytes are read where they are.
+                    // A pipe or a device named as a path is read as standard input is: its events
+                    // are written as they come, and an event its writer has paused after is
+                    // completed by the idle timeout (read as a file, both waited for the writer
+                    // to close it). A regular file's first bytes are read where they are.
                     let regular = f.metadata().is_ok_and(|m| m.is_file());
                     let kind = if regular { compression(&f) } else { None };
                     match (kind, writer.takes_rendered()) {
-                        _ if !regular => match text_of(f) {
-                            Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
-                            Err(e) => Err(ReadFailure::Input(e)),
-                        },
+                        _ if !regular => {
+                            let name = path.display().to_string();
+                            stdin::run_stream(matcher, cfg, writer, f, meta, &name, &mut totals)
+                        }
                         (Some(c), _) => match c.decoded(f, "files") {
                             Ok(text) => file::run_reader(matcher, cfg, writer, text, meta, &mut totals, (0, 0)),
                             Err(e) if matches!(c, Compression::Other(_)) => {

@@ -1,5 +1,6 @@
-//! Standard input, read on a thread of its own, so that the idle timeout can complete a pending
-//! multi-line event while no input arrives; output is flushed after every read.
+//! Standard input, and a stream named as a path (a FIFO, `<(kubectl logs -f …)`, `/dev/stdin`),
+//! read on a thread of its own, so that the idle timeout can complete a pending multi-line event
+//! while no input arrives; output is flushed after every read.
 
 use std::io::{self, Read};
 use std::sync::mpsc;
@@ -23,12 +24,28 @@ pub(super) fn run(
     writer: &mut dyn Writer,
     totals: &mut Totals,
 ) -> Result<Outcome, ReadFailure> {
+    run_stream(matcher, cfg, writer, io::stdin(), SourceMeta::stdin(), "stdin", totals)
+}
+
+/// Read `input`, a stream that may pause at any time (its events are completed by the idle
+/// timeout, as standard input's are), to its end. `name` is what progress reports call it.
+pub(super) fn run_stream(
+    matcher: &Matcher,
+    cfg: &RunConfig,
+    writer: &mut dyn Writer,
+    input: impl Read + Send + 'static,
+    meta: SourceMeta,
+    name: &str,
+    totals: &mut Totals,
+) -> Result<Outcome, ReadFailure> {
     let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(STDIN_QUEUE);
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     std::thread::Builder::new()
         .name("stdin".into())
         .spawn(move || {
-            let mut stdin = match super::text_of(io::stdin()) {
+            // Its first bytes are read here, not before the thread: a FIFO's may not come for a
+            // while, and the idle timeout runs meanwhile.
+            let mut stdin = match super::text_of(input) {
                 Ok(r) => r,
                 Err(e) => {
                     let _ = tx.send(Err(e));
@@ -55,8 +72,8 @@ pub(super) fn run(
             }
         })
         .expect("spawn the stdin reader");
-    let mut stage = Stage::new(matcher, &cfg.stage, writer, SourceMeta::stdin());
-    let mut report = Report::new(cfg, "stdin");
+    let mut stage = Stage::new(matcher, &cfg.stage, writer, meta);
+    let mut report = Report::new(cfg, name);
     // When the input last brought bytes.
     let mut last_data = Instant::now();
     let result = loop {
