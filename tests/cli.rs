@@ -252,7 +252,9 @@ fn regression_a_fifo_named_as_a_path_is_streamed_as_standard_input_is() {
     // Opening the write end waits for annotail to open the read end.
     let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let next = |what: &str| -> Value {
-        let line = rx.recv_timeout(PATIENCE).unwrap_or_else(|e| panic!("no event for {what} while the FIFO stays open ({e:?})"));
+        let line = rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|e| panic!("no event for {what} while the FIFO stays open ({e:?})"));
         serde_json::from_str(&line).unwrap()
     };
     // A multi-line report at the end of what has come so far: completed by the idle timeout.
@@ -263,7 +265,10 @@ fn regression_a_fifo_named_as_a_path_is_streamed_as_standard_input_is() {
         ]);
     w.write_all(report.as_bytes()).unwrap();
     let e = next("the pending multi-line event");
-    assert_eq!((e["source"]["kind"].as_str(), e["source"]["path"].as_str()), (Some("file"), Some(path_str(&fifo).as_str())));
+    assert_eq!(
+        (e["source"]["kind"].as_str(), e["source"]["path"].as_str()),
+        (Some("file"), Some(path_str(&fifo).as_str()))
+    );
     assert_eq!((src_line(&e), src_lines(&e), match_id(&e)), (1, 5, Some("t-inner")), "{e}");
     w.write_all(format!("{}\n", split_line(2, 31)).as_bytes()).unwrap();
     let e = next("the next error line");
