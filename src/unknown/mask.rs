@@ -128,6 +128,9 @@ const HEX: u8 = 4;
 /// punctuation stripped off a token's ends, a piece delimiter, a `key=value` sign or a path's
 /// slash. A token with one goes through [`mask_token`].
 const SPECIAL: u8 = 8;
+/// A letter that is no hex digit, or a byte of a UTF-8 character: a value with one is another
+/// kind of value than a number, decimal or hex (see [`tokenize`]'s runs).
+const LETTER: u8 = 16;
 
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -143,6 +146,9 @@ static CLASS: [u8; 256] = {
         }
         if c.is_ascii_hexdigit() {
             k |= HEX;
+        }
+        if (c.is_ascii_alphabetic() && !c.is_ascii_hexdigit()) || c >= 0x80 {
+            k |= LETTER;
         }
         if quote(c) || lead(c) || trail(c) || delimiter(c) || matches!(c, b'/' | b'\\' | b'=') {
             k |= SPECIAL;
@@ -558,7 +564,9 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
     out.clear();
     let n = memchr::memchr(b'\n', line).unwrap_or(line.len());
     let line = &line[..n];
+    // The last token was a variable, and whether it had a letter in it.
     let mut last_var = false;
+    let mut last_lettered = false;
     let mut i = 0;
     while i < n && out.spans.len() < MAX_TOKENS && out.buf.len() < MAX_TEMPLATE_BYTES {
         while i < n && CLASS[line[i] as usize] & BLANK != 0 {
@@ -628,7 +636,15 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
         } else {
             is_var
         };
-        if is_var && last_var {
+        // A run of variables is one, but only a run of one kind of value: numbers, decimal or
+        // hex (`3552 3534 3375`, `500 40782`, `0064588e 00000002`), or values with other
+        // letters (`blk_-42 blk_7`). Across kinds, how many
+        // variables a line has would depend on its values: HAProxy's `http-in web3/a 0/0/20 500`
+        // gave `<*> <*>` where `api_back/app-b` (no digit, a word) is not a variable, and
+        // `<*> <*> <*>` beside it: one kind, two templates of two lengths (a generalisation
+        // reader's sets of ten other programs).
+        let lettered = is_var && line[s..i].iter().any(|&b| CLASS[b as usize] & LETTER != 0);
+        if is_var && last_var && lettered == last_lettered {
             out.buf.truncate(sep);
             continue;
         }
@@ -653,12 +669,14 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
                 out.spans.push((ps, out.buf.len() as u32));
                 out.vars += 1;
                 last_var = true;
+                last_lettered = true;
                 continue;
             }
         }
         out.spans.push((start as u32, out.buf.len() as u32));
         out.vars += u32::from(is_var);
         last_var = is_var;
+        last_lettered = lettered;
     }
 }
 
@@ -757,7 +775,8 @@ mod tests {
             ("steps= 1514018661124##0##3428", "steps= <*>##<*>##<*>"),
             ("read 1|2|3", "read <*>|<*>|<*>"),
             // values joined by commas are one value, whatever their number; with a word, not
-            ("from 10.11.21.122,10.11.10.1 \"GET\" ok", "from <*> ok"),
+            // (and a quoted word after them a value of another kind: see `run_of_one_kind`)
+            ("from 10.11.21.122,10.11.10.1 \"GET\" ok", "from <*> <*> ok"),
             ("actors 1,2,3, then (4,5) and 6,x", "actors <*>, then (<*>) and <*>,x"),
             ("epoch Epoch(1234) late", "epoch Epoch(<*>) late"),
             // names of types, encodings and protocols are not values, in any case
@@ -827,6 +846,30 @@ mod tests {
         assert_eq!(masked("open { never closed here"), "open { never closed here");
     }
 
+    /// A run of variables is one variable when its values are of one kind (numbers, or values
+    /// with letters), so that a line's length does not depend on its values.
+    #[test]
+    #[rustfmt::skip]
+    fn run_of_one_kind() {
+        let cases: &[(&str, &str)] = &[
+            // a list of numbers or of ids, whatever its length (HDFS, HPC)
+            ("delete blk_-514 blk_707 blk_-912 now", "delete <*> now"),
+            ("Fan speeds ( 3552 3534 3375 3515 3479 )", "Fan speeds ( <*> )"),
+            // regression (a generalisation reader's HAProxy set): a frontend and server, then
+            // numbers. The server with a digit (`web3`) joined the numbers; `app-b`, a word, did
+            // not, and the two lines of one kind had 2 and 3 variables there.
+            ("in http-in app_servers/web3 0/0/20/69/533 500 40782 - -", "in http-in <*> <*> - -"),
+            ("in https-in api_back/app-b 48/1/15/579/51 200 40507 - -", "in https-in api_back/app-b <*> - -"),
+            ("took 7 10ms", "took <*> <*>"),
+            // hex words, with hex letters or without (BGL)
+            ("(softheader=0064588e 8aff0003 00000002 00000000) PSR0=00001f01", "(softheader=<*> <*> <*>) PSR0=<*>"),
+            ("(softheader=00589370 90990003 00000002 00000000) PSR0=00001f01", "(softheader=<*> <*> <*>) PSR0=<*>"),
+        ];
+        for &(line, want) in cases {
+            assert_eq!(masked(line), want, "{line:?}");
+        }
+    }
+
     /// Regression (found by a second reader): a word of a megabyte was kept whole in the
     /// template (and every template and event of its kind), so 150 such lines took 441 MB.
     #[test]
@@ -836,8 +879,9 @@ mod tests {
             (format!("failed {at_cap} now"), format!("failed {at_cap} now")),
             (format!("failed {at_cap}z now"), "failed <*> now".to_owned()),
             (format!("failed {} now", "z".repeat(1 << 20)), "failed <*> now".to_owned()),
-            // A long word next to a variable is one variable with it.
-            (format!("failed 7 {} now", "z".repeat(1000)), "failed <*> now".to_owned()),
+            // A long word next to a number is a variable of another kind.
+            (format!("failed 7 {} now", "z".repeat(1000)), "failed <*> <*> now".to_owned()),
+            (format!("failed x7 {} now", "z".repeat(1000)), "failed <*> now".to_owned()),
             // A key keeps its short masked value; a value masked to a long constant does not.
             (format!("plan={{{}}} done", "a: 1, ".repeat(200)), "plan=<*> done".to_owned()),
             (format!("name={} done", "y".repeat(300)), "<*> done".to_owned()),

@@ -1325,7 +1325,7 @@ mod tests {
             (
                 &["Failed password for root from 10.0.0.1 port 22 ssh2", "Accepted password for root from 10.0.0.1 port 22 ssh2"],
                 &[0, 1],
-                &["Failed password for root from <*> port <*>", "Accepted password for root from <*> port <*>"],
+                &["Failed password for root from <*> port <*> <*>", "Accepted password for root from <*> port <*> <*>"],
             ),
             // panics at two places in the code are two errors (they were one cluster, `thread
             // <*> (<*>) panicked at <*>`); at two lines of one file, one
