@@ -870,8 +870,12 @@ impl Clustering<'_> {
     }
 }
 
-/// `range` without surrounding blanks and, when the whole of it is quoted (`"…"`, a cause
-/// printed with `{:?}`), without the quotes.
+/// `range` without surrounding blanks and, when the whole of it is one quoted string (`"…"`, a
+/// cause printed with `{:?}`, whose quotes inside are escaped), without the quotes.
+///
+/// One string, not a text that starts and ends with one: Envoy's access log
+/// (`"GET /x HTTP/2" 200 … "10.1.2.3:80"`) lost its first and last quotes, its request's words
+/// were tokens of their own, and each HTTP method made a kind apart (a generalisation reader).
 fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     while r.start < r.end && text[r.start].is_ascii_whitespace() {
         r.start += 1;
@@ -879,8 +883,17 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     while r.end > r.start && text[r.end - 1].is_ascii_whitespace() {
         r.end -= 1;
     }
-    if r.end - r.start >= 2 && matches!(text[r.start], b'"' | b'\'' | b'`') && text[r.end - 1] == text[r.start] {
-        r = r.start + 1..r.end - 1;
+    let q = text.get(r.start).copied();
+    if r.end - r.start >= 2 && matches!(q, Some(b'"' | b'\'' | b'`')) && text[r.end - 1] == text[r.start] {
+        let inner = &text[r.start + 1..r.end - 1];
+        // A quote after an odd run of backslashes is escaped.
+        let unescaped = |i: &usize| inner[..*i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0;
+        let closes_early = memchr::memchr_iter(text[r.start], inner).any(|i| unescaped(&i));
+        // The last quote itself escaped (`"a \"`) ends no string either.
+        let last_escaped = !unescaped(&inner.len());
+        if !closes_early && !last_escaped {
+            r = r.start + 1..r.end - 1;
+        }
     }
     r
 }
@@ -2541,7 +2554,29 @@ fn text_through(v: &[u8], f: impl Fn(&str) -> Cow<'_, str>) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_link, trim_links};
+    use super::{first_link, trim_links, unquoted};
+
+    /// The quotes are taken off a piece that is one quoted string, and only then.
+    #[test]
+    #[rustfmt::skip]
+    fn unquoted_takes_off_the_quotes_of_one_string() {
+        let cases: &[(&str, &str)] = &[
+            (r#" "disk full" "#, "disk full"),
+            (r#""ctx: \"x\" failed""#, r#"ctx: \"x\" failed"#),
+            (r#""ends in a backslash \\""#, r#"ends in a backslash \\"#),
+            ("`table` ", "table"),
+            // regression (a generalisation reader's Envoy set): two strings, one at each end
+            (r#""GET /x HTTP/2" 200 - "10.1.2.3:80""#, r#""GET /x HTTP/2" 200 - "10.1.2.3:80""#),
+            ("'a' is not 'b'", "'a' is not 'b'"),
+            // a quote that is escaped closes nothing
+            (r#""never closed \""#, r#""never closed \""#),
+            (r#"""#, r#"""#),
+        ];
+        for &(piece, want) in cases {
+            let t = piece.as_bytes();
+            assert_eq!(&piece[unquoted(t, 0..t.len())], want, "{piece:?}");
+        }
+    }
 
     #[test]
     fn the_keys_read_apart_are_the_lists_keys() {
