@@ -2518,12 +2518,15 @@ impl Other {
 
 /// What a line without a header says: all of it, but for a Python traceback printed alone (a
 /// program's uncaught exception), which says it in its exception's line (`ModuleNotFoundError:
-/// No module named 'numpy'`); its first line is every traceback's.
+/// No module named 'numpy'`); its first line is every traceback's. Behind a syslog or journal
+/// prefix, from its ident on (`haproxy[7]: Server web1 is DOWN`): with the time and the host in
+/// it, a kind's lines were a template apart for each host with no digit in its name, and for
+/// each month (a generalisation reader's HAProxy set, as rsyslog writes it).
 fn plain_message(text: &[u8]) -> Range<usize> {
     let traceback = text.first() == Some(&b'T') && text.starts_with(parse::TRACEBACK);
     match traceback.then(|| parse::traceback(text)).flatten() {
         Some((0, exception)) => exception,
-        _ => 0..text.len(),
+        _ => parse::syslog_ident(text).unwrap_or(0)..text.len(),
     }
 }
 

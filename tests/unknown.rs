@@ -652,6 +652,52 @@ fn lines_at_warn_and_error_are_found_in_every_layout() {
     assert_eq!(clustered_lines(&d, "error", colour_info, &ansi), [1, 3]);
 }
 
+/// Regressions (a generalisation reader's sets of ten programs annotail was not tuned on), at
+/// `--unknown any`: one kind, one cluster.
+#[test]
+fn regression_other_programs_kinds_are_one_cluster_each() {
+    let d = Dir::new();
+    let cases: &[(&[&str], &str)] = &[
+        // rsyslog's file of several hosts: the time and the host were the template's (a cluster
+        // per host without a digit in its name, and per month)
+        (
+            &[
+                "Dec  7 04:05:19 lb1 haproxy[1187]: Server api/web1 is DOWN, reason: Layer4 timeout",
+                "Dec  7 04:05:20 gateway haproxy[1188]: Server api/web2 is DOWN, reason: Layer4 timeout",
+                "Jan  1 00:00:01 edge haproxy[1187]: Server api/web3 is DOWN, reason: Layer4 timeout",
+            ],
+            "haproxy[<*>]: Server <*> is DOWN, reason: <*> timeout",
+        ),
+        // HAProxy's httplog: a server with a digit in its name joined the numbers after it
+        (
+            &[
+                "10.0.0.1:1633 [07/Dec/2026:04:06:00.102] http-in static_back/web3 27/3/12/433/345 200 70137 - - ---- 892/64/37/17/0 0/0 \"GET /metrics HTTP/1.1\"",
+                "10.0.0.2:1634 [07/Dec/2026:04:06:01.102] http-in static_back/app-b 38/1/3/534/988 500 86489 - - ---- 533/678/22/2/0 0/0 \"GET /x HTTP/1.1\"",
+            ],
+            "<*>:<*> [<*>] http-in <*> <*> - - ---- <*> <*>",
+        ),
+        // Envoy's access log: a quoted request first and a quoted address last lost both quotes,
+        // and each HTTP method was a kind
+        (
+            &[
+                "[2026-12-07T03:15:30.508Z] \"GET /static/app.js HTTP/2\" 200 - 1362 72683 2457 5 \"10.85.235.16\" \"curl/7.88.1\" \"10.141.208.133:3000\"",
+                "[2026-12-07T03:15:31.508Z] \"POST /api/v1/orders HTTP/1.1\" 201 - 3876 70610 660 62 \"10.85.235.17\" \"okhttp/4.9.3\" \"10.141.208.134:3000\"",
+            ],
+            "<*> <*> - <*> <*> <*>",
+        ),
+    ];
+    for &(lines, want) in cases {
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+        let got: Vec<_> = evs.iter().map(|e| unknown(e).map(|u| (u.0.to_owned(), u.1.to_owned()))).collect();
+        assert_eq!(got.len(), lines.len(), "{lines:?}");
+        for g in &got {
+            assert_eq!(g, &got[0], "one cluster: {got:?}");
+            assert_eq!(g.as_ref().map(|g| g.1.as_str()), Some(want), "{lines:?}");
+        }
+    }
+}
+
 #[test]
 fn same_input_same_ids_and_counts_on_two_runs() {
     let d = Dir::new();

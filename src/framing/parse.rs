@@ -1184,6 +1184,22 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
 /// RisingWave line is never taken for one: its time is followed by its level, which is no host
 /// name, and its target has `::` or no `[pid]`-less ident's `: ` after a level.
 fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
+    syslog_parts(line, zoned).map(|(_, end)| end)
+}
+
+/// Where a plain line's ident starts, after a syslog or journal prefix's time and host
+/// ([`syslog_prefix`]): what another program's line behind one says is its ident's (`sshd[7]:
+/// …`), not the time's and host's.
+pub fn syslog_ident(line: &[u8]) -> Option<usize> {
+    if !line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'[') {
+        return None;
+    }
+    let ts0 = if line[0].is_ascii_digit() { timestamp_len(line) } else { None };
+    syslog_parts(line, ts0).map(|(ident, _)| ident)
+}
+
+/// [`syslog_prefix`]'s ident's start and the prefix's end.
+fn syslog_parts(line: &[u8], zoned: Option<usize>) -> Option<(usize, usize)> {
     let head = &line[..line.len().min(256)];
     let mut i = if let Some(t) = zoned {
         // `zoned`: the RFC 3339 timestamp the line starts with, already read. A RisingWave
@@ -1245,6 +1261,7 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
         i += host + 1;
     }
     // The ident (a program's name: `sshd(pam_unix)`, `systemd-journald`), its `[pid]`; `: `.
+    let ident_start = i;
     let ident = head[i..]
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'@' | b'(' | b')')))?;
@@ -1261,7 +1278,7 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     } else if no_host {
         return None;
     }
-    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(i + 2)
+    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some((ident_start, i + 2))
 }
 
 /// `journalctl -o short-monotonic`'s time, `[ 1234.567890]`, or `short-delta`'s, `[ 1234.567890
@@ -3251,6 +3268,18 @@ mod tests {
         let cont = "Dec 05 10:00:00 node-1 risingwave[4242]: Caused by:";
         let (p, h) = classify(cont.as_bytes(), &mut state);
         assert_eq!((h, &cont[p.content..]), (Header::None, "Caused by:"));
+        // What such a plain line says starts at its ident (`syslog_ident`).
+        for (line, ident) in [
+            (plain, Some("sshd(pam_unix)[19939]: authentication failure")),
+            ("Dec  7 04:05:19 lb1 haproxy[1187]: Server web1 is DOWN", Some("haproxy[1187]: Server web1 is DOWN")),
+            ("2026-12-05T10:00:00+0000 edge kernel: Out of memory", Some("kernel: Out of memory")),
+            ("Dec 05 10:00:00 sshd[7]: error: x", Some("sshd[7]: error: x")),
+            ("Dec 05 10:00:00 the disk is full: x", None),
+            ("Dec 05 10:00:00", None),
+            ("sshd[7]: x", None),
+        ] {
+            assert_eq!(syslog_ident(line.as_bytes()).map(|i| &line[i..]), ident, "{line}");
+        }
     }
 
     #[test]
