@@ -623,7 +623,10 @@ impl<W: Writer> Annotator<'_, W> {
                 plain: match (&other, raw_json.as_ref().and_then(|r| r.message.clone())) {
                     (Some(o), _) => o.message(&text),
                     (None, Some(m)) => m,
-                    (None, None) => plain_message(&text),
+                    // Read only where no text line's parse says where the message is (every
+                    // event at `any` comes here).
+                    (None, None) if text_line.is_none() => plain_message(&text),
+                    (None, None) => 0..0,
                 },
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
                 postgres: matches!(&other, Some(Other::Stamped(st)) if st.postgres || st.psql_shaped()),
@@ -883,15 +886,23 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
     while r.end > r.start && text[r.end - 1].is_ascii_whitespace() {
         r.end -= 1;
     }
-    let q = text.get(r.start).copied();
-    if r.end - r.start >= 2 && matches!(q, Some(b'"' | b'\'' | b'`')) && text[r.end - 1] == text[r.start] {
-        let inner = &text[r.start + 1..r.end - 1];
-        // A quote after an odd run of backslashes is escaped.
-        let unescaped = |i: &usize| inner[..*i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0;
-        let closes_early = memchr::memchr_iter(text[r.start], inner).any(|i| unescaped(&i));
-        // The last quote itself escaped (`"a \"`) ends no string either.
-        let last_escaped = !unescaped(&inner.len());
-        if !closes_early && !last_escaped {
+    if r.end - r.start >= 2 && matches!(text[r.start], b'"' | b'\'' | b'`') && text[r.end - 1] == text[r.start] {
+        let q = text[r.start];
+        // The string closes at the first quote that no backslash escapes (a quote after an odd
+        // run of them is escaped); the last quote escaped (`"a \"`) closes nothing. Inside `'…'`
+        // an apostrophe between two letters closes nothing either (`'can't open file 7'`: a
+        // second reader).
+        let mut escaped = false;
+        let (inner, end) = (r.start + 1, r.end);
+        let apostrophe = |i: usize| {
+            q == b'\'' && text[i - 1].is_ascii_alphanumeric() && i + 1 < end && text[i + 1].is_ascii_alphanumeric()
+        };
+        let closes = text[inner..r.end].iter().enumerate().position(|(k, &b)| {
+            let close = b == q && !escaped && !apostrophe(inner + k);
+            escaped = b == b'\\' && !escaped;
+            close
+        });
+        if closes == Some(r.end - r.start - 2) {
             r = r.start + 1..r.end - 1;
         }
     }
@@ -2571,6 +2582,9 @@ mod tests {
             // regression (a generalisation reader's Envoy set): two strings, one at each end
             (r#""GET /x HTTP/2" 200 - "10.1.2.3:80""#, r#""GET /x HTTP/2" 200 - "10.1.2.3:80""#),
             ("'a' is not 'b'", "'a' is not 'b'"),
+            // regression (a second reader): an apostrophe inside single quotes closes nothing
+            ("'can't open file 7'", "can't open file 7"),
+            ("'it's 7 zorp'", "it's 7 zorp"),
             // a quote that is escaped closes nothing
             (r#""never closed \""#, r#""never closed \""#),
             (r#"""#, r#"""#),

@@ -1183,23 +1183,8 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
 /// zone (`2026-12-05T10:00:00+0000`, `…T10:00:00.123456+00:00`). The prefix's length. A
 /// RisingWave line is never taken for one: its time is followed by its level, which is no host
 /// name, and its target has `::` or no `[pid]`-less ident's `: ` after a level.
+#[inline(always)] // Framing's `classify` looks on every line framed (it was inlined there alone).
 fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
-    syslog_parts(line, zoned).map(|(_, end)| end)
-}
-
-/// Where a plain line's ident starts, after a syslog or journal prefix's time and host
-/// ([`syslog_prefix`]): what another program's line behind one says is its ident's (`sshd[7]:
-/// …`), not the time's and host's.
-pub fn syslog_ident(line: &[u8]) -> Option<usize> {
-    if !line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'[') {
-        return None;
-    }
-    let ts0 = if line[0].is_ascii_digit() { timestamp_len(line) } else { None };
-    syslog_parts(line, ts0).map(|(ident, _)| ident)
-}
-
-/// [`syslog_prefix`]'s ident's start and the prefix's end.
-fn syslog_parts(line: &[u8], zoned: Option<usize>) -> Option<(usize, usize)> {
     let head = &line[..line.len().min(256)];
     let mut i = if let Some(t) = zoned {
         // `zoned`: the RFC 3339 timestamp the line starts with, already read. A RisingWave
@@ -1261,7 +1246,6 @@ fn syslog_parts(line: &[u8], zoned: Option<usize>) -> Option<(usize, usize)> {
         i += host + 1;
     }
     // The ident (a program's name: `sshd(pam_unix)`, `systemd-journald`), its `[pid]`; `: `.
-    let ident_start = i;
     let ident = head[i..]
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'@' | b'(' | b')')))?;
@@ -1278,7 +1262,21 @@ fn syslog_parts(line: &[u8], zoned: Option<usize>) -> Option<(usize, usize)> {
     } else if no_host {
         return None;
     }
-    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some((ident_start, i + 2))
+    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(i + 2)
+}
+
+/// Where a plain line's ident starts, after a syslog or journal prefix's time and host
+/// ([`syslog_prefix`]): what another program's line behind one says is its ident's (`sshd[7]:
+/// …`), not the time's and host's.
+pub fn syslog_ident(line: &[u8]) -> Option<usize> {
+    if !line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'[') {
+        return None;
+    }
+    let ts0 = if line[0].is_ascii_digit() { timestamp_len(line) } else { None };
+    // The prefix ends in the ident, its `[pid]` and `: `; neither holds a blank, and a blank
+    // (or the line's start) is before it.
+    let colon = syslog_prefix(line, ts0)? - 2;
+    Some(line[..colon].iter().rposition(|&b| b == b' ').map_or(0, |i| i + 1))
 }
 
 /// `journalctl -o short-monotonic`'s time, `[ 1234.567890]`, or `short-delta`'s, `[ 1234.567890

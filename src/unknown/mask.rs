@@ -128,9 +128,6 @@ const HEX: u8 = 4;
 /// punctuation stripped off a token's ends, a piece delimiter, a `key=value` sign or a path's
 /// slash. A token with one goes through [`mask_token`].
 const SPECIAL: u8 = 8;
-/// A letter that is no hex digit, or a byte of a UTF-8 character: a value with one is another
-/// kind of value than a number, decimal or hex (see [`tokenize`]'s runs).
-const LETTER: u8 = 16;
 
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -146,9 +143,6 @@ static CLASS: [u8; 256] = {
         }
         if c.is_ascii_hexdigit() {
             k |= HEX;
-        }
-        if (c.is_ascii_alphabetic() && !c.is_ascii_hexdigit()) || c >= 0x80 {
-            k |= LETTER;
         }
         if quote(c) || lead(c) || trail(c) || delimiter(c) || matches!(c, b'/' | b'\\' | b'=') {
             k |= SPECIAL;
@@ -564,9 +558,11 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
     out.clear();
     let n = memchr::memchr(b'\n', line).unwrap_or(line.len());
     let line = &line[..n];
-    // The last token was a variable, and whether it had a letter in it.
+    // The last token was a variable, and whether it had a letter in it; the same of the token
+    // before it.
     let mut last_var = false;
     let mut last_lettered = false;
+    let mut prev_lettered = false;
     let mut i = 0;
     while i < n && out.spans.len() < MAX_TOKENS && out.buf.len() < MAX_TEMPLATE_BYTES {
         while i < n && CLASS[line[i] as usize] & BLANK != 0 {
@@ -643,7 +639,7 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
         // gave `<*> <*>` where `api_back/app-b` (no digit, a word) is not a variable, and
         // `<*> <*> <*>` beside it: one kind, two templates of two lengths (a generalisation
         // reader's sets of ten other programs).
-        let lettered = is_var && line[s..i].iter().any(|&b| CLASS[b as usize] & LETTER != 0);
+        let lettered = is_var && lettered(&line[s..i]);
         if is_var && last_var && lettered == last_lettered {
             out.buf.truncate(sep);
             continue;
@@ -661,7 +657,9 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
                 out.buf.extend_from_slice(VAR);
                 out.spans.pop();
                 let was_var = out.spans.last().is_some_and(|&(a, b)| &out.buf[a as usize..b as usize] == VAR);
-                if was_var {
+                // A struct is a value with letters: it joins such a value before it, not a number
+                // (`epoch 6 Foo { .. }` is `epoch <*> <*>`, as `epoch 6 "x"` is).
+                if was_var && prev_lettered {
                     out.buf.truncate(ps as usize - 1);
                     last_var = true;
                     continue;
@@ -670,14 +668,33 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
                 out.vars += 1;
                 last_var = true;
                 last_lettered = true;
+                prev_lettered = false;
                 continue;
             }
         }
         out.spans.push((start as u32, out.buf.len() as u32));
         out.vars += u32::from(is_var);
+        prev_lettered = last_lettered;
         last_var = is_var;
         last_lettered = lettered;
     }
+}
+
+/// Is a variable token a value with letters, or a number (decimal or hex)? A value with a
+/// letter or a UTF-8 character has letters, but for a hex word (8 or more letters and digits,
+/// all hex digits: `0064588e`, a UUID) whose letters are the luck of its value: `8aff0003` and
+/// `00000002` are one kind. A short one is not (`868B` and `508KB`, `3d` and `3h`, `b2c9d` and
+/// `x2k9p` are values with letters: a second reader).
+fn lettered(token: &[u8]) -> bool {
+    let (mut alnum, mut letter) = (0usize, false);
+    for &b in token {
+        if b >= 0x80 || (b.is_ascii_alphabetic() && !b.is_ascii_hexdigit()) {
+            return true;
+        }
+        letter |= b.is_ascii_alphabetic();
+        alnum += usize::from(b.is_ascii_alphanumeric());
+    }
+    letter && alnum < 8
 }
 
 #[cfg(test)]
@@ -861,6 +878,19 @@ mod tests {
             ("in http-in app_servers/web3 0/0/20/69/533 500 40782 - -", "in http-in <*> <*> - -"),
             ("in https-in api_back/app-b 48/1/15/579/51 200 40507 - -", "in https-in api_back/app-b <*> - -"),
             ("took 7 10ms", "took <*> <*>"),
+            // regression (a second reader): a value's kind is not the luck of its letters
+            ("wrote 73 868B to level 3", "wrote <*> <*> to level <*>"),
+            ("wrote 16 508KB to level 3", "wrote <*> <*> to level <*>"),
+            ("retry after 5 3d", "retry after <*> <*>"),
+            ("retry after 6 3h", "retry after <*> <*>"),
+            ("task 12 b2c9d done", "task <*> <*> done"),
+            ("task 13 x2k9p done", "task <*> <*> done"),
+            ("id 7 3fbd3a35-7f21-4c61-a1e2-50f835cd4418 ok", "id <*> ok"),
+            ("id 7 31873035-7021-4061-8142-50383542441a ok", "id <*> ok"),
+            // a struct printed with `{:?}` is a value with letters
+            ("epoch 5 EpochPair { curr: 1, prev: 0 } done", "epoch <*> <*> done"),
+            ("epoch 6 \"x\" done", "epoch <*> <*> done"),
+            ("at x7 EpochPair { curr: 1 } done", "at <*> done"),
             // hex words, with hex letters or without (BGL)
             ("(softheader=0064588e 8aff0003 00000002 00000000) PSR0=00001f01", "(softheader=<*> <*> <*>) PSR0=<*>"),
             ("(softheader=00589370 90990003 00000002 00000000) PSR0=00001f01", "(softheader=<*> <*> <*>) PSR0=<*>"),
