@@ -895,7 +895,8 @@ fn unquoted(text: &[u8], mut r: Range<usize>) -> Range<usize> {
         let mut escaped = false;
         let (inner, end) = (r.start + 1, r.end);
         let apostrophe = |i: usize| {
-            q == b'\'' && text[i - 1].is_ascii_alphanumeric() && i + 1 < end && text[i + 1].is_ascii_alphanumeric()
+            let word = |b: u8| b.is_ascii_alphanumeric() || b >= 0x80;
+            q == b'\'' && word(text[i - 1]) && i + 1 < end && word(text[i + 1])
         };
         let closes = text[inner..r.end].iter().enumerate().position(|(k, &b)| {
             let close = b == q && !escaped && !apostrophe(inner + k);
@@ -2585,6 +2586,7 @@ mod tests {
             // regression (a second reader): an apostrophe inside single quotes closes nothing
             ("'can't open file 7'", "can't open file 7"),
             ("'it's 7 zorp'", "it's 7 zorp"),
+            ("'Zoë's quota 3 exceeded'", "Zoë's quota 3 exceeded"),
             // a quote that is escaped closes nothing
             (r#""never closed \""#, r#""never closed \""#),
             (r#"""#, r#"""#),

@@ -662,6 +662,7 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
                 if was_var && prev_lettered {
                     out.buf.truncate(ps as usize - 1);
                     last_var = true;
+                    last_lettered = true;
                     continue;
                 }
                 out.spans.push((ps, out.buf.len() as u32));
@@ -681,20 +682,28 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
 }
 
 /// Is a variable token a value with letters, or a number (decimal or hex)? A value with a
-/// letter or a UTF-8 character has letters, but for a hex word (8 or more letters and digits,
-/// all hex digits: `0064588e`, a UUID) whose letters are the luck of its value: `8aff0003` and
-/// `00000002` are one kind. A short one is not (`868B` and `508KB`, `3d` and `3h`, `b2c9d` and
-/// `x2k9p` are values with letters: a second reader).
+/// letter or a UTF-8 character has letters, but for a hex word (7 or more letters and digits,
+/// all hex digits: a short commit id, `0064588e`, a UUID) whose letters are the luck of its
+/// value: `8aff0003` and `00000002` are one kind. A shorter one is not (`868B` and `508KB`, `3d`
+/// and `3h`, `b2c9d` and `x2k9p` are values with letters: a second reader). Nor is a float's
+/// exponent (`1e-05`, `2.5E+07`, as `{:?}` prints a small or large `f64`: a third reader).
 fn lettered(token: &[u8]) -> bool {
     let (mut alnum, mut letter) = (0usize, false);
-    for &b in token {
+    for (i, &b) in token.iter().enumerate() {
+        let exponent = matches!(b, b'e' | b'E')
+            && i > 0
+            && token[i - 1].is_ascii_digit()
+            && token.get(i + 1).is_some_and(|&n| n.is_ascii_digit() || matches!(n, b'+' | b'-'));
+        if exponent {
+            continue;
+        }
         if b >= 0x80 || (b.is_ascii_alphabetic() && !b.is_ascii_hexdigit()) {
             return true;
         }
         letter |= b.is_ascii_alphabetic();
         alnum += usize::from(b.is_ascii_alphanumeric());
     }
-    letter && alnum < 8
+    letter && alnum < 7
 }
 
 #[cfg(test)]
@@ -891,6 +900,17 @@ mod tests {
             ("epoch 5 EpochPair { curr: 1, prev: 0 } done", "epoch <*> <*> done"),
             ("epoch 6 \"x\" done", "epoch <*> <*> done"),
             ("at x7 EpochPair { curr: 1 } done", "at <*> done"),
+            // regressions (a third reader): a struct that joined a value with letters is one
+            // itself; a float's exponent is no letter; a short commit id is a hex word
+            ("at a7 Foo { x: 1 } 8 done", "at <*> <*> done"),
+            ("at a7 Foo { x: 1 } x8 done", "at <*> done"),
+            ("at a7 Foo { x: 1 } Bar { y: 2 } done", "at <*> done"),
+            ("lr 7 1e-05 done", "lr <*> done"),
+            ("lr 7 2.5e+07 done", "lr <*> done"),
+            ("lr 7 1.0E-6 done", "lr <*> done"),
+            ("lr 7 0.00001 done", "lr <*> done"),
+            ("sha 7 3fa2b1c done", "sha <*> done"),
+            ("sha 7 3172051 done", "sha <*> done"),
             // hex words, with hex letters or without (BGL)
             ("(softheader=0064588e 8aff0003 00000002 00000000) PSR0=00001f01", "(softheader=<*> <*> <*>) PSR0=<*>"),
             ("(softheader=00589370 90990003 00000002 00000000) PSR0=00001f01", "(softheader=<*> <*> <*>) PSR0=<*>"),
