@@ -559,10 +559,10 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
     let n = memchr::memchr(b'\n', line).unwrap_or(line.len());
     let line = &line[..n];
     // The last token was a variable, and whether it had a letter in it; the same of the token
-    // before it.
+    // before it. Read only where two variables meet (most variables stand alone).
     let mut last_var = false;
-    let mut last_lettered = false;
-    let mut prev_lettered = false;
+    let mut last_kind = Kind::Is(false);
+    let mut prev_kind = Kind::Is(false);
     let mut i = 0;
     while i < n && out.spans.len() < MAX_TOKENS && out.buf.len() < MAX_TEMPLATE_BYTES {
         while i < n && CLASS[line[i] as usize] & BLANK != 0 {
@@ -639,10 +639,14 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
         // gave `<*> <*>` where `api_back/app-b` (no digit, a word) is not a variable, and
         // `<*> <*> <*>` beside it: one kind, two templates of two lengths (a generalisation
         // reader's sets of ten other programs).
-        let lettered = is_var && lettered(&line[s..i]);
-        if is_var && last_var && lettered == last_lettered {
-            out.buf.truncate(sep);
-            continue;
+        let kind = if is_var { Kind::Span(line, s, i) } else { Kind::Is(false) };
+        if is_var && last_var {
+            let lettered = kind.lettered(line);
+            if lettered == last_kind.lettered(line) {
+                out.buf.truncate(sep);
+                last_kind = Kind::Is(lettered);
+                continue;
+            }
         }
         if is_var
             && line[s] == b'{'
@@ -659,25 +663,55 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
                 let was_var = out.spans.last().is_some_and(|&(a, b)| &out.buf[a as usize..b as usize] == VAR);
                 // A struct is a value with letters: it joins such a value before it, not a number
                 // (`epoch 6 Foo { .. }` is `epoch <*> <*>`, as `epoch 6 "x"` is).
-                if was_var && prev_lettered {
+                if was_var && prev_kind.lettered(line) {
                     out.buf.truncate(ps as usize - 1);
                     last_var = true;
-                    last_lettered = true;
+                    last_kind = Kind::Is(true);
                     continue;
                 }
                 out.spans.push((ps, out.buf.len() as u32));
                 out.vars += 1;
                 last_var = true;
-                last_lettered = true;
-                prev_lettered = false;
+                last_kind = Kind::Is(true);
+                prev_kind = Kind::Is(false);
                 continue;
             }
         }
         out.spans.push((start as u32, out.buf.len() as u32));
         out.vars += u32::from(is_var);
-        prev_lettered = last_lettered;
+        prev_kind = last_kind;
         last_var = is_var;
-        last_lettered = lettered;
+        last_kind = kind;
+    }
+}
+
+/// A token's kind for [`tokenize`]'s runs: known, or to be read off its bytes in the line. One
+/// word (a span's start and end in its halves, its top bit set; else the answer): the loop
+/// copies it at every token.
+#[derive(Clone, Copy)]
+struct Kind(u64);
+
+const SPAN: u64 = 1 << 63;
+
+#[allow(non_snake_case)]
+impl Kind {
+    fn Is(lettered: bool) -> Kind {
+        Kind(u64::from(lettered))
+    }
+
+    fn Span(line: &[u8], s: usize, e: usize) -> Kind {
+        if e >= 1 << 31 {
+            return Kind::Is(lettered(&line[s..e]));
+        }
+        Kind(SPAN | (s as u64) << 32 | e as u64)
+    }
+
+    fn lettered(self, line: &[u8]) -> bool {
+        if self.0 & SPAN == 0 {
+            return self.0 == 1;
+        }
+        let (s, e) = (((self.0 & !SPAN) >> 32) as usize, (self.0 & 0xffff_ffff) as usize);
+        lettered(&line[s..e])
     }
 }
 
