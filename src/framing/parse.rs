@@ -1210,8 +1210,6 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     } else if let Some(t) = journal_full_time(head) {
         t
     } else {
-        const MONTHS: [&[u8; 3]; 12] =
-            [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
         let month = head.get(..3)?;
         if !MONTHS.iter().any(|m| &m[..] == month) || head.get(3) != Some(&b' ') {
             return None;
@@ -1265,6 +1263,12 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(i + 2)
 }
 
+/// BSD syslog's months and `journalctl -o short-full`'s weekdays, the words a prefix may start
+/// with.
+const MONTHS: [&[u8; 3]; 12] =
+    [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+const DAYS: [&[u8; 3]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun"];
+
 /// Where a plain line's ident starts, after a syslog or journal prefix's time and host
 /// ([`syslog_prefix`]): what another program's line behind one says is its ident's (`sshd[7]:
 /// …`), not the time's and host's.
@@ -1273,12 +1277,8 @@ pub fn syslog_ident(line: &[u8]) -> Option<usize> {
     // A prefix that starts with a letter starts with a month's or a weekday's three (`Dec  5`,
     // `Sat 2026-12-05`): a look at the fourth byte passes over most plain lines (`--unknown any`
     // on RisingWave's messages spent 280 instructions a line here before it).
-    const NAMES: [&[u8]; 19] = [
-        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec", b"Mon", b"Tue",
-        b"Wed", b"Thu", b"Fri", b"Sat", b"Sun",
-    ];
     let first = *line.first()?;
-    let named = || line.get(3) == Some(&b' ') && NAMES.contains(&&line[..3]);
+    let named = || line.get(3) == Some(&b' ') && MONTHS.iter().chain(&DAYS).any(|n| &n[..] == &line[..3]);
     if !(first.is_ascii_digit() || first == b'[' || (first.is_ascii_uppercase() && named())) {
         return None;
     }
@@ -1334,7 +1334,6 @@ fn unix_seconds(head: &[u8]) -> Option<usize> {
 /// `journalctl -o short-full`'s time: `Sun 2026-12-06 15:03:16 UTC` (a fraction after the
 /// seconds, a zone's name or offset). Its length.
 fn journal_full_time(head: &[u8]) -> Option<usize> {
-    const DAYS: [&[u8; 3]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun"];
     let day = head.get(..3)?;
     if !DAYS.iter().any(|d| &d[..] == day) || head.get(3) != Some(&b' ') {
         return None;

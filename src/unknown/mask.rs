@@ -561,8 +561,8 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
     // The last token was a variable, and whether it had a letter in it; the same of the token
     // before it. Read only where two variables meet (most variables stand alone).
     let mut last_var = false;
-    let mut last_kind = Kind::Is(false);
-    let mut prev_kind = Kind::Is(false);
+    let mut last_kind = Kind::known(false);
+    let mut prev_kind = Kind::known(false);
     let mut i = 0;
     while i < n && out.spans.len() < MAX_TOKENS && out.buf.len() < MAX_TEMPLATE_BYTES {
         while i < n && CLASS[line[i] as usize] & BLANK != 0 {
@@ -639,12 +639,12 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
         // gave `<*> <*>` where `api_back/app-b` (no digit, a word) is not a variable, and
         // `<*> <*> <*>` beside it: one kind, two templates of two lengths (a generalisation
         // reader's sets of ten other programs).
-        let kind = if is_var { Kind::Span(line, s, i) } else { Kind::Is(false) };
+        let kind = if is_var { Kind::span(line, s, i) } else { Kind::known(false) };
         if is_var && last_var {
             let lettered = kind.lettered(line);
             if lettered == last_kind.lettered(line) {
                 out.buf.truncate(sep);
-                last_kind = Kind::Is(lettered);
+                last_kind = Kind::known(lettered);
                 continue;
             }
         }
@@ -666,14 +666,14 @@ pub fn tokenize(line: &[u8], out: &mut Tokens) {
                 if was_var && prev_kind.lettered(line) {
                     out.buf.truncate(ps as usize - 1);
                     last_var = true;
-                    last_kind = Kind::Is(true);
+                    last_kind = Kind::known(true);
                     continue;
                 }
                 out.spans.push((ps, out.buf.len() as u32));
                 out.vars += 1;
                 last_var = true;
-                last_kind = Kind::Is(true);
-                prev_kind = Kind::Is(false);
+                last_kind = Kind::known(true);
+                prev_kind = Kind::known(false);
                 continue;
             }
         }
@@ -693,15 +693,14 @@ struct Kind(u64);
 
 const SPAN: u64 = 1 << 63;
 
-#[allow(non_snake_case)]
 impl Kind {
-    fn Is(lettered: bool) -> Kind {
+    fn known(lettered: bool) -> Kind {
         Kind(u64::from(lettered))
     }
 
-    fn Span(line: &[u8], s: usize, e: usize) -> Kind {
+    fn span(line: &[u8], s: usize, e: usize) -> Kind {
         if e >= 1 << 31 {
-            return Kind::Is(lettered(&line[s..e]));
+            return Kind::known(lettered(&line[s..e]));
         }
         Kind(SPAN | (s as u64) << 32 | e as u64)
     }
