@@ -577,6 +577,13 @@ impl<W: Writer> Annotator<'_, W> {
                     l.fields(first, |kv| log.fields.push(go_field(first, kv)));
                 }
             }
+        } else if ev.header == Header::None
+            && json.is_none()
+            && raw_json.is_none()
+            && let Some(syslog) = parse::syslog_line(&text)
+        {
+            // A plain line behind a syslog or journal prefix: the prefix's time.
+            timestamp = syslog.timestamp(&text, &observed).map(Cow::Owned);
         }
         let lb = &self.line_buf;
         let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::annotate::Emit;
 use crate::catalog::Severity;
-use crate::event::{Annotated, Flow, Writer};
+use crate::event::{Annotated, Flow, Writer, visible};
 use crate::matcher::Matcher;
 use crate::unknown::{Levels, Shared, id_text, mask::VAR};
 use crate::{framing, source};
@@ -973,19 +973,6 @@ pub fn text(reports: &[ClusterReport]) -> String {
         }
     }
     out
-}
-
-/// `s` for a terminal: control characters but the tab written as escapes (`\u{7}`). The text
-/// report goes to a terminal, and a log line's carriage return, bell or escape sequence would
-/// act there (overwrite the line, set the window title) instead of being read.
-fn visible(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() && c != '\t') {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    s.chars()
-        .map(|c| if c.is_control() && c != '\t' { c.escape_unicode().to_string() } else { c.to_string() })
-        .collect::<String>()
-        .into()
 }
 
 #[cfg(test)]

@@ -1628,7 +1628,21 @@ fn write_pretty_unknown(out: &mut Vec<u8>, u: &Unknown<'_>, color: bool, width: 
     let (dim, reset) = if color { (DIM, RESET) } else { ("", "") };
     let what = unknown_word(u);
     push_wrapped(out, &format!("{dim}{lead} unknown {what}, cluster {:016x}, seen {}×{reset}", u.cluster, u.count), "  ", width);
-    push_wrapped(out, &format!("{dim}template: {}{reset}", u.template), "     ", width);
+    push_wrapped(out, &format!("{dim}template: {}{reset}", visible(&u.template)), "     ", width);
+}
+
+/// `s` for a terminal: control characters but the tab written as escapes (`\u{7}`). What annotail
+/// writes of its own (`discover`'s report, `--summary`, pretty output's template line) goes to a
+/// terminal, and a log line's carriage return, bell or escape sequence would act there
+/// (overwrite the line, set the window title, ring) instead of being read.
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\t') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars()
+        .map(|c| if c.is_control() && c != '\t' { c.escape_unicode().to_string() } else { c.to_string() })
+        .collect::<String>()
+        .into()
 }
 
 /// Write `text` after `indent`, wrapped at spaces to `width` columns (escape codes count zero).

@@ -229,7 +229,8 @@ fn render_unknown(sum: &Summary, width: usize, out: &mut String) {
     let _ = writeln!(out, "{:>count_w$}  {:<16}  TEMPLATE", "COUNT", "CLUSTER");
     let tw = width.saturating_sub(count_w + 20).max(10);
     for r in rows.iter().take(MAX_UNKNOWN_ROWS) {
-        let _ = writeln!(out, "{:>count_w$}  {:<16}  {}", thousands(r.count), r.cluster, fit(&r.template, tw));
+        let template = crate::event::visible(&r.template);
+        let _ = writeln!(out, "{:>count_w$}  {:<16}  {}", thousands(r.count), r.cluster, fit(&template, tw));
     }
     if rows.len() > MAX_UNKNOWN_ROWS {
         let rest = &rows[MAX_UNKNOWN_ROWS..];

@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::{PATIENCE, cmd, events, path_str, rw_line, run, stderr_of};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// A host message, an error with a trailing cause (`Failed to complete epoch {}: {}`), two causes,
 /// a wrapper that only passes its source on (`Storage error: {0}`), a wrapper whose trailing
@@ -699,6 +699,114 @@ fn regression_other_programs_kinds_are_one_cluster_each() {
 }
 
 #[test]
+fn regression_a_syslog_line_is_read_alike_wherever_it_sits() {
+    let d = Dir::new();
+    let sshd = |t: &str, host: &str, user: &str| {
+        format!("{t} {host} sshd[12]: Failed password for {user} from 10.0.0.5 port 52311 ssh2\n")
+    };
+    let kubelet = "Dec  5 10:00:02 node-a1 kubelet[2345]: E1205 10:00:02.123456    2345 kubelet.go:2855] \"Container runtime network not ready\"\n";
+    // Once a header had been behind a prefix, every later line's was taken off: the same sshd
+    // line was `sshd[<*>]: Failed …` before it and `Failed …` after it, two clusters. An RFC
+    // 3339 prefix (rsyslog's `RSYSLOG_FileFormat`) was cut as `kubectl logs --timestamps`'
+    // time: its host stayed in the template.
+    let input = [
+        sshd("Dec  5 10:00:01", "node-a1", "admin"),
+        kubelet.to_string(),
+        sshd("Dec  5 10:00:03", "node-b2", "oracle"),
+        sshd("2026-12-05T10:00:04.123456+00:00", "edge", "root"),
+        sshd("2026-12-05T10:00:05+0000", "core2", "bob"),
+        sshd("Sat 2026-12-05 10:00:06 UTC", "web-3", "carol"),
+    ]
+    .concat();
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+    assert_eq!(evs.len(), 6, "{evs:#?}");
+    let sshd_evs: Vec<&Value> = evs.iter().filter(|e| e["message"].as_str().unwrap().contains("sshd[")).collect();
+    assert_eq!(sshd_evs.len(), 5);
+    for e in &sshd_evs {
+        assert_eq!(unknown(e).map(|u| u.0), unknown(sshd_evs[0]).map(|u| u.0), "{e}");
+        assert!(unknown(e).unwrap().1.starts_with("sshd[<*>]: Failed password for "), "{e}");
+        // The whole line is the message; its time is the event's.
+        assert!(e["message"].as_str().unwrap().ends_with("ssh2"), "{e}");
+    }
+    assert_eq!(unknown(sshd_evs[4]).unwrap().1, "sshd[<*>]: Failed password for <*> from <*> port <*> <*>");
+    let times: Vec<&str> = sshd_evs.iter().map(|e| e["@timestamp"].as_str().unwrap()).collect();
+    let year = &evs[0]["observed"].as_str().unwrap()[..4];
+    assert_eq!(times[0], format!("{year}-12-05T10:00:01"), "BSD syslog's time: the observed year (or the one before)");
+    assert_eq!(&times[2..], ["2026-12-05T10:00:04.123456+00:00", "2026-12-05T10:00:05+00:00", "2026-12-05T10:00:06Z"]);
+    // `/var/log/syslog` interleaves programs: another writer's line after a RisingWave
+    // event's is an event of its own (it was taken into the event), and a line of the first
+    // writer's after it is not the second's. (An event is written when the next one starts, so
+    // that line cannot go back into the first.)
+    let rw = "Dec  5 10:00:07 node-a1 risingwave[9]: 2026-12-05T10:00:07.000000Z ERROR risingwave_meta::barrier: failed to frobnicate the widget 7";
+    let input = format!(
+        "{rw}\nDec  5 10:00:07 node-a1 risingwave[9]: Caused by:\n{}Dec  5 10:00:07 node-a1 risingwave[9]:   0: widget store is gone\n",
+        sshd("Dec  5 10:00:07", "node-a1", "eve")
+    );
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+    let shape: Vec<(u64, u64)> =
+        evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap())).collect();
+    assert_eq!(shape, [(1, 2), (3, 1), (4, 1)], "{evs:#?}");
+    let message = evs[0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("ERROR risingwave_meta::barrier: failed to frobnicate the widget 7\nCaused by:"),
+        "{message}"
+    );
+    assert_eq!(unknown(&evs[1]).unwrap().1, "sshd[<*>]: Failed password for eve from <*> port <*> <*>");
+}
+
+/// Found by a generalisation reader: `journalctl -o json`'s records of programs other than
+/// RisingWave were JSON objects without a message: `--unknown any` wrote none of them.
+#[test]
+fn regression_journal_json_records_of_other_programs_are_read_as_their_lines() {
+    let d = Dir::new();
+    let record = |t: u64, host: &str, pid: u32, user: &str| {
+        serde_json::json!({
+            "__REALTIME_TIMESTAMP": t.to_string(), "PRIORITY": "5", "SYSLOG_IDENTIFIER": "sshd",
+            "_PID": pid.to_string(), "_HOSTNAME": host,
+            "MESSAGE": format!("Failed password for invalid user {user} from 10.0.0.5 port 52311 ssh2"),
+        })
+        .to_string()
+            + "\n"
+    };
+    let input =
+        record(1764928801000000, "node-a1", 1201, "admin") + &record(1764928802500000, "node-b2", 1877, "oracle");
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+    assert_eq!(evs.len(), 2, "{evs:#?}");
+    assert_eq!(unknown(&evs[0]).unwrap().0, unknown(&evs[1]).unwrap().0);
+    assert_eq!(unknown(&evs[1]).unwrap().1, "sshd[<*>]: Failed password for invalid user <*> from <*> port <*> <*>");
+    assert_eq!(evs[1]["@timestamp"], "2025-12-05T10:00:02.500000+00:00");
+    assert_eq!(
+        evs[1]["message"],
+        "2025-12-05T10:00:02.500000+00:00 node-b2 sshd[1877]: Failed password for invalid user oracle from 10.0.0.5 port 52311 ssh2"
+    );
+    assert_eq!((&evs[1]["log"]["format"], &evs[1]["log"]["content_format"]), (&json!("json"), &json!("plain")));
+}
+
+/// Found by a generalisation reader: Spring Boot's console lines read as RisingWave text
+/// clustered their pid, thread and logger (`<*> --- [<*>] c.e.orders.OrderController`): two
+/// errors of one logger were one cluster, and neither message was in it.
+#[test]
+fn regression_spring_boot_lines_cluster_their_message() {
+    let d = Dir::new();
+    let input = "\
+2026-12-05 10:00:02.101 ERROR 7 --- [nio-8080-exec-2] c.e.orders.OrderController               : Order 4411 rejected: inventory service unavailable
+2026-12-05 10:00:03.101 ERROR 7 --- [nio-8080-exec-3] c.e.orders.OrderController               : Payment 9912 declined by gateway stripe
+2026-12-05 10:00:04.101 ERROR 7 --- [nio-8080-exec-1] c.e.orders.OrderController               : Order 4412 rejected: inventory service unavailable
+";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
+    let got: Vec<(&str, &str)> = evs.iter().map(|e| unknown(e).map(|u| (u.0, u.1)).unwrap()).collect();
+    assert_eq!(got.len(), 3, "{evs:#?}");
+    assert_eq!(got[0].0, got[2].0);
+    assert_ne!(got[0].0, got[1].0);
+    assert_eq!(got[2].1, "Order <*> rejected");
+    assert_eq!(got[1].1, "Payment <*> declined by gateway stripe");
+    assert_eq!(
+        (&evs[1]["log"]["target"], &evs[1]["log"]["thread"]),
+        (&json!("c.e.orders.OrderController"), &json!("nio-8080-exec-3"))
+    );
+}
+
+#[test]
 fn same_input_same_ids_and_counts_on_two_runs() {
     let d = Dir::new();
     let mut input = String::new();
@@ -782,6 +890,29 @@ fn summary_lists_the_top_unknown_clusters() {
     let rows: Vec<&str> = err.lines().skip_while(|l| !l.contains("CLUSTER")).skip(1).collect();
     assert!(rows[0].trim_start().starts_with("5  ") && rows[0].ends_with("sink writer <*> crashed"), "{err}");
     assert!(rows[1].ends_with("slow heartbeat from worker <*>"), "{err}");
+}
+
+/// Found by an operator's reading: `discover` wrote a template's control characters as escapes,
+/// but `--summary`'s table and pretty output's template line wrote them raw (a bell rang, NULs
+/// made `grep` call the daemon's log binary).
+#[test]
+fn regression_control_characters_of_a_template_reach_the_terminal_as_escapes() {
+    let d = Dir::new();
+    let input = format!(
+        "{}\n{}\n",
+        error(1, "sink writer 1 rang \x07 twice \0 here"),
+        error(2, "sink writer 2 rang \x07 twice \0 here")
+    );
+    let out = run(
+        &["-c", &d.catalog(), "--unknown", "warn", "--format", "pretty", "--color", "never", "--summary"],
+        input.as_bytes(),
+    );
+    let (text, err) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    let template = text.lines().find(|l| l.contains("template: ")).expect("a template line");
+    assert!(template.ends_with("template: sink writer <*> rang \\u{7} twice \\u{0} here"), "{text}");
+    let row = err.lines().skip_while(|l| !l.contains("CLUSTER")).nth(1).expect("a cluster row");
+    assert!(row.ends_with("sink writer <*> rang \\u{7} twice \\u{0} here"), "{err}");
+    assert!(!err.contains('\x07') && !template.contains('\0'), "{err}");
 }
 
 #[test]

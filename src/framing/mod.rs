@@ -123,10 +123,11 @@ struct Acc {
     /// dated `DETAIL:`, `HINT:`, `STATEMENT:` … lines the server writes below it for the same
     /// process are its own.
     postgres: Option<(Option<u64>, u64)>,
-    /// Its first line's pod, container and CRI stream ([`source_key`]): a line of another
-    /// continues it not. `kubectl logs -f -l … --prefix` interleaves the pods' lines, and a
-    /// container's log file its stdout and stderr: one pod's `Caused by:` list or backtrace
-    /// went into another pod's event, a panic on stderr into an ERROR on stdout.
+    /// Its first line's pod, container and CRI stream, or its syslog writer ([`source_key`]): a
+    /// line of another continues it not. `kubectl logs -f -l … --prefix` interleaves the pods'
+    /// lines, a container's log file its stdout and stderr, and `/var/log/syslog` every
+    /// program's: one pod's `Caused by:` list or backtrace went into another pod's event, a
+    /// panic on stderr into an ERROR on stdout, sshd's lines into RisingWave's event.
     source: u64,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
@@ -894,7 +895,7 @@ impl<'m> Framer<'m> {
         line_no: u64,
         physical: u32,
         offset: u64,
-        (prefix, header): (parse::Prefix, Header),
+        (mut prefix, header): (parse::Prefix, Header),
         hits: &[Hit],
         (rescan, ansi): (bool, bool),
         truncated: bool,
@@ -913,6 +914,11 @@ impl<'m> Framer<'m> {
         // Read here, while the line's text is at hand: only an open object's `}` closes it.
         let json_closes = continues && self.acc.as_ref().is_some_and(|a| a.json_open) && parse::lone(content, b'}');
         if !continues {
+            if header == Header::None && prefix.syslog.is_some() {
+                // A plain line behind a syslog prefix starts its event whole: the annotator reads
+                // its time and its ident ([`parse::Syslog`]).
+                prefix.content = 0;
+            }
             // Another program's line is read once for what decides the lines after it.
             let stamped = if header == Header::Stamped { parse::parse_stamped(content) } else { None };
             // The open event's range (if any) lies in this block.
@@ -1303,11 +1309,16 @@ fn pod_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
     if prefix.kubectl.is_none() { 0 } else { prefix_key(line, prefix, false) }
 }
 
-/// The pod and container a line's `kubectl --prefix` (or stern's) names and the stream its CRI
-/// (or Docker json-file) record was written to, as a hash (0 without any of them): the lines
-/// of one event come from one of them ([`Acc::source`]).
+/// The pod and container a line's `kubectl --prefix` (or stern's) names, the stream its CRI
+/// (or Docker json-file) record was written to, and the host, ident and pid of its syslog or
+/// journal prefix, as a hash (0 without any of them): the lines of one event come from one of
+/// them ([`Acc::source`]).
 fn source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
-    if prefix.kubectl.is_none() && prefix.cri.is_none() { 0 } else { prefix_key(line, prefix, true) }
+    if prefix.kubectl.is_none() && prefix.cri.is_none() && prefix.syslog.is_none() {
+        0
+    } else {
+        prefix_key(line, prefix, true)
+    }
 }
 
 /// The hash ([`pod_key`], [`source_key`]) of a line's pod and container, and with `stream` its
@@ -1319,6 +1330,7 @@ fn prefix_key(line: &[u8], prefix: &parse::Prefix, stream: bool) -> u64 {
     prefix.kubectl.as_ref().map(|(p, c)| (at(p), at(c))).hash(&mut h);
     if stream {
         prefix.cri.as_ref().map(|(s, _)| at(s)).hash(&mut h);
+        prefix.syslog.as_ref().map(at).hash(&mut h);
     }
     h.finish() | 1
 }

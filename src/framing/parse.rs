@@ -67,6 +67,9 @@ pub struct Prefix {
     pub docker: bool,
     /// The line is a JSON envelope, read as the line it carries ([`envelope_record`]).
     pub envelope: bool,
+    /// A syslog or journal prefix's host, ident and `[pid]` ([`Syslog::source`]): an event's
+    /// lines are one writer's.
+    pub syslog: Option<Range<usize>>,
 }
 
 /// Sticky facts about a stream, learnt from earlier lines.
@@ -681,6 +684,9 @@ impl Prefix {
         if let Some((r, _)) = &mut self.cri {
             sh(r);
         }
+        if let Some(r) = &mut self.syslog {
+            sh(r);
+        }
     }
 }
 
@@ -703,11 +709,16 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
     } else if let Some(n) = compose_prefix(line) {
         i = n;
     } else if line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'[')
-        && let Some(n) = syslog_prefix(line, ts0)
-        && (state.syslog || header_at(&line[n..]))
+        && let Some(sp) = syslog_prefix(line, ts0)
+        && (state.syslog || (!state.kubectl_ts && sp.plain_ok(line)) || header_at(&line[sp.end..]))
     {
+        // Taken off every line, a header behind it or not: the lines of one writer's event (a
+        // backtrace, a Java stack trace) are joined by what follows the prefix. An event's
+        // first line without a header keeps it (framing puts it back): what a plain line says
+        // is read from its ident on, its time is `@timestamp`.
         state.syslog = true;
-        i = n;
+        p.syslog = Some(sp.source);
+        i = sp.end;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
         && let Some((pod, container, n)) = stern_prefix(line)
         && (state.stern || header_at(&line[n..]) || timestamped_header(&line[n..]))
@@ -1103,8 +1114,10 @@ pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
             let Some(value) = rest.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else { return false };
             let Some(text) = value.strip_prefix(b"\"") else { return false };
             // A value that is itself a JSON object line (`{\"timestamp\":…`, stern around
-            // RisingWave's JSON logs) is one too: read as the JSON line it is.
-            known.is_some() || text.starts_with(b"{\\\"") || {
+            // RisingWave's JSON logs) is one too: read as the JSON line it is. journald's
+            // `MESSAGE` is a line whatever it says (another program's plain lines were JSON
+            // objects without a message: nothing to cluster, not written at `--unknown any`).
+            known.is_some() || text.starts_with(b"{\\\"") || ENVELOPE_KEYS[k] == "MESSAGE" || {
                 let head = &text[..text.len().min(ENVELOPE_LOOK)];
                 let head = &head[..memchr::memchr(b'"', head).unwrap_or(head.len())];
                 let mut plain = Vec::new();
@@ -1172,9 +1185,49 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
     if !outer_pod && let (Some(pod), Some(container)) = (named("podName", "pod"), named("containerName", "container")) {
         out.extend_from_slice(format!("[pod/{pod}/{container}] ").as_bytes());
     }
+    if ENVELOPE_KEYS[key] == "MESSAGE" {
+        journal_prefix(&obj, out);
+    }
     let prefixes = out.len();
     out.extend_from_slice(text.as_bytes());
     Some(prefixes)
+}
+
+/// A journal record's time, host, ident and pid (`__REALTIME_TIMESTAMP`, `_HOSTNAME`,
+/// `SYSLOG_IDENTIFIER` or `_COMM`, `_PID`) as `journalctl -o short-iso-precise` prints them
+/// before its message, into `out`: its lines are then read as that layout's are ([`Syslog`]),
+/// their time `@timestamp`, a plain line's template from its ident on, one writer's lines
+/// apart from another's. Nothing when the record lacks a time or an ident, or has neither a
+/// host nor a pid, or when one would not read back as itself (a blank in an ident).
+fn journal_prefix(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Vec<u8>) {
+    let field = |k: &str| obj.get(k).and_then(serde_json::Value::as_str).filter(|v| !v.is_empty());
+    let name_ok = |v: &str, extra: &[u8]| {
+        v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b) || extra.contains(&b))
+    };
+    let Some(micros) = field("__REALTIME_TIMESTAMP").and_then(|t| t.parse::<u64>().ok()) else { return };
+    let Some(ident) = field("SYSLOG_IDENTIFIER").or_else(|| field("_COMM")).filter(|i| name_ok(i, b"/@()")) else {
+        return;
+    };
+    let host = field("_HOSTNAME").filter(|h| name_ok(h, b""));
+    let pid = field("_PID").filter(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    if host.is_none() && pid.is_none() {
+        return;
+    }
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(micros);
+    let time = humantime::format_rfc3339_micros(at).to_string();
+    // An offset, not `Z`: a `Z` time before a pid-less ident is not read as a prefix on a
+    // stream's first line ([`Syslog::plain_ok`]); journalctl prints the offset so.
+    out.extend_from_slice(time.strip_suffix('Z').unwrap_or(&time).as_bytes());
+    out.extend_from_slice(b"+00:00 ");
+    if let Some(h) = host {
+        out.extend_from_slice(h.as_bytes());
+        out.push(b' ');
+    }
+    out.extend_from_slice(ident.as_bytes());
+    if let Some(p) = pid {
+        out.extend_from_slice(format!("[{p}]").as_bytes());
+    }
+    out.extend_from_slice(b": ");
 }
 
 /// A syslog or journal prefix: `<time> <host> <ident>[<pid>]: `, as `journalctl` (its default
@@ -1184,7 +1237,7 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
 /// RisingWave line is never taken for one: its time is followed by its level, which is no host
 /// name, and its target has `::` or no `[pid]`-less ident's `: ` after a level.
 #[inline(always)] // Framing's `classify` looks on every line framed (it was inlined there alone).
-fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
+fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
     let head = &line[..line.len().min(256)];
     let mut i = if let Some(t) = zoned {
         // `zoned`: the RFC 3339 timestamp the line starts with, already read. A RisingWave
@@ -1227,22 +1280,28 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
         }
         t
     };
+    let time = 0..i;
     if head.get(i) != Some(&b' ') {
         return None;
     }
     i += 1;
+    let host = i;
     // The host: a host name, not a level word (after a RisingWave time comes its level), nor
     // the start of a JSON object (`kubectl logs --timestamps` before one). None with
     // `journalctl --no-hostname`: the first word is then the ident, with its `[pid]`.
-    let host = head[i..].iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))?;
-    let name = &head[i..i + host];
-    let no_host = host > 0 && head[i + host] == b'[';
+    let host_len = head[i..].iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))?;
+    let name = &head[i..i + host_len];
+    let no_host = host_len > 0 && head[i + host_len] == b'[';
     if !no_host {
-        if host == 0 || head[i + host] != b' ' || matches!(name, b"TRACE" | b"DEBUG" | b"INFO" | b"WARN" | b"ERROR") {
+        if host_len == 0
+            || head[i + host_len] != b' '
+            || matches!(name, b"TRACE" | b"DEBUG" | b"INFO" | b"WARN" | b"ERROR")
+        {
             return None;
         }
-        i += host + 1;
+        i += host_len + 1;
     }
+    let ident_at = i;
     // The ident (a program's name: `sshd(pam_unix)`, `systemd-journald`), its `[pid]`; `: `.
     let ident = head[i..]
         .iter()
@@ -1251,7 +1310,8 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
         return None;
     }
     i += ident;
-    if head.get(i) == Some(&b'[') {
+    let pid = head.get(i) == Some(&b'[');
+    if pid {
         let close = head[i..].iter().position(|&b| b == b']')?;
         if close < 2 || !head[i + 1..i + close].iter().all(u8::is_ascii_digit) {
             return None;
@@ -1260,7 +1320,81 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<usize> {
     } else if no_host {
         return None;
     }
-    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(i + 2)
+    (head.get(i) == Some(&b':') && head.get(i + 1) == Some(&b' ')).then_some(Syslog {
+        time,
+        source: host..i,
+        ident: ident_at,
+        pid,
+        end: i + 2,
+    })
+}
+
+/// A syslog or journal prefix's parts ([`syslog_prefix`]), as offsets into its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Syslog {
+    /// Its time, with the zone or fraction written with it (`Dec  5 10:00:00`,
+    /// `2026-12-05T10:00:00+0000`, `Sat 2026-12-05 10:00:00 UTC`, `[ 1234.567890]`).
+    pub time: Range<usize>,
+    /// Its host (when it has one), ident and `[pid]`: who wrote the line.
+    pub source: Range<usize>,
+    /// Where its ident starts.
+    pub ident: usize,
+    /// The ident has its `[pid]`.
+    pub pid: bool,
+    /// Where the message starts, past the ident's `: `.
+    pub end: usize,
+}
+
+impl Syslog {
+    /// May a line with this prefix be read as a syslog line before any line of its stream has
+    /// been (`StreamState::syslog`), when no header follows it? Not behind `kubectl logs
+    /// --timestamps`' time (`Z`) or the kernel ring's (`dmesg`'s `[ 1.234] usb 1-1: …`) without
+    /// a `[pid]`: there `<word> <word>: ` is as likely a program's own text (`Server listening:
+    /// 8080`) as a host and an ident.
+    fn plain_ok(&self, line: &[u8]) -> bool {
+        self.pid || !matches!(line[self.time.end - 1], b'Z' | b'z' | b']')
+    }
+
+    /// The time for `@timestamp` (the annotator writes it in RFC 3339's form), its zone as the
+    /// line writes it (BSD syslog's time has none, nor a year: the year is `observed`'s, or the one before when the
+    /// line's month is later than the observed one, as for klog). `None` for journalctl's
+    /// monotonic clock, which is no wall time.
+    pub fn timestamp(&self, line: &[u8], observed: &str) -> Option<String> {
+        let t = &line[self.time.clone()];
+        match t[0] {
+            b'[' => None,
+            b'0'..=b'9' => match date_time_len(t) {
+                Some(n) => {
+                    let clock = std::str::from_utf8(&t[..n]).ok()?;
+                    let zone = &t[n..];
+                    let zone =
+                        if zone.len() == 5 { offset_form(zone)? } else { std::str::from_utf8(zone).ok()?.to_string() };
+                    Some(format!("{clock}{zone}"))
+                }
+                None => {
+                    let secs: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
+                    let at = std::time::UNIX_EPOCH + std::time::Duration::try_from_secs_f64(secs).ok()?;
+                    Some(humantime::format_rfc3339_micros(at).to_string())
+                }
+            },
+            _ if DAYS.iter().any(|d| d[..] == t[..3]) => {
+                // `Sat 2026-12-05 10:00:00.123 UTC`: a zone's name that says no offset (`CET`)
+                // leaves the time zone-less.
+                let n = 4 + date_time_len(&t[4..])?;
+                let clock = std::str::from_utf8(&t[4..n]).ok()?;
+                Some(format!("{clock}{}", zone_offset(&t[n + 1..]).unwrap_or_default()))
+            }
+            _ => {
+                let month = MONTHS.iter().position(|m| m[..] == t[..3])? as u32 + 1;
+                let day: u32 = std::str::from_utf8(&t[4..6]).ok()?.trim_start().parse().ok()?;
+                let seen: i32 = observed.get(..4)?.parse().ok()?;
+                let seen_month: u32 = observed.get(5..7)?.parse().ok()?;
+                let year = if month > seen_month { seen - 1 } else { seen };
+                let clock = std::str::from_utf8(&t[7..]).ok()?;
+                Some(format!("{year:04}-{month:02}-{day:02}T{clock}"))
+            }
+        }
+    }
 }
 
 /// BSD syslog's months and `journalctl -o short-full`'s weekdays, the words a prefix may start
@@ -1274,6 +1408,12 @@ const DAYS: [&[u8; 3]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"S
 /// …`), not the time's and host's.
 #[inline]
 pub fn syslog_ident(line: &[u8]) -> Option<usize> {
+    syslog_line(line).map(|s| s.ident)
+}
+
+/// The syslog or journal prefix a plain line starts with ([`syslog_prefix`]).
+#[inline]
+pub fn syslog_line(line: &[u8]) -> Option<Syslog> {
     // A prefix that starts with a letter starts with a month's or a weekday's three (`Dec  5`,
     // `Sat 2026-12-05`): a look at the fourth byte passes over most plain lines (`--unknown any`
     // on RisingWave's messages spent 280 instructions a line here before it).
@@ -1282,17 +1422,16 @@ pub fn syslog_ident(line: &[u8]) -> Option<usize> {
     if !(first.is_ascii_digit() || first == b'[' || (first.is_ascii_uppercase() && named())) {
         return None;
     }
-    syslog_ident_at(line)
+    syslog_line_at(line)
 }
 
-/// [`syslog_ident`] past its first look.
+/// [`syslog_line`] past its first look.
 #[inline(never)]
-fn syslog_ident_at(line: &[u8]) -> Option<usize> {
+fn syslog_line_at(line: &[u8]) -> Option<Syslog> {
     let ts0 = if line[0].is_ascii_digit() { timestamp_len(line) } else { None };
     // The prefix ends in the ident, its `[pid]` and `: `; neither holds a blank, and a blank
     // (or the line's start) is before it.
-    let colon = syslog_prefix(line, ts0)? - 2;
-    Some(line[..colon].iter().rposition(|&b| b == b' ').map_or(0, |i| i + 1))
+    syslog_prefix(line, ts0)
 }
 
 /// `journalctl -o short-monotonic`'s time, `[ 1234.567890]`, or `short-delta`'s, `[ 1234.567890
@@ -2186,6 +2325,37 @@ fn before_backtrace(s: &[u8], nl: usize) -> usize {
 }
 
 /// Parse a RisingWave text header and body. `s` is the first line's content.
+/// Spring Boot's console layout after the level (`%5p ${PID} --- [%15.15t] %-40.40logger{39} :
+/// `, Spring Boot 3.2's application name in brackets before the thread): the thread (its padding
+/// taken off), the logger, and where the message starts. Read as a RisingWave header's message,
+/// the pid, thread and logger before its ` : ` were the text clustered, one cluster per logger
+/// (a generalisation reader's Spring services). `at`: where the message would start.
+fn spring_tail(s: &[u8], at: usize) -> Option<(Range<usize>, Range<usize>, usize)> {
+    let mut i = at + s.get(at..)?.iter().take_while(|&&b| b == b' ').count();
+    let pid = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if pid == 0 || !s[i + pid..].starts_with(b" --- [") {
+        return None;
+    }
+    i += pid + 5;
+    // A bracket at `i` and the blank after it: what it holds without its padding, and where the
+    // next word starts. (A thread's name has no `]`; a logger may: Tomcat's
+    // `o.a.c.c.C.[.[.[/].[dispatcherServlet]`.)
+    let bracket = |i: usize| -> Option<(Range<usize>, usize)> {
+        let close = i + memchr::memchr(b']', &s[i..s.len().min(i + 256)])?;
+        let inner = i + 1 + s[i + 1..close].iter().take_while(|&&b| b == b' ').count()..close;
+        (s.get(close + 1) == Some(&b' ')).then_some((inner, close + 2))
+    };
+    let (mut thread, mut next) = bracket(i)?;
+    if s.get(next) == Some(&b'[') {
+        (thread, next) = bracket(next)?;
+    }
+    let logger_end = next + s[next..].iter().position(|&b| b == b' ' || b == b'\n')?;
+    let colon = logger_end + s[logger_end..].iter().take_while(|&&b| b == b' ').count();
+    let ends = matches!(s.get(colon + 1), Some(b' ' | b'\n') | None);
+    let message = if s.get(colon + 1) == Some(&b'\n') { colon + 1 } else { (colon + 2).min(s.len()) };
+    (logger_end > next && s.get(colon) == Some(&b':') && ends).then_some((thread, next..logger_end, message))
+}
+
 pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     // Where the level column starts: after the time and a blank; in a header without its time
     // ([`bare_header`]), the level word the line starts with.
@@ -2311,6 +2481,12 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
         // An empty message ends the line at the target's colon (`… x:` over a `Caused by:`
         // report): the message starts at the line break, as it does after `x: `.
         i = if s.get(i + n + 1) == Some(&b'\n') { i + n + 1 } else { (i + n + 2).min(s.len()) };
+    }
+    if out.target.is_none()
+        && out.spans.is_empty()
+        && let Some((thread, target, message)) = spring_tail(s, i)
+    {
+        (out.thread, out.target, i) = (Some(thread), Some(target), message);
     }
     // Message and fields. The fields end the message's line; a message that spans lines (a
     // string with a line break in it, `… heartbeat\n    until we can successfully report its
@@ -3270,17 +3446,43 @@ mod tests {
         ] {
             assert!(syslog_prefix(line.as_bytes(), timestamp_len(line.as_bytes())).is_none(), "{line}");
         }
-        // Before plain text the prefix is no prefix (loghub's Linux and Mac logs stay as they
-        // are); once a header was behind one, every line's is taken off: journald stores each
-        // line of a message (its `Caused by:`, its backtrace) as an entry of its own.
+        // Before plain text too, the prefix is taken off and its writer kept: journald stores
+        // each line of a message (its `Caused by:`, its backtrace) as an entry of its own, and
+        // `/var/log/syslog` interleaves programs. (Framing puts it back on an event's first
+        // line.) The line's time, host and ident were a template apart per host for another
+        // program's kinds once the stream had had one header behind a prefix, and the same
+        // template with them before it (a generalisation reader's sshd lines).
         let mut state = StreamState::default();
         let plain = "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: authentication failure";
-        assert_eq!(classify(plain.as_bytes(), &mut state).0.content, 0);
-        assert!(!state.syslog);
+        let (p, h) = classify(plain.as_bytes(), &mut state);
+        assert_eq!((h, &plain[p.content..]), (Header::None, "authentication failure"));
+        assert_eq!(p.syslog.map(|r| &plain[r]), Some("combo sshd(pam_unix)[19939]"));
+        assert!(state.syslog);
         classify(format!("Dec 05 10:00:00 node-1 risingwave[4242]: {rw}").as_bytes(), &mut state);
         let cont = "Dec 05 10:00:00 node-1 risingwave[4242]: Caused by:";
         let (p, h) = classify(cont.as_bytes(), &mut state);
         assert_eq!((h, &cont[p.content..]), (Header::None, "Caused by:"));
+        assert_eq!(p.syslog.map(|r| &cont[r]), Some("node-1 risingwave[4242]"));
+        // Where `<word> <word>: ` after a time is as likely a program's own text, not before a
+        // stream has shown a prefix: `kubectl logs --timestamps`' time (`Z`), the kernel ring's
+        // (`dmesg`), a pid-less ident; and never behind `kubectl logs --timestamps`.
+        for line in [
+            "2026-12-05T10:00:00.123456789Z Server listening: 8080",
+            "[    1.234567] usb 1-1: new high-speed USB device number 2",
+        ] {
+            let (p, _) = classify(line.as_bytes(), &mut StreamState::default());
+            assert_eq!(p.syslog, None, "{line}");
+        }
+        for line in [
+            "2026-12-05T10:00:00.123456789Z edge sshd[7]: x",
+            "[ 1.5] edge sshd[7]: x",
+            "2026-12-05T10:00:00+00:00 edge kernel: x",
+        ] {
+            let (p, _) = classify(line.as_bytes(), &mut StreamState::default());
+            assert!(p.syslog.is_some(), "{line}");
+            let (p, _) = classify(line.as_bytes(), &mut StreamState { kubectl_ts: true, ..StreamState::default() });
+            assert_eq!(p.syslog, None, "{line}");
+        }
         // What such a plain line says starts at its ident (`syslog_ident`).
         for (line, ident) in [
             (plain, Some("sshd(pam_unix)[19939]: authentication failure")),
@@ -3292,6 +3494,32 @@ mod tests {
             ("sshd[7]: x", None),
         ] {
             assert_eq!(syslog_ident(line.as_bytes()).map(|i| &line[i..]), ident, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_syslog_prefixs_time_is_the_timestamp() {
+        // (prefix's time, observed, `@timestamp` before the annotator's RFC 3339 form)
+        #[rustfmt::skip]
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("Dec  5 10:00:06", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:06")),
+            ("Dec 05 10:00:06.123456", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:06.123456")),
+            // A December line read in January is last year's.
+            ("Dec 31 23:59:59", "2027-01-01T00:00:01Z", Some("2026-12-31T23:59:59")),
+            ("2026-12-05T10:00:03+0000", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03+00:00")),
+            ("2026-12-05T10:00:03.5-0530", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03.5-05:30")),
+            ("2026-12-05T10:00:00.123456+00:00", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:00.123456+00:00")),
+            ("Sat 2026-12-05 10:00:00 UTC", "2026-12-07T19:00:00Z", Some("2026-12-05 10:00:00Z")),
+            ("Sat 2026-12-05 10:00:00.1 CET", "2026-12-07T19:00:00Z", Some("2026-12-05 10:00:00.1")),
+            ("1764928800.123456", "2026-12-07T19:00:00Z", Some("2025-12-05T10:00:00.123456Z")),
+            // The monotonic clock is no wall time.
+            ("[ 1234.567890]", "2026-12-07T19:00:00Z", None),
+        ];
+        for (time, observed, want) in cases {
+            let line = format!("{time} node-1 sshd[7]: Failed password");
+            let sys = syslog_line(line.as_bytes()).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(&line[sys.time.clone()], *time);
+            assert_eq!(sys.timestamp(line.as_bytes(), observed).as_deref(), *want, "{line}");
         }
     }
 
@@ -3338,6 +3566,29 @@ mod tests {
         ] {
             let t = parse_text(s.as_bytes()).unwrap();
             assert_eq!((&s[t.message.clone()], t.thread, t.target), (message, None, None), "{s:?}");
+        }
+
+        // Spring Boot's console layout: its pid, thread and logger are no message (each logger
+        // was a cluster of its own, whatever the errors logged).
+        #[rustfmt::skip]
+        let spring: &[(&str, Option<(&str, &str, &str)>)] = &[
+            ("2026-12-05 10:00:02.101 ERROR 7 --- [nio-8080-exec-2] c.e.orders.OrderController               : Order 4411 rejected: inventory service unavailable",
+                Some(("nio-8080-exec-2", "c.e.orders.OrderController", "Order 4411 rejected: inventory service unavailable"))),
+            ("2026-12-05 10:00:01.101 ERROR 7 --- [nio-8080-exec-1] o.a.c.c.C.[.[.[/].[dispatcherServlet]    : Servlet.service() for servlet [dispatcherServlet] threw exception",
+                Some(("nio-8080-exec-1", "o.a.c.c.C.[.[.[/].[dispatcherServlet]", "Servlet.service() for servlet [dispatcherServlet] threw exception"))),
+            ("2026-12-05 10:00:01.101  WARN 7 --- [   scheduling-1] com.zaxxer.hikari.pool.HikariPool        : HikariPool-1 - Connection is not available",
+                Some(("scheduling-1", "com.zaxxer.hikari.pool.HikariPool", "HikariPool-1 - Connection is not available"))),
+            // Spring Boot 3.2: the application's name before the thread.
+            ("2024-01-01T10:00:00.123+01:00 ERROR 12345 --- [orders] [           main] o.s.boot.SpringApplication               : Application run failed",
+                Some(("main", "o.s.boot.SpringApplication", "Application run failed"))),
+            // Not Spring's: no ` --- `, no colon after the logger.
+            ("2026-12-05 10:00:02.101 ERROR 7 -- [x] y : z", None),
+            ("2026-12-05 10:00:02.101 ERROR 7 --- [x] y z", None),
+        ];
+        for (s, want) in spring {
+            let t = parse_text(s.as_bytes()).unwrap();
+            let got = t.target.as_ref().map(|g| (&s[t.thread.clone().unwrap()], &s[g.clone()], &s[t.message.clone()]));
+            assert_eq!(got, *want, "{s}");
         }
 
         let s = "2026-03-02T08:00:00.0Z  INFO recovery_attempt: risingwave_meta::barrier::progress: ok x=1";
