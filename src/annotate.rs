@@ -578,11 +578,13 @@ impl<W: Writer> Annotator<'_, W> {
                 }
             }
         } else if ev.header == Header::None
+            && ev.prefix.syslog.is_some()
             && json.is_none()
             && raw_json.is_none()
             && let Some(syslog) = parse::syslog_line(&text)
         {
-            // A plain line behind a syslog or journal prefix: the prefix's time.
+            // A plain line behind a syslog or journal prefix (as framing read it): the prefix's
+            // time.
             timestamp = syslog.timestamp(&text, &observed).map(Cow::Owned);
         }
         let lb = &self.line_buf;
@@ -632,7 +634,7 @@ impl<W: Writer> Annotator<'_, W> {
                     (None, Some(m)) => m,
                     // Read only where no text line's parse says where the message is (every
                     // event at `any` comes here).
-                    (None, None) if text_line.is_none() => plain_message(&text),
+                    (None, None) if text_line.is_none() => plain_message(&text, ev.prefix.syslog.is_some()),
                     (None, None) => 0..0,
                 },
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
@@ -1059,7 +1061,10 @@ fn unexplained(
             }
         }
         _ => {
+            // Of several lines, not a stack trace below the causes (a JDBC exception's frames).
             let len = hays.first().map_or(0, |h| h.text.len());
+            let first_nl = memchr::memchr(b'\n', &text[..len.min(text.len())]);
+            let len = first_nl.map_or(len, |nl| report_end(text, nl).min(len));
             let within = |r: &Range<usize>| (0, r.start.min(len)..r.end.min(len));
             regions[1] = hays.first().map(|_| within(&plain.0));
             regions[2] = plain.1.as_ref().map(within);
@@ -1131,6 +1136,7 @@ fn unexplained(
         for (i, (h, region)) in regions.into_iter().enumerate().filter_map(|(i, r)| Some((i, r?))) {
             let t = hays[h].text;
             let range = trim_links(t, region);
+            let range = range.start..range.end - crate::event::sqlstate_suffix(&t[range.clone()]);
             if enough_alnum(&t[range.clone()]) {
                 let range = if structured || i != 1 {
                     first_link(t, range)
@@ -1230,6 +1236,7 @@ fn unexplained(
             // message: "` and `Catalog error: …` known), or its tail after one inside a quoted
             // value (`\", details: [] …`, where the closing quote below is the value's): the
             // envelope the error came back in.
+            gap.end -= crate::event::sqlstate_suffix(&t[gap.clone()]);
             let g = t[gap.clone()].trim_ascii();
             let g = g.strip_prefix(b":").unwrap_or(g).trim_ascii_start();
             let envelope = status_head(g).is_some_and(|h| h == g.len())
@@ -1576,17 +1583,37 @@ fn balanced_tail(text: &[u8], start: usize, tail: usize, end: usize) -> usize {
 }
 
 /// Where the causes printed below an event's first line (which ends at `nl`) end: at a
-/// backtrace's header, or the end of the text.
+/// backtrace's header, a Java stack frame (`\tat org.postgresql…(QueryExecutorImpl.java:2725)`,
+/// below a client's `PSQLException` carrying RisingWave's report), or the end of the text. A
+/// frame after a known cause was clustered as the event's unknown error (`at
+/// <*>(QueryExecutorImpl.java:<*>)`, every JDBC error of an application one cluster: found by a
+/// developer's reading).
 fn report_end(text: &[u8], nl: usize) -> usize {
     let mut at = nl;
     for line in text[nl + 1..].split(|&b| b == b'\n') {
         let l = line.trim_ascii_start();
-        if l.starts_with(b"Backtrace:") || l.starts_with(b"Stack backtrace:") || l.starts_with(b"stack backtrace:") {
+        if l.starts_with(b"Backtrace:")
+            || l.starts_with(b"Stack backtrace:")
+            || l.starts_with(b"stack backtrace:")
+            || java_frame(l)
+        {
             return at;
         }
         at += 1 + line.len();
     }
     text.len()
+}
+
+/// Is `l` (its indent taken off) a Java stack frame, `at <class>.<method>(<file>:<line>)` (or
+/// `(Native Method)`, `(Unknown Source)`), or the `... 12 more` that ends a cause's frames?
+fn java_frame(l: &[u8]) -> bool {
+    let l = l.trim_ascii_end();
+    if let Some(rest) = l.strip_prefix(b"... ") {
+        return rest.strip_suffix(b" more").is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit));
+    }
+    let Some(call) = l.strip_prefix(b"at ") else { return false };
+    let Some(open) = memchr::memchr(b'(', call) else { return false };
+    open > 0 && call.ends_with(b")") && call[..open].contains(&b'.') && !call[..open].contains(&b' ')
 }
 
 /// Is `t` a value's word: one word (no blank), `quoted`, or in lower case with something other
@@ -2541,11 +2568,13 @@ impl Other {
 /// prefix, from its ident on (`haproxy[7]: Server web1 is DOWN`): with the time and the host in
 /// it, a kind's lines were a template apart for each host with no digit in its name, and for
 /// each month (a generalisation reader's HAProxy set, as rsyslog writes it).
-fn plain_message(text: &[u8]) -> Range<usize> {
+/// `syslog`: framing read the line's prefix as one ([`parse::Prefix::syslog`]).
+fn plain_message(text: &[u8], syslog: bool) -> Range<usize> {
     let traceback = text.first() == Some(&b'T') && text.starts_with(parse::TRACEBACK);
     match traceback.then(|| parse::traceback(text)).flatten() {
         Some((0, exception)) => exception,
-        _ => parse::syslog_ident(text).unwrap_or(0)..text.len(),
+        _ if syslog => parse::syslog_ident(text).unwrap_or(0)..text.len(),
+        _ => 0..text.len(),
     }
 }
 

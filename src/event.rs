@@ -276,11 +276,32 @@ impl Annotated<'_> {
             if let (Some((s, t)), Some(name)) = (c, names.get(i))
                 && !out.iter().any(|(n, _)| n == name)
             {
-                out.push((name.as_str(), self::text(&text[*s..*t])));
+                out.push((name.as_str(), self::text(&text[*s..*t - sqlstate_suffix(&text[*s..*t])])));
             }
         }
         out
     }
+}
+
+/// The length of the ` (SQLSTATE XX000)` a PostgreSQL client library writes after a server's
+/// error message (Go's pgx: `ERROR: table or source not found: t (SQLSTATE XX000)`) at the end
+/// of `t`, 0 when there is none: not the server's text, neither a capture's value (a trailing
+/// capture took it) nor an error no record knows (it was clustered as `(SQLSTATE <*>)` after
+/// every known error; found by a developer's reading).
+pub fn sqlstate_suffix(t: &[u8]) -> usize {
+    const HEAD: &[u8] = b"(SQLSTATE ";
+    let end = t.trim_ascii_end();
+    let n = HEAD.len() + 6;
+    if end.len() < n || !end.ends_with(b")") || !end[end.len() - n..].starts_with(HEAD) {
+        return 0;
+    }
+    let code = &end[end.len() - 6..end.len() - 1];
+    if !code.iter().all(u8::is_ascii_alphanumeric) {
+        return 0;
+    }
+    let start = end.len() - n;
+    let start = start - end[..start].iter().rev().take_while(|b| b.is_ascii_whitespace()).count();
+    t.len() - start
 }
 
 /// The id of the event at byte `offset` of the file with fingerprint `fingerprint`: the same

@@ -733,25 +733,38 @@ fn regression_a_syslog_line_is_read_alike_wherever_it_sits() {
     let year = &evs[0]["observed"].as_str().unwrap()[..4];
     assert_eq!(times[0], format!("{year}-12-05T10:00:01"), "BSD syslog's time: the observed year (or the one before)");
     assert_eq!(&times[2..], ["2026-12-05T10:00:04.123456+00:00", "2026-12-05T10:00:05+00:00", "2026-12-05T10:00:06Z"]);
-    // `/var/log/syslog` interleaves programs: another writer's line after a RisingWave
-    // event's is an event of its own (it was taken into the event), and a line of the first
-    // writer's after it is not the second's. (An event is written when the next one starts, so
-    // that line cannot go back into the first.)
+    // `/var/log/syslog` interleaves programs. A RisingWave event goes on past another
+    // writer's line (taken into it, as before writers were told apart: its lines below were an
+    // event of their own, without a level, and took its match; found by a second reader).
+    // Another program's event is one writer's: a Java exception's frames behind the prefix are
+    // its own (each line was an event of its own), and not another writer's event's.
     let rw = "Dec  5 10:00:07 node-a1 risingwave[9]: 2026-12-05T10:00:07.000000Z ERROR risingwave_meta::barrier: failed to frobnicate the widget 7";
-    let input = format!(
-        "{rw}\nDec  5 10:00:07 node-a1 risingwave[9]: Caused by:\n{}Dec  5 10:00:07 node-a1 risingwave[9]:   0: widget store is gone\n",
-        sshd("Dec  5 10:00:07", "node-a1", "eve")
+    let java = |l: &str| format!("Dec  5 10:00:08 node-a1 app[5]: {l}\n");
+    let input = [
+        format!("{rw}\nDec  5 10:00:07 node-a1 risingwave[9]: Caused by:\n"),
+        sshd("Dec  5 10:00:07", "node-a1", "eve"),
+        "Dec  5 10:00:07 node-a1 risingwave[9]:   0: widget store is gone\n".to_string(),
+    ]
+    .concat();
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+    assert_eq!(
+        (evs.len(), &evs[0]["source"]["lines"], &evs[0]["log"]["level"]),
+        (1, &json!(4), &json!("ERROR")),
+        "{evs:#?}"
     );
+    let input = [
+        java("Exception in thread \"main\" java.lang.IllegalStateException: pool exhausted"),
+        java("\tat com.example.Pool.get(Pool.java:42)"),
+        java("Exception in thread \"main\" java.lang.IllegalStateException: pool exhausted"),
+        sshd("Dec  5 10:00:08", "node-a1", "eve"),
+        java("\tat com.example.Pool.get(Pool.java:42)"),
+    ]
+    .concat();
     let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
     let shape: Vec<(u64, u64)> =
         evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap())).collect();
-    assert_eq!(shape, [(1, 2), (3, 1), (4, 1)], "{evs:#?}");
-    let message = evs[0]["message"].as_str().unwrap();
-    assert!(
-        message.ends_with("ERROR risingwave_meta::barrier: failed to frobnicate the widget 7\nCaused by:"),
-        "{message}"
-    );
-    assert_eq!(unknown(&evs[1]).unwrap().1, "sshd[<*>]: Failed password for eve from <*> port <*> <*>");
+    assert_eq!(shape, [(1, 2), (3, 1), (4, 1), (5, 1)], "{evs:#?}");
+    assert_eq!(unknown(&evs[2]).unwrap().1, "sshd[<*>]: Failed password for eve from <*> port <*> <*>");
 }
 
 /// Found by a generalisation reader: `journalctl -o json`'s records of programs other than
@@ -780,6 +793,16 @@ fn regression_journal_json_records_of_other_programs_are_read_as_their_lines() {
         "2025-12-05T10:00:02.500000+00:00 node-b2 sshd[1877]: Failed password for invalid user oracle from 10.0.0.5 port 52311 ssh2"
     );
     assert_eq!((&evs[1]["log"]["format"], &evs[1]["log"]["content_format"]), (&json!("json"), &json!("plain")));
+    // A time RFC 3339 cannot write (the year 10000) panicked in the formatter, and an empty
+    // message was written as a prefix alone (found by a second reader): the record is read
+    // without a prefix, and an empty one is no event.
+    let far = json!({"__REALTIME_TIMESTAMP": "253402300800000000", "_HOSTNAME": "node-1", "SYSLOG_IDENTIFIER": "app",
+        "_PID": "1", "MESSAGE": "far future"});
+    let empty =
+        json!({"__REALTIME_TIMESTAMP": "1764928801000000", "SYSLOG_IDENTIFIER": "app", "_PID": "1", "MESSAGE": ""});
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &format!("{far}\n{empty}\n"));
+    let got: Vec<(&str, &str)> = evs.iter().map(|e| (e["message"].as_str().unwrap(), unknown(e).unwrap().1)).collect();
+    assert_eq!(got, [("far future\n", "far future")], "{evs:#?}");
 }
 
 /// Found by a generalisation reader: Spring Boot's console lines read as RisingWave text
@@ -804,6 +827,43 @@ fn regression_spring_boot_lines_cluster_their_message() {
         (&evs[1]["log"]["target"], &evs[1]["log"]["thread"]),
         (&json!("c.e.orders.OrderController"), &json!("nio-8080-exec-3"))
     );
+}
+
+/// Found by a developer's reading of client programs' logs: a JDBC exception's stack frames
+/// after a known cause were clustered as the event's unknown error (`at
+/// <*>(QueryExecutorImpl.java:<*>)`, every database error of an application one cluster), and
+/// the ` (SQLSTATE XX000)` Go's pgx writes after a server's message was a capture's end and,
+/// after a known error, an unknown one (`(SQLSTATE <*>)`).
+#[test]
+fn regression_a_client_librarys_wrapping_is_no_unknown_error() {
+    let d = Dir::new();
+    let jdbc = "\
+2026-12-05 10:00:02.511 ERROR [pool-1-thread-3] c.e.sink.SinkAdmin - create sink failed
+org.postgresql.util.PSQLException: ERROR: Failed to complete epoch 7: meta leader lease lost
+\tat org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse(QueryExecutorImpl.java:2725)
+\tat com.example.sink.SinkAdmin.create(SinkAdmin.java:88)
+\t... 12 more
+";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], jdbc);
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!((&evs[0]["match"]["id"], &evs[0]["unknown"]), (&json!("c-lease"), &Value::Null), "{evs:#?}");
+    let pgx = |cause: &str| {
+        json!({"level": "error", "msg": "query failed", "error": format!("ERROR: Storage error: {cause} (SQLSTATE XX000)")})
+            .to_string()
+            + "\n"
+    };
+    let bare = |n: u32| {
+        json!({"level": "error", "error": format!("ERROR: quux gizmo {n} unreachable (SQLSTATE XX000)")}).to_string()
+            + "\n"
+    };
+    let evs = d.events(
+        &["--unknown", "warn", "--format", "json"],
+        &(pgx("meta leader lease lost") + &pgx("quux gizmo 77 unreachable") + &bare(78) + &bare(79)),
+    );
+    assert_eq!(evs.len(), 4, "{evs:#?}");
+    assert_eq!((&evs[0]["match"]["id"], &evs[0]["unknown"]), (&json!("c-lease"), &Value::Null), "{evs:#?}");
+    assert_eq!(evs[1]["match"]["captures"]["_1"], "quux gizmo 77 unreachable", "{evs:#?}");
+    assert_eq!(unknown(&evs[3]).map(|u| u.1), Some("ERROR: quux gizmo <*> unreachable"), "{evs:#?}");
 }
 
 #[test]

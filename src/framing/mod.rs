@@ -129,6 +129,12 @@ struct Acc {
     /// program's: one pod's `Caused by:` list or backtrace went into another pod's event, a
     /// panic on stderr into an ERROR on stdout, sshd's lines into RisingWave's event.
     source: u64,
+    /// [`source_key`] without the syslog writer: a RisingWave event or a panic goes on past
+    /// another writer's line in `/var/log/syslog`, as it did before writers were told apart.
+    /// Its lines below such a line were an event of their own, without a level, and took the
+    /// event's match with them (found by a second reader); the other writer's line is taken into
+    /// the event instead, as before.
+    outer_source: u64,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
     /// another program's when any of them, or the block that completes the event, was read as
@@ -651,7 +657,12 @@ impl<'m> Framer<'m> {
             // Past a Go crash's end only a line that continues any event's (blank, indented).
             room && match header {
                 Header::None => {
-                    source_key(line, prefix) == a.source
+                    let same_source = if structured {
+                        outer_source_key(line, prefix) == a.outer_source
+                    } else {
+                        source_key(line, prefix) == a.source
+                    };
+                    same_source
                         && (structured
                             || (a.json_open && parse::lone(content, b'}'))
                             || continuation_shape(content)
@@ -944,6 +955,7 @@ impl<'m> Framer<'m> {
                     .filter(|st| st.postgres)
                     .map(|st| (st.pid_in(content), pod_key(if ansi { &clean } else { raw }, &prefix))),
                 source: source_key(if ansi { &clean } else { raw }, &prefix),
+                outer_source: outer_source_key(if ansi { &clean } else { raw }, &prefix),
                 prefix,
                 traceback: Traceback::None,
                 goroutines: false,
@@ -1321,8 +1333,18 @@ fn source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
     }
 }
 
+/// [`source_key`] without the syslog or journal writer ([`Acc::outer_source`]).
+fn outer_source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
+    if prefix.kubectl.is_none() && prefix.cri.is_none() {
+        0
+    } else {
+        let outer = parse::Prefix { syslog: None, ..prefix.clone() };
+        prefix_key(line, &outer, true)
+    }
+}
+
 /// The hash ([`pod_key`], [`source_key`]) of a line's pod and container, and with `stream` its
-/// CRI stream; never 0 (0: no prefix).
+/// CRI stream and syslog writer; never 0 (0: no prefix).
 fn prefix_key(line: &[u8], prefix: &parse::Prefix, stream: bool) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();

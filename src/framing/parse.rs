@@ -723,11 +723,14 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         && let Some(sp) = syslog_prefix(line, ts0)
         && (state.syslog || (!state.kubectl_ts && sp.plain_ok(line)) || header_at(&line[sp.end..]))
     {
+        // The stream's lines carry one from now on only once a header was behind one: a plain
+        // line's `[pid]` alone set it too, and the lines read after it differed from those read
+        // in another thread's block (`--threads`; found by a second reader).
+        state.syslog = state.syslog || header_at(&line[sp.end..]);
         // Taken off every line, a header behind it or not: the lines of one writer's event (a
         // backtrace, a Java stack trace) are joined by what follows the prefix. An event's
         // first line without a header keeps it (framing puts it back): what a plain line says
         // is read from its ident on, its time is `@timestamp`.
-        state.syslog = true;
         p.syslog = Some(sp.source);
         i = sp.end;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
@@ -1196,7 +1199,9 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
     if !outer_pod && let (Some(pod), Some(container)) = (named("podName", "pod"), named("containerName", "container")) {
         out.extend_from_slice(format!("[pod/{pod}/{container}] ").as_bytes());
     }
-    if ENVELOPE_KEYS[key] == "MESSAGE" {
+    // Not before an empty message: a prefix with nothing after it is no prefix, and the line
+    // was written as junk.
+    if ENVELOPE_KEYS[key] == "MESSAGE" && !text.trim_ascii().is_empty() {
         journal_prefix(&obj, out);
     }
     let prefixes = out.len();
@@ -1215,7 +1220,13 @@ fn journal_prefix(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Ve
     let name_ok = |v: &str, extra: &[u8]| {
         v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b) || extra.contains(&b))
     };
-    let Some(micros) = field("__REALTIME_TIMESTAMP").and_then(|t| t.parse::<u64>().ok()) else { return };
+    // Before the year 10000, which RFC 3339 cannot write (a record that said later panicked in
+    // the formatter: found by a second reader).
+    const YEAR_10000: u64 = 253_402_300_800_000_000;
+    let Some(micros) = field("__REALTIME_TIMESTAMP").and_then(|t| t.parse::<u64>().ok()).filter(|&m| m < YEAR_10000)
+    else {
+        return;
+    };
     let Some(ident) = field("SYSLOG_IDENTIFIER").or_else(|| field("_COMM")).filter(|i| name_ok(i, b"/@()")) else {
         return;
     };
@@ -1357,13 +1368,18 @@ pub struct Syslog {
 }
 
 impl Syslog {
-    /// May a line with this prefix be read as a syslog line before any line of its stream has
-    /// been (`StreamState::syslog`), when no header follows it? Not behind `kubectl logs
-    /// --timestamps`' time (`Z`) or the kernel ring's (`dmesg`'s `[ 1.234] usb 1-1: …`) without
-    /// a `[pid]`: there `<word> <word>: ` is as likely a program's own text (`Server listening:
-    /// 8080`) as a host and an ident.
+    /// May a line with this prefix be read as a syslog line before a header has been behind
+    /// one in its stream (`StreamState::syslog`), when no header follows it? With a `[pid]`;
+    /// without one, `<word> <word>: ` after a time is as likely a program's own text (`Server
+    /// listening: 8080`, `Backup failed: disk full` after `date -Iseconds`, `worker-1 ERROR:
+    /// disk full`): then only a host and an ident in lower case (`edge kernel: `), and not
+    /// behind `kubectl logs --timestamps`' time (`Z`) or the kernel ring's (`dmesg`'s `[ 1.234]
+    /// usb 1-1: …`). (Found by a second reader: such lines lost their first word and level.)
     fn plain_ok(&self, line: &[u8]) -> bool {
-        self.pid || !matches!(line[self.time.end - 1], b'Z' | b'z' | b']')
+        self.pid
+            || (self.ident > self.source.start
+                && !line[self.source.clone()].iter().any(u8::is_ascii_uppercase)
+                && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']'))
     }
 
     /// The time for `@timestamp` (the annotator writes it in RFC 3339's form), its zone as the
@@ -1378,8 +1394,11 @@ impl Syslog {
                 Some(n) => {
                     let clock = std::str::from_utf8(&t[..n]).ok()?;
                     let zone = &t[n..];
+                    // `+0000` as `+00:00`; one out of range as it is written, which the annotator
+                    // then refuses and says so.
+                    let zone = std::str::from_utf8(zone).ok()?;
                     let zone =
-                        if zone.len() == 5 { offset_form(zone)? } else { std::str::from_utf8(zone).ok()?.to_string() };
+                        if zone.len() == 5 { offset_form(zone.as_bytes()).unwrap_or(zone.into()) } else { zone.into() };
                     Some(format!("{clock}{zone}"))
                 }
                 None => {
@@ -1400,7 +1419,12 @@ impl Syslog {
                 let day: u32 = std::str::from_utf8(&t[4..6]).ok()?.trim_start().parse().ok()?;
                 let seen: i32 = observed.get(..4)?.parse().ok()?;
                 let seen_month: u32 = observed.get(5..7)?.parse().ok()?;
-                let year = if month > seen_month { seen - 1 } else { seen };
+                let mut year = if month > seen_month { seen - 1 } else { seen };
+                // 29 February is a leap year's: the last one.
+                let leap = |y: i32| y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+                while month == 2 && day == 29 && !leap(year) {
+                    year -= 1;
+                }
                 let clock = std::str::from_utf8(&t[7..]).ok()?;
                 Some(format!("{year:04}-{month:02}-{day:02}T{clock}"))
             }
@@ -3487,7 +3511,8 @@ mod tests {
         let (p, h) = classify(plain.as_bytes(), &mut state);
         assert_eq!((h, &plain[p.content..]), (Header::None, "authentication failure"));
         assert_eq!(p.syslog.map(|r| &plain[r]), Some("combo sshd(pam_unix)[19939]"));
-        assert!(state.syslog);
+        // Only a header behind one says the stream's lines all carry one.
+        assert!(!state.syslog);
         classify(format!("Dec 05 10:00:00 node-1 risingwave[4242]: {rw}").as_bytes(), &mut state);
         let cont = "Dec 05 10:00:00 node-1 risingwave[4242]: Caused by:";
         let (p, h) = classify(cont.as_bytes(), &mut state);
@@ -3499,6 +3524,9 @@ mod tests {
         for line in [
             "2026-12-05T10:00:00.123456789Z Server listening: 8080",
             "[    1.234567] usb 1-1: new high-speed USB device number 2",
+            // an offset's time before a program's own words: `date -Iseconds`, Python's `%z`
+            "2026-12-05T10:00:00+01:00 Backup failed: disk full",
+            "2026-12-05T10:00:00+01:00 worker-1 ERROR: disk full on /var/lib/data",
         ] {
             let (p, _) = classify(line.as_bytes(), &mut StreamState::default());
             assert_eq!(p.syslog, None, "{line}");
@@ -3534,8 +3562,11 @@ mod tests {
         let cases: &[(&str, &str, Option<&str>)] = &[
             ("Dec  5 10:00:06", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:06")),
             ("Dec 05 10:00:06.123456", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:06.123456")),
-            // A December line read in January is last year's.
+            // A December line read in January is last year's; 29 February a leap year's.
             ("Dec 31 23:59:59", "2027-01-01T00:00:01Z", Some("2026-12-31T23:59:59")),
+            ("Feb 29 10:00:00", "2026-12-07T19:00:00Z", Some("2024-02-29T10:00:00")),
+            // An offset out of range is written as it is: the annotator refuses it, and says so.
+            ("2026-12-05T10:00:03+2500", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03+2500")),
             ("2026-12-05T10:00:03+0000", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03+00:00")),
             ("2026-12-05T10:00:03.5-0530", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03.5-05:30")),
             ("2026-12-05T10:00:00.123456+00:00", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:00.123456+00:00")),
