@@ -866,6 +866,36 @@ org.postgresql.util.PSQLException: ERROR: Failed to complete epoch 7: meta leade
     assert_eq!(unknown(&evs[3]).map(|u| u.1), Some("ERROR: quux gizmo <*> unreachable"), "{evs:#?}");
 }
 
+/// Found by a developer's reading: logback's default layout (`HH:mm:ss.SSS [thread] LEVEL
+/// logger - msg`, a clock without a date) was plain text: `--unknown warn` wrote none of its
+/// errors, and an exception's lines below one were an event apart.
+#[test]
+fn regression_logbacks_default_layout_is_read_with_its_level() {
+    let d = Dir::new();
+    let input = "\
+10:00:04.000 [main] INFO  c.e.orders.OrderService - loaded 12 orders
+10:00:05.000 [main] ERROR c.e.orders.OrderService - frobnicator 13 wobbled at epoch 98
+org.postgresql.util.PSQLException: ERROR: frobnicator 13 wobbled at epoch 98
+\tat org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse(QueryExecutorImpl.java:2725)
+10:00:06.000 [pool-2-thread-9] WARN  c.e.orders.OrderService - frobnicator 14 wobbled at epoch 97
+";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
+    let got: Vec<(u64, u64, &str, &str, &str)> = evs
+        .iter()
+        .map(|e| {
+            let log = &e["log"];
+            let (level, target) = (log["level"].as_str().unwrap(), log["target"].as_str().unwrap());
+            let (line, lines) = (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap());
+            (line, lines, level, target, unknown(e).unwrap().1)
+        })
+        .collect();
+    let t = "c.e.orders.OrderService";
+    let template = "frobnicator <*> wobbled at epoch <*>";
+    assert_eq!(got, [(2, 3, "ERROR", t, template), (5, 1, "WARN", t, template)]);
+    // A clock without a date is no `@timestamp`: the observed time stands in.
+    assert_eq!(evs[0]["@timestamp"], evs[0]["observed"]);
+}
+
 #[test]
 fn same_input_same_ids_and_counts_on_two_runs() {
     let d = Dir::new();

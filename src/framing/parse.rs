@@ -311,6 +311,9 @@ pub fn stamped_time(c: &[u8]) -> Option<(Range<usize>, usize)> {
     if !s.first().is_some_and(u8::is_ascii_digit) {
         return None;
     }
+    if open == 0 && s.get(2) == Some(&b':') {
+        return clock_before_thread(s).map(|t| (0..t, t));
+    }
     let t = if open == 0 && s.get(4) != Some(&b'/') {
         loose_timestamp_len(s)?
     } else {
@@ -337,6 +340,26 @@ pub fn stamped_time(c: &[u8]) -> Option<(Range<usize>, usize)> {
         return None;
     }
     matches!(c.get(end), None | Some(b' ' | b'\t')).then_some((open..open + t, end))
+}
+
+/// logback's default layout, `%d{HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg`: a clock
+/// without a date (its fraction after a `.` or `,`), then a thread in brackets and a level
+/// word. The clock's length. Without both after it a clock is a message's own (`10:30 meeting`),
+/// and a line of logback's default layout was plain text: no level, unseen at `--unknown warn`,
+/// its exception's lines an event apart (found by a developer's reading).
+fn clock_before_thread(s: &[u8]) -> Option<usize> {
+    let two = |i: usize| s.get(i..i + 2).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if !(two(0) && s.get(2) == Some(&b':') && two(3) && s.get(5) == Some(&b':') && two(6)) {
+        return None;
+    }
+    let mut t = 8;
+    if matches!(s.get(t), Some(b'.' | b',')) && s.get(t + 1).is_some_and(u8::is_ascii_digit) {
+        t += 1 + s[t + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+    }
+    let rest = s.get(t..)?.strip_prefix(b" [")?;
+    let close = memchr::memchr(b']', &rest[..rest.len().min(64)])?;
+    let after = rest.get(close + 1..)?.strip_prefix(b" ")?;
+    level_word_at(after.trim_ascii_start()).then_some(t)
 }
 
 /// The first bytes of `s` (a time's length and a zone's, at most) with the slashes of a
@@ -2065,7 +2088,9 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let skip = |i: usize| c[i..].iter().position(|b| !blank(b)).map_or(c.len(), |n| i + n);
     let word_end = |i: usize| c[i..].iter().position(blank).map_or(c.len(), |n| i + n);
-    let timestamp = Some(time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end });
+    // A clock without a date (logback's default layout) is no `@timestamp`.
+    let timestamp = (c.get(time.start + 2) != Some(&b':'))
+        .then(|| time.start..if c[time.end - 1] == b',' { time.end - 1 } else { time.end });
     let mut first = skip(t);
     // A zone after a zone-less time, then a process id in brackets: PostgreSQL's prefix (`%m
     // [%p] `, `%t [%p]: `, Debian's `[%p-%l]`). Neither is one of the words a level is looked
@@ -2172,6 +2197,12 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
             if sep > message && separator(&c[message..sep]) {
                 message = skip(sep);
             }
+            let mut thread = None;
+            if target.is_none()
+                && let Some((t, logger, at)) = logger_dash(c, message)
+            {
+                (thread, target, message) = (t, Some(logger), at);
+            }
             return Some(StampedLine {
                 timestamp,
                 target,
@@ -2179,12 +2210,36 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
                 message,
                 zone,
                 pid,
+                thread,
                 ..StampedLine::default()
             });
         }
         i = skip(end);
     }
     Some(StampedLine { timestamp, message: first, zone, pid, ..StampedLine::default() })
+}
+
+/// logback's and log4j's `[<thread>] <logger> - ` after the level (`%-5level [%thread]
+/// %logger{36} - %msg`, or the thread before the level): the thread without its brackets, the
+/// logger, and where the message starts. A logger without the thread before it has a `.` (a
+/// class's name): `app - x` may be a message's own. The thread and logger were clustered as
+/// the message's first words (`[main] c.e.orders.OrderService - query failed`: a cluster per
+/// logger, whatever it logged; found by a developer's reading).
+fn logger_dash(c: &[u8], at: usize) -> Option<(Option<Range<usize>>, Range<usize>, usize)> {
+    let mut i = at;
+    let mut thread = None;
+    if c.get(i) == Some(&b'[') {
+        let close = i + memchr::memchr(b']', &c[i..c.len().min(i + 64)])?;
+        thread = Some(i + 1..close);
+        i = close + 1 + c[close + 1..].iter().take_while(|&&b| b == b' ').count();
+    }
+    let end = i + c[i..].iter().position(|&b| b == b' ' || b == b'\n')?;
+    let logger = &c[i..end];
+    let name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$' | b'-');
+    if logger.is_empty() || !logger.iter().all(name) || (thread.is_none() && !logger.contains(&b'.')) {
+        return None;
+    }
+    c[end..].starts_with(b" - ").then(|| (thread, i..end, end + 3))
 }
 
 /// MySQL's error log after its time: `<thread> [<label>] [MY-<code>] [<subsystem>] <message>`
@@ -2975,12 +3030,7 @@ mod tests {
                 Some("INFO"),
                 "[main] org.apache.hadoop.Foo: started",
             ),
-            (
-                "2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow",
-                "2024-01-01 12:00:00.123",
-                Some("WARN"),
-                "[main] c.e.Foo - slow",
-            ),
+            ("2024-01-01 12:00:00.123 WARN  [main] c.e.Foo - slow", "2024-01-01 12:00:00.123", Some("WARN"), "slow"),
             (
                 "2024-01-01 12:00:00,123 - root - WARNING - disk full",
                 "2024-01-01 12:00:00,123",
@@ -2991,7 +3041,7 @@ mod tests {
                 "2024-01-01 12:00:00.123 [main] ERROR c.e.Foo - failed",
                 "2024-01-01 12:00:00.123",
                 Some("ERROR"),
-                "c.e.Foo - failed",
+                "failed",
             ),
             (
                 "2015-07-29 17:41:44,747 - INFO  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:FastLeaderElection@774] - Notification time out: 3200",
@@ -3167,6 +3217,16 @@ mod tests {
             ("2026-12-05T10:00:01.123456Z [Note] x", "2026-12-05T10:00:01.123456Z", Some("Note"), "x"),
             ("2026-12-05T10:00:01.123456Z 3 [Info] x", "2026-12-05T10:00:01.123456Z", Some("Info"), "x"),
             ("2024-01-01 12:00:00 1234 [ERROR] - boom", "2024-01-01 12:00:00", Some("ERROR"), "boom"),
+            // logback's default layout (a clock without a date: no `@timestamp`), and its
+            // `[thread] logger - ` after the level, as log4j's layouts print it too.
+            ("10:00:05.000 [main] ERROR c.e.orders.OrderService - query failed", "", Some("ERROR"), "query failed"),
+            (
+                "2026-12-05 10:00:04,000 WARN  [main] c.e.orders.OrderService - query failed: boom",
+                "2026-12-05 10:00:04,000",
+                Some("WARN"),
+                "query failed: boom",
+            ),
+            ("2026-12-05 10:00:04,000 ERROR app - x", "2026-12-05 10:00:04,000", Some("ERROR"), "app - x"),
         ];
         // Not a line that starts with its level: a capitalised or unknown word, no logger name
         // or blank after the colon, nothing after it.
@@ -3179,6 +3239,10 @@ mod tests {
             "INFO:a b:c",
             "Note: x",
             "error: x",
+            // a clock alone is a message's own
+            "10:30 meeting moved",
+            "10:00:05 ERROR x",
+            "10:00:05.000 [main] started",
         ] {
             assert_eq!(super::parse_stamped(line.as_bytes()), None, "{line:?}");
             assert_eq!(st(line).1, Header::None, "{line:?}");
