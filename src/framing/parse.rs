@@ -671,17 +671,6 @@ fn stern_prefix(line: &[u8]) -> Option<(Range<usize>, Range<usize>, usize)> {
     Some((0..pod_end, pod_end + 1..cont_end, cont_end + 1))
 }
 
-/// Is `name` a pod name a controller made: its last part the five characters Kubernetes draws a
-/// pod's suffix from (`web-7d9f8c6b5-xk2lp`, `web-bdfkx`: no vowels, no `0`, `1`, `3`, `8`), a
-/// word no program's text starts with? stern's prefix is then taken before a plain line too
-/// (nginx's, another program's without a header): the pod's name was its template's, a cluster
-/// per pod (a generalisation reader's stern logs). A StatefulSet's `meta-0` is taken only before
-/// a header, or once the stream has shown the prefix.
-fn generated_pod(name: &[u8]) -> bool {
-    const SUFFIX: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    name.len() > 6 && name[name.len() - 6] == b'-' && name[name.len() - 5..].iter().all(|b| SUFFIX.contains(b))
-}
-
 /// Does a full header start `s` (what may follow stern's prefix)?
 fn header_at(s: &[u8]) -> bool {
     risingwave_header(s).is_some() || json_object_line(s) || panic_header(s) || go_header(s).is_some()
@@ -758,7 +747,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = sp.end;
     } else if line.first().is_some_and(u8::is_ascii_lowercase)
         && let Some((pod, container, n)) = stern_prefix(line)
-        && (state.stern || header_at(&line[n..]) || timestamped_header(&line[n..]) || generated_pod(&line[pod.clone()]))
+        && (state.stern || header_at(&line[n..]) || timestamped_header(&line[n..]))
     {
         state.stern = true;
         p.kubectl = Some((pod, container));
@@ -3471,25 +3460,6 @@ mod tests {
         for &(line, header, content) in cases {
             let (p, h) = classify(line.as_bytes(), &mut StreamState::default());
             assert_eq!((h, p.content), (header, content), "{line}");
-        }
-    }
-
-    #[test]
-    fn stern_prefix_of_a_generated_pod_before_plain_text() {
-        // (line, the pod's name when the prefix is taken on a stream's first line)
-        #[rustfmt::skip]
-        let cases: &[(&str, Option<&str>)] = &[
-            (r#"web-bdfkx-qwzrt nginx 10.1.2.3 - - [05/Dec/2026:10:00:04 +0000] "GET / HTTP/1.1" 502"#, Some("web-bdfkx-qwzrt")),
-            ("api-7d9f8c6b5-xk2lp nginx 2026/12/05 10:00:05 [error] 29#29: connect() failed", Some("api-7d9f8c6b5-xk2lp")),
-            ("node-exporter-x7k2p exporter listening on :9100", Some("node-exporter-x7k2p")),
-            // a StatefulSet's ordinal, and words: no prefix before plain text
-            ("meta-0 meta listening on 5690", None),
-            ("auto-scale worker failed: no capacity", None),
-            ("re-tries exhausted after 3 attempts", None),
-        ];
-        for &(line, pod) in cases {
-            let (p, _) = classify(line.as_bytes(), &mut StreamState::default());
-            assert_eq!(p.kubectl.map(|(pod, _)| &line[pod]), pod, "{line}");
         }
     }
 
