@@ -733,11 +733,12 @@ fn regression_a_syslog_line_is_read_alike_wherever_it_sits() {
     let year = &evs[0]["observed"].as_str().unwrap()[..4];
     assert_eq!(times[0], format!("{year}-12-05T10:00:01"), "BSD syslog's time: the observed year (or the one before)");
     assert_eq!(&times[2..], ["2026-12-05T10:00:04.123456+00:00", "2026-12-05T10:00:05+00:00", "2026-12-05T10:00:06Z"]);
-    // `/var/log/syslog` interleaves programs. A RisingWave event goes on past another
-    // writer's line (taken into it, as before writers were told apart: its lines below were an
-    // event of their own, without a level, and took its match; found by a second reader).
-    // Another program's event is one writer's: a Java exception's frames behind the prefix are
-    // its own (each line was an event of its own), and not another writer's event's.
+    // `/var/log/syslog` interleaves programs. An event's lines are one writer's: another
+    // writer's line after a RisingWave event's is an event of its own (behind the prefixes a
+    // RisingWave event took every other program's line up to the next header, their known
+    // errors its match: found by a second reader), and the event's own line after it is one
+    // apart (an event is one run of lines). A Java exception's frames behind the prefix are its
+    // own (each line was an event of its own), and not another writer's event's.
     let rw = "Dec  5 10:00:07 node-a1 risingwave[9]: 2026-12-05T10:00:07.000000Z ERROR risingwave_meta::barrier: failed to frobnicate the widget 7";
     let java = |l: &str| format!("Dec  5 10:00:08 node-a1 app[5]: {l}\n");
     let input = [
@@ -747,11 +748,11 @@ fn regression_a_syslog_line_is_read_alike_wherever_it_sits() {
     ]
     .concat();
     let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
-    assert_eq!(
-        (evs.len(), &evs[0]["source"]["lines"], &evs[0]["log"]["level"]),
-        (1, &json!(4), &json!("ERROR")),
-        "{evs:#?}"
-    );
+    let shape: Vec<(u64, u64)> =
+        evs.iter().map(|e| (e["source"]["line"].as_u64().unwrap(), e["source"]["lines"].as_u64().unwrap())).collect();
+    assert_eq!(shape, [(1, 2), (3, 1), (4, 1)], "{evs:#?}");
+    assert_eq!((&evs[0]["log"]["level"], &evs[1]["log"]["level"]), (&json!("ERROR"), &Value::Null));
+    assert_eq!(unknown(&evs[1]).unwrap().1, "sshd[<*>]: Failed password for eve from <*> port <*> <*>");
     let input = [
         java("Exception in thread \"main\" java.lang.IllegalStateException: pool exhausted"),
         java("\tat com.example.Pool.get(Pool.java:42)"),
@@ -864,6 +865,22 @@ org.postgresql.util.PSQLException: ERROR: Failed to complete epoch 7: meta leade
     assert_eq!((&evs[0]["match"]["id"], &evs[0]["unknown"]), (&json!("c-lease"), &Value::Null), "{evs:#?}");
     assert_eq!(evs[1]["match"]["captures"]["_1"], "quux gizmo 77 unreachable", "{evs:#?}");
     assert_eq!(unknown(&evs[3]).map(|u| u.1), Some("ERROR: quux gizmo <*> unreachable"), "{evs:#?}");
+    // A `Caused by:` after the frames is the piece (RisingWave's Java connector logs so): it was
+    // hidden when the frames ended the report, and clustered as `Caused by` after them.
+    let connector = "\
+2026-12-05T10:00:00.000000Z ERROR risingwave_connector_node: meta leader lease lost
+\tat com.risingwave.connector.source.core.DbzCdcEngineRunner.start(DbzCdcEngineRunner.java:64)
+Caused by: java.io.IOException: quux gizmo 42 unreachable from frobnicator
+\tat com.mysql.cj.protocol.a.NativeSocketConnection.connect(NativeSocketConnection.java:63)
+\t... 12 more
+";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], connector);
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!(
+        (&evs[0]["match"]["id"], unknown(&evs[0]).map(|u| u.1)),
+        (&json!("c-lease"), Some("java.io.IOException: quux gizmo <*> unreachable from frobnicator")),
+        "{evs:#?}"
+    );
 }
 
 /// Found by a developer's reading: logback's default layout (`HH:mm:ss.SSS [thread] LEVEL
@@ -878,6 +895,7 @@ fn regression_logbacks_default_layout_is_read_with_its_level() {
 org.postgresql.util.PSQLException: ERROR: frobnicator 13 wobbled at epoch 98
 \tat org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse(QueryExecutorImpl.java:2725)
 10:00:06.000 [pool-2-thread-9] WARN  c.e.orders.OrderService - frobnicator 14 wobbled at epoch 97
+2026-12-05 10:00:07,000 ERROR [main] c.e.orders.OrderService - frobnicator 15 wobbled at epoch 96
 ";
     let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
     let got: Vec<(u64, u64, &str, &str, &str)> = evs
@@ -891,7 +909,9 @@ org.postgresql.util.PSQLException: ERROR: frobnicator 13 wobbled at epoch 98
         .collect();
     let t = "c.e.orders.OrderService";
     let template = "frobnicator <*> wobbled at epoch <*>";
-    assert_eq!(got, [(2, 3, "ERROR", t, template), (5, 1, "WARN", t, template)]);
+    // A dated `ERROR` line fills RisingWave's level column: read as its header, the same.
+    assert_eq!(got, [(2, 3, "ERROR", t, template), (5, 1, "WARN", t, template), (6, 1, "ERROR", t, template)]);
+    assert_eq!(evs[2]["log"]["thread"], "main");
     // A clock without a date is no `@timestamp`: the observed time stands in.
     assert_eq!(evs[0]["@timestamp"], evs[0]["observed"]);
 }

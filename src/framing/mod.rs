@@ -129,12 +129,6 @@ struct Acc {
     /// program's: one pod's `Caused by:` list or backtrace went into another pod's event, a
     /// panic on stderr into an ERROR on stdout, sshd's lines into RisingWave's event.
     source: u64,
-    /// [`source_key`] without the syslog writer: a RisingWave event or a panic goes on past
-    /// another writer's line in `/var/log/syslog`, as it did before writers were told apart.
-    /// Its lines below such a line were an event of their own, without a level, and took the
-    /// event's match with them (found by a second reader); the other writer's line is taken into
-    /// the event instead, as before.
-    outer_source: u64,
     /// [`Framer::foreign`] of any block the event's lines were framed in: the first line's
     /// block decided whether the line was looked at, and the annotator reads its level as
     /// another program's when any of them, or the block that completes the event, was read as
@@ -657,12 +651,12 @@ impl<'m> Framer<'m> {
             // Past a Go crash's end only a line that continues any event's (blank, indented).
             room && match header {
                 Header::None => {
-                    let same_source = if structured {
-                        outer_source_key(line, prefix) == a.outer_source
-                    } else {
-                        source_key(line, prefix) == a.source
-                    };
-                    same_source
+                    // A RisingWave event too: behind `/var/log/syslog`'s prefixes it took every
+                    // other program's line up to the next header, and their known errors became
+                    // its match (found by a second reader). Its own line after another writer's
+                    // is an event apart: an event is one run of lines (as with `kubectl
+                    // --prefix`).
+                    source_key(line, prefix) == a.source
                         && (structured
                             || (a.json_open && parse::lone(content, b'}'))
                             || continuation_shape(content)
@@ -955,7 +949,6 @@ impl<'m> Framer<'m> {
                     .filter(|st| st.postgres)
                     .map(|st| (st.pid_in(content), pod_key(if ansi { &clean } else { raw }, &prefix))),
                 source: source_key(if ansi { &clean } else { raw }, &prefix),
-                outer_source: outer_source_key(if ansi { &clean } else { raw }, &prefix),
                 prefix,
                 traceback: Traceback::None,
                 goroutines: false,
@@ -1330,16 +1323,6 @@ fn source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
         0
     } else {
         prefix_key(line, prefix, true)
-    }
-}
-
-/// [`source_key`] without the syslog or journal writer ([`Acc::outer_source`]).
-fn outer_source_key(line: &[u8], prefix: &parse::Prefix) -> u64 {
-    if prefix.kubectl.is_none() && prefix.cri.is_none() {
-        0
-    } else {
-        let outer = parse::Prefix { syslog: None, ..prefix.clone() };
-        prefix_key(line, &outer, true)
     }
 }
 

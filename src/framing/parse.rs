@@ -1388,10 +1388,16 @@ impl Syslog {
     /// behind `kubectl logs --timestamps`' time (`Z`) or the kernel ring's (`dmesg`'s `[ 1.234]
     /// usb 1-1: …`). (Found by a second reader: such lines lost their first word and level.)
     fn plain_ok(&self, line: &[u8]) -> bool {
+        let host = &line[self.source.start..self.ident.saturating_sub(1).max(self.source.start)];
+        let ident = &line[self.ident..self.source.end];
+        // A host name is one when it has a digit, a `-` or a `.`, or is in lower case (`Web01`,
+        // `MacBook-Pro`, `node-1`, `combo`), not a capitalised word (`Backup failed: …`); an
+        // ident is no word in capitals (`worker-1 ERROR: …`).
+        let host_like = host.iter().any(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.'))
+            || !host.iter().any(u8::is_ascii_uppercase);
+        let shouting = ident.len() > 1 && !ident.iter().any(u8::is_ascii_lowercase);
         self.pid
-            || (self.ident > self.source.start
-                && !line[self.source.clone()].iter().any(u8::is_ascii_uppercase)
-                && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']'))
+            || (!host.is_empty() && host_like && !shouting && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']'))
     }
 
     /// The time for `@timestamp` (the annotator writes it in RFC 3339's form), its zone as the
@@ -1406,11 +1412,10 @@ impl Syslog {
                 Some(n) => {
                     let clock = std::str::from_utf8(&t[..n]).ok()?;
                     let zone = &t[n..];
-                    // `+0000` as `+00:00`; one out of range as it is written, which the annotator
-                    // then refuses and says so.
+                    // `+0000` as `+00:00`, out of range too (`+2500` as `+25:00`, which the
+                    // annotator refuses, and says so: as written, it took it for a time).
                     let zone = std::str::from_utf8(zone).ok()?;
-                    let zone =
-                        if zone.len() == 5 { offset_form(zone.as_bytes()).unwrap_or(zone.into()) } else { zone.into() };
+                    let zone = if zone.len() == 5 { format!("{}:{}", &zone[..3], &zone[3..]) } else { zone.into() };
                     Some(format!("{clock}{zone}"))
                 }
                 None => {
@@ -2228,7 +2233,10 @@ fn logger_dash(c: &[u8], at: usize) -> Option<(Option<Range<usize>>, Range<usize
     if logger.is_empty() || !logger.iter().all(name) || (thread.is_none() && !logger.contains(&b'.')) {
         return None;
     }
-    c[end..].starts_with(b" - ").then(|| (thread, i..end, end + 3))
+    // A message with a letter: `- -` or `- 500` after the logger are no message to cluster by.
+    let message = &c[(end + 3).min(c.len())..];
+    let message = &message[..memchr::memchr(b'\n', message).unwrap_or(message.len())];
+    (c[end..].starts_with(b" - ") && message.iter().any(u8::is_ascii_alphabetic)).then(|| (thread, i..end, end + 3))
 }
 
 /// MySQL's error log after its time: `<thread> [<label>] [MY-<code>] [<subsystem>] <message>`
@@ -2561,11 +2569,15 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
         // report): the message starts at the line break, as it does after `x: `.
         i = if s.get(i + n + 1) == Some(&b'\n') { i + n + 1 } else { (i + n + 2).min(s.len()) };
     }
-    if out.target.is_none()
-        && out.spans.is_empty()
-        && let Some((thread, target, message)) = spring_tail(s, i)
-    {
-        (out.thread, out.target, i) = (Some(thread), Some(target), message);
+    if out.target.is_none() && out.spans.is_empty() {
+        // Another program's layout that fills RisingWave's level column (`ERROR`): Spring
+        // Boot's, log4j's and logback's `[thread] logger - ` (their `WARN` lines are read as
+        // dated lines, [`parse_stamped`]).
+        if let Some((thread, target, message)) = spring_tail(s, i) {
+            (out.thread, out.target, i) = (Some(thread), Some(target), message);
+        } else if let Some((thread, target, message)) = logger_dash(s, i) {
+            (out.thread, out.target, i) = (thread, Some(target), message);
+        }
     }
     // Message and fields. The fields end the message's line; a message that spans lines (a
     // string with a line break in it, `… heartbeat\n    until we can successfully report its
@@ -3569,6 +3581,11 @@ mod tests {
             "2026-12-05T10:00:00.123456789Z edge sshd[7]: x",
             "[ 1.5] edge sshd[7]: x",
             "2026-12-05T10:00:00+00:00 edge kernel: x",
+            // host names in capitals, an ident in mixed case (a reader's: they kept their time
+            // and host in the template when only lower case was taken)
+            "Dec  5 10:00:00 Web01 kernel: Out of memory",
+            "Dec  5 10:00:00 MacBook-Pro kernel: error: disk I/O failure",
+            "Dec  5 10:00:00 node-1 NetworkManager: <error> device eth0 failed",
         ] {
             let (p, _) = classify(line.as_bytes(), &mut StreamState::default());
             assert!(p.syslog.is_some(), "{line}");
@@ -3599,8 +3616,8 @@ mod tests {
             // A December line read in January is last year's; 29 February a leap year's.
             ("Dec 31 23:59:59", "2027-01-01T00:00:01Z", Some("2026-12-31T23:59:59")),
             ("Feb 29 10:00:00", "2026-12-07T19:00:00Z", Some("2024-02-29T10:00:00")),
-            // An offset out of range is written as it is: the annotator refuses it, and says so.
-            ("2026-12-05T10:00:03+2500", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03+2500")),
+            // An offset out of range too: the annotator refuses it, and says so.
+            ("2026-12-05T10:00:03+2500", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03+25:00")),
             ("2026-12-05T10:00:03+0000", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03+00:00")),
             ("2026-12-05T10:00:03.5-0530", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:03.5-05:30")),
             ("2026-12-05T10:00:00.123456+00:00", "2026-12-07T19:00:00Z", Some("2026-12-05T10:00:00.123456+00:00")),
