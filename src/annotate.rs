@@ -1061,7 +1061,10 @@ fn unexplained(
             }
         }
         _ => {
+            // Of several lines, not a stack trace below the causes (a JDBC exception's frames).
             let len = hays.first().map_or(0, |h| h.text.len());
+            let first_nl = memchr::memchr(b'\n', &text[..len.min(text.len())]);
+            let len = first_nl.map_or(len, |nl| report_end(text, nl).min(len));
             let within = |r: &Range<usize>| (0, r.start.min(len)..r.end.min(len));
             regions[1] = hays.first().map(|_| within(&plain.0));
             regions[2] = plain.1.as_ref().map(within);
@@ -1197,12 +1200,6 @@ fn unexplained(
                 }
             }
             let mut gap = lo..c.map_or(region.end, |c| c.start).clamp(lo, region.end);
-            // Java stack frames at the piece's start are no error (a JDBC exception's, below a
-            // client's `PSQLException` carrying RisingWave's report; a connector's): the frames
-            // after a known cause were clustered as `at <*>(QueryExecutorImpl.java:<*>)`, every
-            // database error of an application one cluster (found by a developer's reading). A
-            // `Caused by:` after them is the piece.
-            gap.start = past_java_frames(t, gap.clone());
             // A piece inside a quoted string (a gRPC status's `message: "…"`, the cause the
             // server sent) ends at its closing quote: what follows it (`", details: [],
             // metadata: MetadataMap { … }`) is the status's, and in the template it split one
@@ -1586,43 +1583,26 @@ fn balanced_tail(text: &[u8], start: usize, tail: usize, end: usize) -> usize {
 }
 
 /// Where the causes printed below an event's first line (which ends at `nl`) end: at a
-/// backtrace's header, or the end of the text.
+/// backtrace's header, a Java stack frame (`\tat org.postgresql…(QueryExecutorImpl.java:2725)`,
+/// below a client's `PSQLException` carrying RisingWave's report), or the end of the text. A
+/// frame after a known cause was clustered as the event's unknown error (`at
+/// <*>(QueryExecutorImpl.java:<*>)`, every JDBC error of an application one cluster: found by a
+/// developer's reading). (Passing over the frames instead, to reach a `Caused by:` after them,
+/// made a known error's last value before them a piece of its own: a third reader.)
 fn report_end(text: &[u8], nl: usize) -> usize {
     let mut at = nl;
     for line in text[nl + 1..].split(|&b| b == b'\n') {
         let l = line.trim_ascii_start();
-        if l.starts_with(b"Backtrace:") || l.starts_with(b"Stack backtrace:") || l.starts_with(b"stack backtrace:") {
+        if l.starts_with(b"Backtrace:")
+            || l.starts_with(b"Stack backtrace:")
+            || l.starts_with(b"stack backtrace:")
+            || java_frame(l)
+        {
             return at;
         }
         at += 1 + line.len();
     }
     text.len()
-}
-
-/// Where `r` of `t` goes on past the Java stack frames ([`java_frame`]) on the lines after its
-/// first (a blank rest of the line a known error ended on), and past the `Caused by: ` of the
-/// exception after them (`Caused by: java.io.IOException: …` was clustered as `Caused by`):
-/// `r.start` when there are none.
-fn past_java_frames(t: &[u8], r: Range<usize>) -> usize {
-    let mut at = r.start;
-    let mut frames = false;
-    loop {
-        let line_end = memchr::memchr(b'\n', &t[at..r.end]).map_or(r.end, |p| at + p);
-        let line = t[at..line_end].trim_ascii();
-        let frame = java_frame(line);
-        if !(frame || (line.is_empty() && at == r.start)) {
-            if !frames {
-                return r.start;
-            }
-            let indent = t[at..line_end].len() - t[at..line_end].trim_ascii_start().len();
-            return at + indent + if line.starts_with(b"Caused by: ") { b"Caused by: ".len() } else { 0 };
-        }
-        frames |= frame;
-        if line_end >= r.end {
-            return if frames { r.end } else { r.start };
-        }
-        at = line_end + 1;
-    }
 }
 
 /// Is `l` (its indent taken off) a Java stack frame, `at <class>.<method>(<file>:<line>)` (or

@@ -1390,11 +1390,13 @@ impl Syslog {
     fn plain_ok(&self, line: &[u8]) -> bool {
         let host = &line[self.source.start..self.ident.saturating_sub(1).max(self.source.start)];
         let ident = &line[self.ident..self.source.end];
-        // A host name is one when it has a digit, a `-` or a `.`, or is in lower case (`Web01`,
-        // `MacBook-Pro`, `node-1`, `combo`), not a capitalised word (`Backup failed: …`); an
-        // ident is no word in capitals (`worker-1 ERROR: …`).
-        let host_like = host.iter().any(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.'))
-            || !host.iter().any(u8::is_ascii_uppercase);
+        // A host name is one when it has a digit, a `-` or a `.`, or is in one case (`Web01`,
+        // `MacBook-Pro`, `node-1`, `combo`, `FILESERVER`), not a capitalised word (`Backup
+        // failed: …`) nor a level word (`WARNING app: …`); an ident is no word in capitals
+        // (`worker-1 ERROR: …`).
+        let one_case = !host.iter().any(u8::is_ascii_uppercase) || !host.iter().any(u8::is_ascii_lowercase);
+        let host_like = (host.iter().any(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.')) || one_case)
+            && level_in(host).is_none();
         let shouting = ident.len() > 1 && !ident.iter().any(u8::is_ascii_lowercase);
         self.pid
             || (!host.is_empty() && host_like && !shouting && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']'))
@@ -2215,8 +2217,8 @@ pub fn parse_stamped(c: &[u8]) -> Option<StampedLine> {
 
 /// logback's and log4j's `[<thread>] <logger> - ` after the level (`%-5level [%thread]
 /// %logger{36} - %msg`, or the thread before the level): the thread without its brackets, the
-/// logger, and where the message starts. A logger without the thread before it has a `.` (a
-/// class's name): `app - x` may be a message's own. The thread and logger were clustered as
+/// logger, and where the message starts. The logger is a class's name (`app - x`, `v1.2.3 -
+/// x` may be a message's own). The thread and logger were clustered as
 /// the message's first words (`[main] c.e.orders.OrderService - query failed`: a cluster per
 /// logger, whatever it logged; found by a developer's reading).
 fn logger_dash(c: &[u8], at: usize) -> Option<(Option<Range<usize>>, Range<usize>, usize)> {
@@ -2229,8 +2231,12 @@ fn logger_dash(c: &[u8], at: usize) -> Option<(Option<Range<usize>>, Range<usize
     }
     let end = i + c[i..].iter().position(|&b| b == b' ' || b == b'\n')?;
     let logger = &c[i..end];
-    let name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$' | b'-');
-    if logger.is_empty() || !logger.iter().all(name) || (thread.is_none() && !logger.contains(&b'.')) {
+    // A class's name: words that start with a letter, joined by dots (`c.e.OrderService`;
+    // not `v1.2.3`, nor a word alone: `timeout - giving up` is a message's own).
+    let name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-');
+    let class = logger.contains(&b'.')
+        && logger.split(|&b| b == b'.').all(|w| w.first().is_some_and(u8::is_ascii_alphabetic) && w.iter().all(name));
+    if !class {
         return None;
     }
     // A message with a letter: `- -` or `- 500` after the logger are no message to cluster by.
