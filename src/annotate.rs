@@ -1061,9 +1061,12 @@ fn unexplained(
             }
         }
         _ => {
-            // Of several lines, not a stack trace below the causes (a JDBC exception's frames).
+            // Of several lines, not a stack trace below the causes (a JDBC exception's frames
+            // after a known error; where nothing matched only the first line is read, and the
+            // look for line breaks is skipped: `--unknown any` on plain lines paid 190
+            // instructions an event for it).
             let len = hays.first().map_or(0, |h| h.text.len());
-            let first_nl = memchr::memchr(b'\n', &text[..len.min(text.len())]);
+            let first_nl = if found.is_empty() { None } else { memchr::memchr(b'\n', &text[..len.min(text.len())]) };
             let len = first_nl.map_or(len, |nl| report_end(text, nl).min(len));
             let within = |r: &Range<usize>| (0, r.start.min(len)..r.end.min(len));
             regions[1] = hays.first().map(|_| within(&plain.0));
