@@ -509,6 +509,11 @@ impl<W: Writer> Annotator<'_, W> {
         // Describe the layout for the event.
         let mut message: &[u8] = &text;
         let mut timestamp: Option<Cow<'_, str>> = None;
+        // A plain line behind a syslog or journal prefix (as framing read it), read once for its
+        // time and its ident.
+        let syslog = (ev.header == Header::None && ev.prefix.syslog.is_some() && json.is_none() && raw_json.is_none())
+            .then(|| parse::syslog_line(&text))
+            .flatten();
         if let Some(Value::Object(obj)) = &json {
             timestamp = fill_json_log(obj, json_level.clone(), &mut log);
             // The first value after the span fields (read first, where a text line prints
@@ -577,14 +582,8 @@ impl<W: Writer> Annotator<'_, W> {
                     l.fields(first, |kv| log.fields.push(go_field(first, kv)));
                 }
             }
-        } else if ev.header == Header::None
-            && ev.prefix.syslog.is_some()
-            && json.is_none()
-            && raw_json.is_none()
-            && let Some(syslog) = parse::syslog_line(&text)
-        {
-            // A plain line behind a syslog or journal prefix (as framing read it): the prefix's
-            // time.
+        } else if let Some(syslog) = &syslog {
+            // A plain line behind a syslog or journal prefix: the prefix's time.
             timestamp = syslog.timestamp(&text, &observed).map(Cow::Owned);
         }
         let lb = &self.line_buf;
@@ -634,7 +633,7 @@ impl<W: Writer> Annotator<'_, W> {
                     (None, Some(m)) => m,
                     // Read only where no text line's parse says where the message is (every
                     // event at `any` comes here).
-                    (None, None) if text_line.is_none() => plain_message(&text, ev.prefix.syslog.is_some()),
+                    (None, None) if text_line.is_none() => plain_message(&text, syslog.as_ref().map(|s| s.ident)),
                     (None, None) => 0..0,
                 },
                 plain_error: other.as_ref().and_then(|o| o.error(&text)),
@@ -2572,13 +2571,12 @@ impl Other {
 /// prefix, from its ident on (`haproxy[7]: Server web1 is DOWN`): with the time and the host in
 /// it, a kind's lines were a template apart for each host with no digit in its name, and for
 /// each month (a generalisation reader's HAProxy set, as rsyslog writes it).
-/// `syslog`: framing read the line's prefix as one ([`parse::Prefix::syslog`]).
-fn plain_message(text: &[u8], syslog: bool) -> Range<usize> {
+/// `ident`: where the ident of the syslog prefix framing read starts ([`parse::Syslog`]).
+fn plain_message(text: &[u8], ident: Option<usize>) -> Range<usize> {
     let traceback = text.first() == Some(&b'T') && text.starts_with(parse::TRACEBACK);
     match traceback.then(|| parse::traceback(text)).flatten() {
         Some((0, exception)) => exception,
-        _ if syslog => parse::syslog_ident(text).unwrap_or(0)..text.len(),
-        _ => 0..text.len(),
+        _ => ident.unwrap_or(0)..text.len(),
     }
 }
 

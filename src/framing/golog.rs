@@ -365,12 +365,18 @@ pub fn klog_timestamp(c: &[u8], time: &Range<usize>, observed: &str) -> Option<S
     let (year, md) = if date.len() == 8 {
         (date[..4].to_string(), &date[4..])
     } else {
-        let seen: i32 = observed.get(..4)?.parse().ok()?;
-        let seen_month: u32 = observed.get(5..7)?.parse().ok()?;
-        let month: u32 = date[..2].parse().ok()?;
-        (format!("{:04}", if month > seen_month { seen - 1 } else { seen }), date)
+        (format!("{:04}", year_of(date[..2].parse().ok()?, observed)?), date)
     };
     Some(format!("{year}-{}-{}T{clock}", &md[..2], &md[2..]))
+}
+
+/// The year of a time written without one (klog's, BSD syslog's) in `month`: `observed`'s (the
+/// event's observed time, RFC 3339), or the one before when `month` is later than the observed
+/// one (a line from December read in January).
+pub fn year_of(month: u32, observed: &str) -> Option<i32> {
+    let seen: i32 = observed.get(..4)?.parse().ok()?;
+    let seen_month: u32 = observed.get(5..7)?.parse().ok()?;
+    Some(if month > seen_month { seen - 1 } else { seen })
 }
 
 #[cfg(test)]

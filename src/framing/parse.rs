@@ -1384,9 +1384,9 @@ impl Syslog {
     /// one in its stream (`StreamState::syslog`), when no header follows it? With a `[pid]`;
     /// without one, `<word> <word>: ` after a time is as likely a program's own text (`Server
     /// listening: 8080`, `Backup failed: disk full` after `date -Iseconds`, `worker-1 ERROR:
-    /// disk full`): then only a host and an ident in lower case (`edge kernel: `), and not
+    /// disk full`): then only after a host name and an ident not in capitals (below), and not
     /// behind `kubectl logs --timestamps`' time (`Z`) or the kernel ring's (`dmesg`'s `[ 1.234]
-    /// usb 1-1: …`). (Found by a second reader: such lines lost their first word and level.)
+    /// usb 1-1: …`). (Found by second readers: such lines lost their first word and level.)
     fn plain_ok(&self, line: &[u8]) -> bool {
         let host = &line[self.source.start..self.ident.saturating_sub(1).max(self.source.start)];
         let ident = &line[self.ident..self.source.end];
@@ -1436,9 +1436,7 @@ impl Syslog {
             _ => {
                 let month = MONTHS.iter().position(|m| m[..] == t[..3])? as u32 + 1;
                 let day: u32 = std::str::from_utf8(&t[4..6]).ok()?.trim_start().parse().ok()?;
-                let seen: i32 = observed.get(..4)?.parse().ok()?;
-                let seen_month: u32 = observed.get(5..7)?.parse().ok()?;
-                let mut year = if month > seen_month { seen - 1 } else { seen };
+                let mut year = super::golog::year_of(month, observed)?;
                 // 29 February is a leap year's: the last one.
                 let leap = |y: i32| y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
                 while month == 2 && day == 29 && !leap(year) {
@@ -1457,15 +1455,9 @@ const MONTHS: [&[u8; 3]; 12] =
     [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
 const DAYS: [&[u8; 3]; 7] = [b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat", b"Sun"];
 
-/// Where a plain line's ident starts, after a syslog or journal prefix's time and host
-/// ([`syslog_prefix`]): what another program's line behind one says is its ident's (`sshd[7]:
-/// …`), not the time's and host's.
-#[inline]
-pub fn syslog_ident(line: &[u8]) -> Option<usize> {
-    syslog_line(line).map(|s| s.ident)
-}
-
-/// The syslog or journal prefix a plain line starts with ([`syslog_prefix`]).
+/// The syslog or journal prefix a plain line starts with ([`syslog_prefix`]): its time is the
+/// event's, and what another program's line behind one says is its ident's (`sshd[7]: …`), not
+/// the time's and host's ([`Syslog::ident`]).
 #[inline]
 pub fn syslog_line(line: &[u8]) -> Option<Syslog> {
     // A prefix that starts with a letter starts with a month's or a weekday's three (`Dec  5`,
@@ -3598,7 +3590,7 @@ mod tests {
             let (p, _) = classify(line.as_bytes(), &mut StreamState { kubectl_ts: true, ..StreamState::default() });
             assert_eq!(p.syslog, None, "{line}");
         }
-        // What such a plain line says starts at its ident (`syslog_ident`).
+        // What such a plain line says starts at its ident (`Syslog::ident`).
         for (line, ident) in [
             (plain, Some("sshd(pam_unix)[19939]: authentication failure")),
             ("Dec  7 04:05:19 lb1 haproxy[1187]: Server web1 is DOWN", Some("haproxy[1187]: Server web1 is DOWN")),
@@ -3608,7 +3600,7 @@ mod tests {
             ("Dec 05 10:00:00", None),
             ("sshd[7]: x", None),
         ] {
-            assert_eq!(syslog_ident(line.as_bytes()).map(|i| &line[i..]), ident, "{line}");
+            assert_eq!(syslog_line(line.as_bytes()).map(|s| &line[s.ident..]), ident, "{line}");
         }
     }
 
