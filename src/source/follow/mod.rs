@@ -115,6 +115,10 @@ pub enum FollowError {
     Start(std::io::Error),
     #[error("cannot write output: {0}")]
     Output(std::io::Error),
+    /// The reader thread panicked (a bug). What it had handed over was delivered and
+    /// checkpointed; the daemon ends with a failure status so that a supervisor restarts it.
+    #[error("the reader stopped on an internal error ({0}); what it had read was delivered and checkpointed")]
+    Reader(String),
 }
 
 /// How the run ended.
@@ -340,12 +344,28 @@ pub fn run(
         rt.shutdown_timeout(Duration::from_millis(100));
         return Err(FollowError::State(StateError::LockLost { dir: settings.state_dir.clone() }));
     }
-    if outcome != Outcome::Deadline {
-        let _ = reader.join();
-    }
-    // A reader blocked on a stuck output is left behind: the process exits.
+    // A reader blocked on a stuck output is left behind: the process exits. A reader that
+    // ended by itself did so on a panic (it reads until told to stop); one past the deadline
+    // may have too.
+    let joined = (outcome != Outcome::Deadline || reader.is_finished()).then(|| reader_ended(reader.join()));
     rt.shutdown_timeout(Duration::from_millis(100));
+    joined.unwrap_or(Ok(()))?;
     Ok(outcome)
+}
+
+/// The reader thread's end as the run's: a panic is an error naming it. Before, it was dropped,
+/// and a daemon whose reader had died exited with status 0 after delivering what was read, so
+/// systemd's `Restart=on-failure` left it down (found by a daemon operator's reading).
+fn reader_ended(joined: std::thread::Result<()>) -> Result<(), FollowError> {
+    joined.map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        tracing::error!(panic = %what, "the reader thread panicked");
+        FollowError::Reader(what)
+    })
 }
 
 /// The tokio side: signals, the fan-out to the sinks, checkpoint marks applied as batches are
@@ -593,5 +613,28 @@ fn file_lag(store: &Mutex<Store>, m: &Metrics) {
             let lag = md.len().saturating_sub(s.offset);
             m.file_lag.get_or_create(&PathLabel { path: s.path }).set(lag.min(i64::MAX as u64) as i64);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regression_a_reader_that_panicked_fails_the_run() {
+        let died = std::thread::Builder::new()
+            .name("annotail-reader".into())
+            .spawn(|| panic!("index out of bounds: the len is 3 but the index is 7"))
+            .expect("spawn");
+        let e = reader_ended(died.join()).expect_err("a panic is an error");
+        assert!(matches!(&e, FollowError::Reader(m) if m.contains("the len is 3")), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "the reader stopped on an internal error (index out of bounds: the len is 3 but the index is 7); \
+             what it had read was delivered and checkpointed"
+        );
+        let formatted = std::thread::spawn(|| panic!("record {} broke", 42)).join();
+        assert!(matches!(reader_ended(formatted), Err(FollowError::Reader(m)) if m == "record 42 broke"));
+        assert!(reader_ended(std::thread::spawn(|| ()).join()).is_ok());
     }
 }
