@@ -583,8 +583,10 @@ impl<W: Writer> Annotator<'_, W> {
                 }
             }
         } else if let Some(syslog) = &syslog {
-            // A plain line behind a syslog or journal prefix: the prefix's time.
+            // A plain line behind a syslog or journal prefix: the prefix's time, and its
+            // `<PRI>`'s severity.
             timestamp = syslog.timestamp(&text, &observed).map(Cow::Owned);
+            log.level = syslog.severity.map(|s| Cow::Borrowed(parse::SYSLOG_SEVERITIES[s as usize]));
         }
         let lb = &self.line_buf;
         let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));

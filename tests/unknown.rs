@@ -791,8 +791,9 @@ fn regression_journal_json_records_of_other_programs_are_read_as_their_lines() {
     assert_eq!(evs[1]["@timestamp"], "2025-12-05T10:00:02.500000+00:00");
     assert_eq!(
         evs[1]["message"],
-        "2025-12-05T10:00:02.500000+00:00 node-b2 sshd[1877]: Failed password for invalid user oracle from 10.0.0.5 port 52311 ssh2"
+        "<5>2025-12-05T10:00:02.500000+00:00 node-b2 sshd[1877]: Failed password for invalid user oracle from 10.0.0.5 port 52311 ssh2"
     );
+    assert_eq!(evs[1]["log"]["level"], "notice");
     assert_eq!((&evs[1]["log"]["format"], &evs[1]["log"]["content_format"]), (&json!("json"), &json!("plain")));
     // A time RFC 3339 cannot write (the year 10000) panicked in the formatter, and an empty
     // message was written as a prefix alone (found by a second reader): the record is read
@@ -804,6 +805,43 @@ fn regression_journal_json_records_of_other_programs_are_read_as_their_lines() {
     let evs = d.events(&["--unknown", "any", "--format", "json"], &format!("{far}\n{empty}\n"));
     let got: Vec<(&str, &str)> = evs.iter().map(|e| (e["message"].as_str().unwrap(), unknown(e).unwrap().1)).collect();
     assert_eq!(got, [("far future\n", "far future")], "{evs:#?}");
+}
+
+/// Found by a platform SRE's reading: a journal record's `PRIORITY` was not its level, so
+/// `--unknown warn` wrote none of another program's errors from `journalctl -o json`, and
+/// syslog's wire format (`<PRI>` first, as `nc -lu 514` or a relay's file keeps it) was no
+/// syslog line at all.
+#[test]
+fn regression_a_syslog_priority_is_the_lines_level() {
+    let d = Dir::new();
+    let record = |priority: &str, message: &str| {
+        json!({"__REALTIME_TIMESTAMP": "1764928801000000", "PRIORITY": priority, "SYSLOG_IDENTIFIER": "kubelet",
+            "_PID": "812", "_HOSTNAME": "node-1", "MESSAGE": message})
+        .to_string()
+            + "\n"
+    };
+    let input = [("3", "Failed to pull image for pod meta-0"), ("4", "threshold met"), ("6", "Started"), ("7", "sync")]
+        .map(|(p, m)| record(p, m))
+        .concat();
+    let levels = |evs: &[Value]| evs.iter().map(|e| e["log"]["level"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    assert_eq!(levels(&evs), ["err", "warning"], "{evs:#?}");
+    assert_eq!(unknown(&evs[0]).unwrap().1, "kubelet[<*>]: Failed to pull image for pod <*>");
+    let evs = d.events(&["--unknown", "error", "--format", "json"], &input);
+    assert_eq!(levels(&evs), ["err"], "{evs:#?}");
+    let evs = d.events(&["--unknown", "any", "--format", "json"], &input);
+    assert_eq!(levels(&evs), ["err", "warning", "info", "debug"], "{evs:#?}");
+    // The wire format: a capitalised host is taken behind a `<PRI>`, its time is `@timestamp`,
+    // and what the line says is clustered from its ident on.
+    let input = "\
+<30>Dec  5 10:00:00 Server app: listening on 8080
+<27>Dec  5 10:00:01 Server app: cannot open /data/x.db: permission denied
+<27>Dec  5 10:00:02 Server app: cannot open /data/y.db: permission denied
+";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
+    assert_eq!(levels(&evs), ["err", "err"], "{evs:#?}");
+    assert_eq!(unknown(&evs[1]).unwrap(), (unknown(&evs[0]).unwrap().0, "app: cannot open <*>: permission denied", 2));
+    assert!(evs[0]["@timestamp"].as_str().unwrap().ends_with("-12-05T10:00:01"), "{evs:#?}");
 }
 
 /// Found by a generalisation reader: Spring Boot's console lines read as RisingWave text

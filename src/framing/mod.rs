@@ -1244,6 +1244,8 @@ fn foreign_block(block: &[u8], state: StreamState) -> bool {
             // program's log: there every line is looked at anyway, a JSON line's level read
             // under every key the annotator reads it from.
             Header::Json => None,
+            // A syslog line with its `<PRI>`: its level is no word the marks find.
+            Header::None if p.syslog.is_some() && l.first() == Some(&b'<') => Some(true),
             _ => crate::unknown::foreign_level(&l[p.content..], h).map(|_| true),
         }
     };

@@ -731,7 +731,7 @@ fn classify_inner(line: &[u8], state: &mut StreamState) -> (Prefix, Header) {
         i = close + 2;
     } else if let Some(n) = compose_prefix(line) {
         i = n;
-    } else if line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'[')
+    } else if line.first().is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || matches!(b, b'[' | b'<'))
         && let Some(sp) = syslog_prefix(line, ts0)
         && (state.syslog || (!state.kubectl_ts && sp.plain_ok(line)) || header_at(&line[sp.end..]))
     {
@@ -1249,6 +1249,11 @@ fn journal_prefix(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Ve
     }
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(micros);
     let time = humantime::format_rfc3339_micros(at).to_string();
+    // Its priority as syslog's `<PRI>`: the record's level, which `journalctl`'s text layouts
+    // do not print (a journal record at `err` was no error for `--unknown warn`).
+    if let Some(p) = field("PRIORITY").filter(|p| p.len() == 1 && (b'0'..=b'7').contains(&p.as_bytes()[0])) {
+        out.extend_from_slice(format!("<{p}>").as_bytes());
+    }
     // An offset, not `Z`: a `Z` time before a pid-less ident is not read as a prefix on a
     // stream's first line ([`Syslog::plain_ok`]); journalctl prints the offset so.
     out.extend_from_slice(time.strip_suffix('Z').unwrap_or(&time).as_bytes());
@@ -1270,8 +1275,58 @@ fn journal_prefix(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Ve
 /// zone (`2026-12-05T10:00:00+0000`, `…T10:00:00.123456+00:00`). The prefix's length. A
 /// RisingWave line is never taken for one: its time is followed by its level, which is no host
 /// name, and its target has `::` or no `[pid]`-less ident's `: ` after a level.
+///
+/// Before it, syslog's `<PRI>` (the wire format, as `nc -lu 514` or a relay's file keeps it,
+/// and the journal records [`journal_prefix`] writes): its severity is the line's level.
 #[inline(always)] // Framing's `classify` looks on every line framed (it was inlined there alone).
 fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
+    if line.first() == Some(&b'<') {
+        return syslog_prefix_after_pri(line);
+    }
+    syslog_prefix_at(line, zoned)
+}
+
+/// [`syslog_prefix`] of a line that starts with a `<PRI>`.
+#[cold]
+#[inline(never)]
+fn syslog_prefix_after_pri(line: &[u8]) -> Option<Syslog> {
+    let (severity, n) = syslog_pri(line)?;
+    let rest = &line[n..];
+    let zoned = if rest.first().is_some_and(u8::is_ascii_digit) { timestamp_len(rest) } else { None };
+    let s = syslog_prefix_at(rest, zoned)?;
+    Some(Syslog {
+        time: s.time.start + n..s.time.end + n,
+        source: s.source.start + n..s.source.end + n,
+        ident: s.ident + n,
+        pid: s.pid,
+        end: s.end + n,
+        severity: Some(severity),
+    })
+}
+
+/// Syslog's `<PRI>` at a line's start (RFC 3164 and 5424: 0 to 191, the facility times eight
+/// plus the severity): the severity and the length.
+fn syslog_pri(line: &[u8]) -> Option<(u8, usize)> {
+    let digits = line.get(1..)?.iter().take(4).take_while(|b| b.is_ascii_digit()).count();
+    if !(1..=3).contains(&digits) || line.get(1 + digits) != Some(&b'>') {
+        return None;
+    }
+    let pri: u16 = std::str::from_utf8(&line[1..1 + digits]).ok()?.parse().ok()?;
+    (pri <= 191).then_some(((pri % 8) as u8, digits + 2))
+}
+
+/// Syslog's severities' names (RFC 5424's keywords, as `journalctl -p` takes them), by number:
+/// a `<PRI>` line's `log.level`.
+pub const SYSLOG_SEVERITIES: [&str; 8] = ["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"];
+
+/// Does a line start with a `<PRI>` whose severity is a warning or above (`error_only`: an
+/// error or above)? [`crate::unknown::level_marker`]'s look at a syslog line's level.
+pub fn syslog_pri_wanted(line: &[u8], error_only: bool) -> bool {
+    line.first() == Some(&b'<') && syslog_pri(line).is_some_and(|(sev, _)| sev <= if error_only { 3 } else { 4 })
+}
+
+#[inline(always)]
+fn syslog_prefix_at(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
     let head = &line[..line.len().min(256)];
     let mut i = if let Some(t) = zoned {
         // `zoned`: the RFC 3339 timestamp the line starts with, already read. A RisingWave
@@ -1360,6 +1415,7 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
         ident: ident_at,
         pid,
         end: i + 2,
+        severity: None,
     })
 }
 
@@ -1377,6 +1433,8 @@ pub struct Syslog {
     pub pid: bool,
     /// Where the message starts, past the ident's `: `.
     pub end: usize,
+    /// The severity of a `<PRI>` before the time (0 `emerg` to 7 `debug`).
+    pub severity: Option<u8>,
 }
 
 impl Syslog {
@@ -1398,7 +1456,9 @@ impl Syslog {
         let host_like = (host.iter().any(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.')) || one_case)
             && level_in(host).is_none();
         let shouting = ident.len() > 1 && !ident.iter().any(u8::is_ascii_lowercase);
+        // A `<PRI>` says syslog wrote the line, whatever its host's case.
         self.pid
+            || (self.severity.is_some() && line[self.time.end - 1] != b']')
             || (!host.is_empty() && host_like && !shouting && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']'))
     }
 
@@ -1465,7 +1525,7 @@ pub fn syslog_line(line: &[u8]) -> Option<Syslog> {
     // on RisingWave's messages spent 280 instructions a line here before it).
     let first = *line.first()?;
     let named = || line.get(3) == Some(&b' ') && MONTHS.iter().chain(&DAYS).any(|n| &n[..] == &line[..3]);
-    if !(first.is_ascii_digit() || first == b'[' || (first.is_ascii_uppercase() && named())) {
+    if !(first.is_ascii_digit() || first == b'[' || first == b'<' || (first.is_ascii_uppercase() && named())) {
         return None;
     }
     syslog_line_at(line)
@@ -3515,12 +3575,20 @@ mod tests {
             ("1764928800.123456 risingwave[4242]: ", true),
             ("Sat 2026-12-05 10:00:00 UTC node-1 risingwave[4242]: ", true),
             ("Sat 2026-12-05 10:00:00.123456 CET risingwave[4242]: ", true),
+            // syslog's wire format, its `<PRI>` first (RFC 3164's time, RFC 3339's)
+            ("<30>Dec  5 10:00:00 node-1 risingwave[4242]: ", true),
+            ("<3>2026-12-05T10:00:00.123456+00:00 node-1 risingwave[4242]: ", true),
+            ("<191>Dec  5 10:00:00 node-1 risingwave: ", true),
             // not one: no `: `, a pid that is not a number, no host, a month that is none
             ("Dec 05 10:00:00 node-1 risingwave[4242] ", false),
             ("Dec 05 10:00:00 node-1 risingwave[x]: ", false),
             ("Dec 05 10:00:00 risingwave: ", false),
             ("Dez 05 10:00:00 node-1 risingwave: ", false),
             ("[1234] node-1 risingwave[4242]: ", false),
+            ("<192>Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
+            ("<1234>Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
+            ("<>Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
+            ("<3> Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
             ("12345.678 node-1 risingwave[4242]: ", false),
             ("Sat 2026-12-05 node-1 risingwave[4242]: ", false),
             // `kubectl logs --timestamps` before a JSON object whose first key's value is one
@@ -3601,6 +3669,33 @@ mod tests {
             ("sshd[7]: x", None),
         ] {
             assert_eq!(syslog_line(line.as_bytes()).map(|s| &line[s.ident..]), ident, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_syslog_pri_is_the_lines_severity() {
+        // (line, severity, message after the prefix)
+        let cases: &[(&str, Option<u8>, &str)] = &[
+            ("<27>Dec  5 10:00:01 Server app: cannot open x", Some(3), "cannot open x"),
+            ("<28>Dec  5 10:00:02 node-1 kubelet[812]: eviction", Some(4), "eviction"),
+            ("<0>2026-12-05T10:00:00+00:00 edge kernel: panic", Some(0), "panic"),
+            ("<191>Dec  5 10:00:00 node-1 app: x", Some(7), "x"),
+            // A capitalised host is taken behind a `<PRI>`, not without one.
+            ("Dec  5 10:00:01 Server app: cannot open x", None, "Dec  5 10:00:01 Server app: cannot open x"),
+            // The kernel ring's time (`dmesg -r`) stays unread: `usb 1-1` is no host and ident.
+            ("<6>[    1.234567] usb 1-1: new device", None, "<6>[    1.234567] usb 1-1: new device"),
+        ];
+        for (line, severity, message) in cases {
+            let (p, _) = classify(line.as_bytes(), &mut StreamState::default());
+            assert_eq!(&line[p.content..], *message, "{line}");
+            let read = syslog_line(line.as_bytes()).filter(|_| p.syslog.is_some());
+            assert_eq!(read.and_then(|s| s.severity), *severity, "{line}");
+        }
+        // (line, wanted at `warn`, at `error`)
+        let wanted = [("<27>x", true, true), ("<28>x", true, false), ("<29>x", false, false), ("<8>x", true, true)];
+        for (line, warn, error) in wanted {
+            let got = (syslog_pri_wanted(line.as_bytes(), false), syslog_pri_wanted(line.as_bytes(), true));
+            assert_eq!(got, (warn, error), "{line}");
         }
     }
 

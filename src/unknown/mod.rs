@@ -217,6 +217,10 @@ fn stamped_level(line: &[u8], error_only: bool) -> Option<bool> {
 
 /// [`level_marker`] on a line without colour codes (`--unknown warn` or `error`).
 fn plain_level_marker(line: &[u8], error_only: bool) -> bool {
+    // Syslog's `<PRI>` (the wire format; a journal record's priority): its severity.
+    if crate::framing::parse::syslog_pri_wanted(line, error_only) {
+        return true;
+    }
     let w = &line[..line.len().min(LEVEL_WINDOW)];
     // Behind a `kubectl --prefix` (`[pod/…] `) the line is read as it would be without it.
     let skip = if w.first() == Some(&b'[') { memchr::memchr(b' ', w).map_or(0, |i| i + 1) } else { 0 };
