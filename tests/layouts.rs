@@ -375,6 +375,28 @@ fn regression_grep_file_names_cat_n_numbers_and_stern_times_are_taken_off() {
                 &format!("     4\t{warn}"),
             ]),
         ),
+        // Copied from a terminal, the tab is blanks to the next tab stop; `less -N` numbers in
+        // seven columns and a blank; an empty line keeps its number alone (an on-call
+        // engineer's reading: a whole paste was one event of plain text).
+        (
+            "cat -n from a terminal",
+            lines(&[
+                &format!("     1  {err}"),
+                "     2  Caused by:",
+                "     3      disk gone",
+                "     4",
+                &format!("     5  {warn}"),
+            ]),
+        ),
+        (
+            "less -N",
+            lines(&[
+                &format!("      1 {err}"),
+                "      2 Caused by:",
+                "      3     disk gone",
+                &format!("      4 {warn}"),
+            ]),
+        ),
         (
             "stern --timestamps",
             lines(&[

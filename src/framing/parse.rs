@@ -621,6 +621,19 @@ fn grep_prefix(line: &[u8]) -> Option<(usize, u64)> {
     // `cat -n`'s and `nl`'s numbers are right-aligned in six columns and followed by a tab.
     let blanks = line.iter().take(12).take_while(|&&b| b == b' ').count();
     let digits = line[blanks..].iter().take(12).take_while(|b| b.is_ascii_digit()).count();
+    // Copied from a terminal, that tab is blanks up to the next tab stop, as is `less -N`'s
+    // gutter (seven columns and a blank): a whole paste was one event, every line below the
+    // first an indented continuation (found by an on-call engineer's reading). The blanks to the
+    // stop only, so that a line's own indent stays; an empty line's number may end it.
+    let column = blanks + digits;
+    if digits > 0 && column >= 6 && matches!(line.get(column), Some(b' ') | None) {
+        let stop = (column / 8 + 1) * 8;
+        let gutter = line.get(column..stop).unwrap_or(&line[column..]);
+        if gutter.iter().all(|&b| b == b' ') {
+            let n = line[blanks..column].iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'));
+            return Some((column + gutter.len(), n));
+        }
+    }
     let sep = *line.get(blanks + digits)?;
     let seps: &[u8] = if blanks > 0 { b"\t" } else { b":-\t" };
     if digits == 0 || !seps.contains(&sep) {
@@ -2469,6 +2482,24 @@ fn before_backtrace(s: &[u8], nl: usize) -> usize {
     s.len()
 }
 
+/// Where an event's text ends without the lines a paste or a pipe leaves after it: blank ones,
+/// a Markdown fence's close (```` ``` ````, `~~~`) and `grep -C`'s `--` between matches.
+/// `end`: where it ends; `line_end`: the end of its first line, which is never cut. The fields
+/// that end a message's last line were looked for on such a line, and went unread (found by an
+/// on-call engineer's reading: a `Caused by:` report pasted with a blank line after it lost its
+/// `database_id`, and a `{:?}` message its `actor_id`, clustered apart).
+fn before_paste_noise(s: &[u8], mut end: usize, line_end: usize) -> usize {
+    while end > line_end {
+        let last = memchr::memrchr(b'\n', &s[..end]).map_or(0, |p| p + 1).max(line_end);
+        let l = s[last..end].trim_ascii();
+        if !(l.is_empty() || l == b"--" || l.starts_with(b"```") || l.starts_with(b"~~~")) {
+            break;
+        }
+        end = last.saturating_sub(1).max(line_end);
+    }
+    end
+}
+
 /// Parse a RisingWave text header and body. `s` is the first line's content.
 /// Spring Boot's console layout after the level (`%5p ${PID} --- [%15.15t] %-40.40logger{39} :
 /// `, Spring Boot 3.2's application name in brackets before the thread): the thread (its padding
@@ -2665,7 +2696,7 @@ pub fn parse_text(s: &[u8]) -> Option<TextLine> {
     let (from, end) = if starts.is_empty() && lead.is_none() && line_end < s.len() {
         // The last line of the message, above a backtrace if one ends the event (`…: operation
         // timed out epoch=7`, a blank line, `Backtrace:` and its frames).
-        let end = before_backtrace(s, line_end);
+        let end = before_paste_noise(s, before_backtrace(s, line_end), line_end);
         let last = memchr::memrchr(b'\n', &s[..end]).map_or(end, |p| p + 1);
         field_starts(&s[last..end], &mut starts);
         (last, end)
@@ -3861,6 +3892,19 @@ mod tests {
                 "",
                 &[("error", "connection refused"), ("a", "1")],
             ),
+            // A paste's or a pipe's lines after the event are not its last line: blank ones, a
+            // fence's close, `grep -C`'s `--` (an on-call engineer's reading).
+            (
+                "2026-03-02T08:05:51.2Z  WARN risingwave_meta::x: failed: s3\n\nCaused by:\n    boom\n database_id=7\n\n",
+                "failed: s3",
+                &[("database_id", "7")],
+            ),
+            (
+                "2026-03-02T08:05:51.2Z  WARN risingwave_meta::x: task:\n \"column\" actor_id=151\n```\n  \n--",
+                "task:",
+                &[("actor_id", "151")],
+            ),
+            ("2026-03-02T08:05:51.2Z  WARN risingwave_meta::x: done\n\n```", "done", &[]),
         ];
         for &(s, message, fields) in cases {
             let t = parse_text(s.as_bytes()).unwrap();
