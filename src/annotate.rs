@@ -1331,6 +1331,28 @@ fn unexplained(
                                 && own(f).end >= at
                                 && f.end >= range.end
                         });
+                    // In an error (a field's, a span's), words that go on from a known error's
+                    // last word with a blank, no link between (`failed to query PostgreSQL LSNs`
+                    // known, `for source 12281` left): the known error is the start of a longer
+                    // error no record knows (an older text of it), clustered from that start.
+                    // Alone, the words were the template (`for source <*>`), and its draft took
+                    // the lines of every error that ends so, INFO lines too (found by a catalog
+                    // keeper's reading). Not in the message: there they are the host's own words
+                    // (`on worker <*>`), and with the host's text before them the clusters of
+                    // different words after one host merged (`failed to inject barrier <*> <*>`).
+                    let range = match found.iter().find(|f| {
+                        i != 1
+                            && f.hay as usize == h
+                            && f.tail == f.end
+                            && f.end + 1 == range.start
+                            && t[f.end] == b' '
+                            && f.end > f.start
+                            && t[f.end - 1].is_ascii_alphanumeric()
+                            && m.entries[f.entry as usize].class == crate::matcher::Class::Error
+                    }) {
+                        Some(f) if !value => f.start..range.end,
+                        _ => range,
+                    };
                     if !value && enough_alnum(&t[range.clone()]) {
                         if !remnant {
                             return Some((h, range));

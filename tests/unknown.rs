@@ -4356,6 +4356,10 @@ fn regression_drafts_explain_their_lines_and_a_second_round_takes_no_id_or_slug_
 /// `: ` between (`meta leader lease lost when renewing …`), were drafted, but the draft's match
 /// started after a word and a blank and was taken for the end of a longer message: the line
 /// stayed unknown beside its own draft's match, and each round drafted it again as `-2`, `-3`.
+/// And (a later catalog keeper's reading) in an error field, those words alone were the draft:
+/// `for source {}` after a known `failed to query PostgreSQL LSNs`, whose draft, added back, took
+/// the lines of every error that ends so, INFO lines too. There the draft is the longer error,
+/// from the known error's start (in a message the words are the host's own, as above).
 #[test]
 fn regression_a_draft_for_the_words_after_a_known_error_explains_them() {
     let d = Dir::new();
@@ -4387,6 +4391,21 @@ fn regression_a_draft_for_the_words_after_a_known_error_explains_them() {
     // Still: a known error after words of the message's own explains nothing there.
     let evs = d.events(&["--unknown", "warn", "--format", "json"], &warn(3, "old standby said meta leader lease lost"));
     assert_eq!(unknown(&evs[0]).map(|u| u.1), Some("old standby said meta leader lease lost"), "{}", evs[0]);
+    // In an error field, and with a cause after the words: the known error's words and the
+    // words after them are the first link.
+    let input = [
+        "meta leader lease lost for source 12281",
+        "meta leader lease lost for source 12282: connection refused",
+        "meta leader lease lost",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, e)| format!("{}\n", warn(4 + i as u32, &format!("unconsumed graph adder error={e}"))))
+    .collect::<String>();
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    let got: Vec<_> = evs.iter().map(|e| (e["match"]["id"].as_str(), unknown(e).map(|u| u.1))).collect();
+    let longer = Some("meta leader lease lost for source <*>");
+    assert_eq!(got, [(Some("c-lease"), longer), (Some("c-lease"), longer), (Some("c-lease"), None)], "{evs:#?}");
 }
 
 /// Found by a second reader (an SRE): with the cluster table full, a trickle of unknown events

@@ -532,6 +532,10 @@ fn line_of(text: &str, byte: usize) -> usize {
 
 /// Parse one catalog file's text: a JSON object or array, else JSON Lines.
 pub fn parse_text(name: &str, text: &str, index: usize, out: &mut Vec<Record>, problems: &mut Vec<Problem>) {
+    // A byte-order mark, which editors on Windows put before a file they save: it is no JSON,
+    // and a reviewed drafts file was refused whole, its first record (JSON Lines) or every line
+    // (an array) reported as invalid JSON at column 1 (found by a catalog keeper's reading).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
     if trimmed.is_empty() {
         return;
@@ -967,6 +971,15 @@ mod tests {
         assert_eq!(recs.iter().map(|r| r.origin.line).collect::<Vec<_>>(), vec![1, 2]);
         let pretty = "{\n  \"id\": \"p\",\n  \"errorMessage\": \"z\"\n}\n";
         assert_eq!(parse(pretty).0[0].id, "p");
+        // regression (a catalog keeper's): behind a byte-order mark, as an editor on Windows
+        // saves a file, each layout reads alike, with its lines' numbers.
+        for text in [&lines, arr, pretty] {
+            let (plain, _) = parse(text);
+            let (recs, problems) = parse(&format!("\u{feff}{text}"));
+            assert!(problems.is_empty(), "{problems:?}");
+            let lines_of = |r: &[Record]| r.iter().map(|r| (r.id.clone(), r.origin.line)).collect::<Vec<_>>();
+            assert_eq!(lines_of(&recs), lines_of(&plain));
+        }
     }
 
     #[test]
