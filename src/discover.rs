@@ -100,6 +100,14 @@ const BLANKS: [char; 2] = [' ', '\t'];
 /// line, few enough that the search costs nothing beside the event's other work.
 const EXAMPLE_PROBE: usize = 64;
 
+/// An example line whose clustered text is past [`EXAMPLE_BYTES`] keeps this much of its start
+/// (a RisingWave line's time, level and the start of its spans: where it was logged)...
+const EXAMPLE_HEAD: usize = 300;
+
+/// ...and this much before the clustered text (its target and the end of its spans, so that the
+/// line still reads as the header it is).
+const EXAMPLE_BEFORE: usize = 200;
+
 /// Where and when an event was seen.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Seen {
@@ -413,14 +421,16 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
     let mut plain = Vec::new();
     let raw = framing::parse::without_codes(raw, &mut plain, true);
     let first_end = memchr::memchr(b'\n', raw).unwrap_or(raw.len());
-    let mut out = example_line(&raw[..first_end]);
     // The clustered text's first line, as far as it is the event's own bytes (a `{:?}` string's
     // escapes are undone before clustering; such a text is not found and only the first line
     // is shown).
     let probe = &clustered[..memchr::memchr(b'\n', clustered).unwrap_or(clustered.len()).min(EXAMPLE_PROBE)];
+    let probe_ok = !probe.trim_ascii().is_empty();
+    let on_first = memchr::memmem::find(&raw[..first_end], probe).filter(|_| probe_ok);
+    let mut out = example_line(&raw[..first_end], on_first);
     if first_end < raw.len()
-        && !probe.trim_ascii().is_empty()
-        && memchr::memmem::find(&raw[..first_end], probe).is_none()
+        && probe_ok
+        && on_first.is_none()
         && let Some(p) = memchr::memmem::find(&raw[first_end..], probe)
     {
         let at = first_end + p;
@@ -430,7 +440,7 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
             out.push_str("\n…");
         }
         out.push('\n');
-        out.push_str(&example_line(raw[start..end].trim_ascii_end()));
+        out.push_str(&example_line(raw[start..end].trim_ascii_end(), Some(at - start)));
     }
     out
 }
@@ -438,16 +448,34 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
 /// One line of an example (without its colour codes: they are how it was shown, not what it
 /// says, and a report printed to a terminal would take them as its own), cut at
 /// [`EXAMPLE_BYTES`], before a character the cut would split (a cut inside `é` ended the example
-/// in U+FFFD: found by a developer's reading).
-fn example_line(line: &[u8]) -> String {
-    let mut end = line.len().min(EXAMPLE_BYTES);
-    // A UTF-8 character is at most 4 bytes: at most 3 continuation bytes to step back over.
-    for _ in 0..3 {
-        if end < line.len() && end > 0 && line[end] & 0xC0 == 0x80 {
-            end -= 1;
+/// in U+FFFD: found by a developer's reading). When the clustered text (at `clustered` in the
+/// line) ends past the cut, the line's start, `…` and the part around that text instead: cut at
+/// the end, an event logged inside a long span or behind a long prefix showed nothing of what
+/// its cluster is about, and its draft, tried on its examples, matched none and was left out
+/// (found by a catalog keeper's reading).
+fn example_line(line: &[u8], clustered: Option<usize>) -> String {
+    let boundary = |mut at: usize| {
+        // A UTF-8 character is at most 4 bytes: at most 3 continuation bytes to step back over.
+        for _ in 0..3 {
+            if at < line.len() && at > 0 && line[at] & 0xC0 == 0x80 {
+                at -= 1;
+            }
         }
+        at
+    };
+    let end = boundary(line.len().min(EXAMPLE_BYTES));
+    match clustered {
+        Some(at) if at + EXAMPLE_PROBE > end && end < line.len() => {
+            let head = boundary(EXAMPLE_HEAD);
+            let from = boundary(at.saturating_sub(EXAMPLE_BEFORE).max(head));
+            let to = boundary(line.len().min(from + EXAMPLE_BYTES - head));
+            let mut out = crate::event::text(&line[..head]).into_owned();
+            out.push('\u{2026}');
+            out.push_str(&crate::event::text(&line[from..to]));
+            out
+        }
+        _ => crate::event::text(&line[..end]).into_owned(),
     }
-    crate::event::text(&line[..end]).into_owned()
 }
 
 /// A template's regex: its text escaped, `(.+?)` for each `<*>`.
@@ -1005,12 +1033,19 @@ mod tests {
             assert_eq!(example(raw, clustered), want, "{:?}", String::from_utf8_lossy(raw));
         }
         let long = format!("a\n{}disk full", "x".repeat(2000));
-        assert_eq!(example(long.as_bytes(), b"disk full"), format!("a\n{}", "x".repeat(1000)));
+        let around = format!("a\n{}\u{2026}{}disk full", "x".repeat(300), "x".repeat(200));
+        assert_eq!(example(long.as_bytes(), b"disk full"), around);
+        // On the first line, past the cut: its start and the part around the clustered text.
+        let long = format!("{}disk full{}", "y".repeat(1500), "z".repeat(2000));
+        let around = format!("{}\u{2026}{}disk full{}", "y".repeat(300), "y".repeat(200), "z".repeat(491));
+        assert_eq!(example(long.as_bytes(), b"disk full"), around);
+        let short = format!("{}disk full{}", "y".repeat(100), "z".repeat(2000));
+        assert_eq!(example(short.as_bytes(), b"disk full"), short[..1000]);
         // Not inside a character: 999 bytes and `é` (two) are cut before the `é`, with no U+FFFD.
         let accented = format!("{}{}", "x".repeat(999), "é".repeat(10));
-        assert_eq!(example_line(accented.as_bytes()), "x".repeat(999));
+        assert_eq!(example_line(accented.as_bytes(), None), "x".repeat(999));
         let cjk = format!("{}{}", "x".repeat(998), "错".repeat(10));
-        assert_eq!(example_line(cjk.as_bytes()), "x".repeat(998));
+        assert_eq!(example_line(cjk.as_bytes(), None), "x".repeat(998));
     }
 
     #[test]

@@ -1362,6 +1362,31 @@ fn regression_a_draft_that_matches_none_of_its_lines_is_left_out() {
     let cat = d.write("drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
     let evs = d.events(&["-c", &cat, "--format", "json", &file], "");
     assert_eq!(evs.iter().filter(|e| e["match"]["id"].is_string()).count(), 2, "{evs:?}");
+    // regression (a catalog keeper's reading): an event logged inside a long span had its
+    // examples cut before its message, and its draft, tried on them, was left out as matching
+    // none. The example shows the line's start, `…` and its message.
+    let lines: String = (0..3)
+        .map(|i| {
+            let span = format!("sp{{blob={}}}:", "x".repeat(1100));
+            let at = format!("2026-03-02T08:00:0{i}.000000000Z  WARN {span} risingwave_meta::stream::stream_manager: ");
+            format!("{at}lease handoff timed out for node {}\n", 3 + i)
+        })
+        .collect();
+    let file = d.write("long.log", &lines);
+    let out = run(&["discover", "-c", &d.catalog(), "--format", "catalog", &file], b"");
+    assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
+    let drafts = events(&out.stdout);
+    assert_eq!(drafts.len(), 1, "{drafts:?}");
+    assert_eq!(drafts[0]["record"]["errorMessage"], "lease handoff timed out for node {}");
+    let example = drafts[0]["discovered"]["examples"][0].as_str().unwrap();
+    assert!(example.starts_with("2026-03-02T08:00:00.000000000Z  WARN sp{blob=xxx"), "{example}");
+    let end = "}: risingwave_meta::stream::stream_manager: lease handoff timed out for node 3";
+    assert!(example.ends_with(end), "{example}");
+    assert!(example.contains('\u{2026}') && example.len() < 1100, "{example}");
+    let cat = d.write("long-drafts.jsonl", &String::from_utf8(out.stdout).unwrap());
+    let evs = d.events(&["-c", &cat, "--format", "json", &file], "");
+    let captures: Vec<&Value> = evs.iter().map(|e| &e["match"]["captures"]["_1"]).collect();
+    assert_eq!(captures, [&json!("3"), &json!("4"), &json!("5")], "{evs:?}");
 }
 
 /// Regression (found by a reader of the clusterer): a restarted daemon took its clusters back in
