@@ -327,8 +327,15 @@ impl<W: Writer> Annotator<'_, W> {
     /// capture's value must not end in them, as in the bare log. Catalog patterns lose theirs
     /// alike (`matcher::blanks_at_line_ends_dropped`).
     fn trim_line_end(&mut self, line_start: usize) {
-        let kept = line_start + crate::matcher::literals::trim_blanks_end(&self.text[line_start..]).len();
-        self.text.truncate(kept);
+        let trim = |t: &[u8]| crate::matcher::literals::trim_blanks_end(t).len();
+        let mut kept = trim(&self.text[line_start..]);
+        // A Markdown fence closed at the line's end, as a chat's inline code block is
+        // (```` ```<line>``` ````): the last value ended in it (`Idle```` `), found by an
+        // on-call engineer's reading.
+        if self.text[line_start..line_start + kept].ends_with(b"```") {
+            kept = trim(&self.text[line_start..line_start + kept - 3]);
+        }
+        self.text.truncate(line_start + kept);
     }
 
     fn annotate(&mut self, ev: RawEvent<'_>, all: bool, maybe_unknown: bool) {

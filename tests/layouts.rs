@@ -1026,6 +1026,35 @@ fn regression_padded_line_ends_and_no_break_indents_read_as_the_bare_log() {
     assert_eq!(match_id(at_line(&evs, 4)), Some("p-quota"), "{evs:#?}");
 }
 
+/// Found by an on-call engineer's reading: a chat's inline code block (```` ```<line>``` ````,
+/// or a paste whose first line opens the fence and whose last line closes it) left its header
+/// plain text (no level: `--unknown warn` dropped an unknown error) and the fence in the last
+/// value (`job_id` `Idle```` `). They read as the bare log.
+#[test]
+fn regression_a_chats_inline_code_block_reads_as_the_bare_log() {
+    let fx = fixture();
+    let unknown = rw_line(1, "WARN", "risingwave_meta::x", "gizmo went sideways for actor 77 error=frob: 42");
+    let known = rw_line(2, "ERROR", "risingwave_meta::x", "sink writer 7 failed job_id=Idle");
+    let report = [rw_line(3, "ERROR", "risingwave_meta::x", "sink writer 8 failed"), "Caused by:".into(), "  x".into()];
+    let facts = |input: &str| -> Vec<Value> {
+        ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()))
+            .iter()
+            .map(|e| {
+                let l = &e["log"];
+                json!([l["level"], l["fields"], e["match"]["captures"], e["unknown"]["template"], e["source"]["lines"]])
+            })
+            .collect()
+    };
+    let bare = lines(&[&unknown, &known, &report[0], &report[1], &report[2]]);
+    let want = facts(&bare);
+    assert_eq!(want.len(), 3, "{want:#?}");
+    assert_eq!(want[0][0], "WARN");
+    let inline = format!("```{unknown}```\n```{known}```\n```{}\n{}\n{}```\n", report[0], report[1], report[2]);
+    assert_eq!(facts(&inline), want, "{inline}");
+    let fenced = format!("```{unknown}\n{known}\n{}\n{}\n{}```\n", report[0], report[1], report[2]);
+    assert_eq!(facts(&fenced), want, "{fenced}");
+}
+
 /// Found by a paster: RisingWave's JSON lines read through `jq .` (`kubectl logs meta-0 | jq .`,
 /// or `--tab`, `--indent 4`) are one object over many lines. Each line was an event of its own:
 /// the `{` a JSON line that did not parse, the level, the message and the fields plain text, no

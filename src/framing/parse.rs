@@ -586,7 +586,7 @@ const MAX_GREP_CUTS: usize = 16;
 /// Leading whitespace (no-break spaces too), markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
 /// length, and whether there is a quote, and a gutter, among them.
 fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
-    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|' | 0xc2)) {
+    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|' | b'`' | 0xc2)) {
         return None;
     }
     let (mut quote, mut table) = (false, false);
@@ -594,6 +594,10 @@ fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
     while i < line.len().min(MAX_PASTE_LEAD) {
         match line[i] {
             b' ' | b'\t' => {}
+            // A Markdown fence opened on the line itself, as a chat's inline code block is
+            // (```` ```<line>``` ````): the header behind it was plain text, and `--unknown
+            // warn` dropped the line (found by an on-call engineer's reading).
+            b'`' if line[i..].starts_with(b"```") => i += 2,
             // A no-break space (U+00A0), an indent as a web page or a chat copies it: a header
             // behind one was a continuation, and a whole paste one event with no level (found
             // by an on-call reader).
