@@ -1053,6 +1053,16 @@ fn regression_a_chats_inline_code_block_reads_as_the_bare_log() {
     assert_eq!(facts(&inline), want, "{inline}");
     let fenced = format!("```{unknown}\n{known}\n{}\n{}\n{}```\n", report[0], report[1], report[2]);
     assert_eq!(facts(&fenced), want, "{fenced}");
+    // A chat's typographic quotes around a panic's thread name: the panic was glued to the
+    // line above it, no panic of its own.
+    for quoted in ["'rw-main'", "\u{2018}rw-main\u{2019}", "\u{2019}rw-main\u{2019}"] {
+        let input = format!(
+            "{known}\nthread {quoted} (11) panicked at src/meta/src/barrier/info.rs:1293:30:\ncalled `Option::unwrap()` on a `None` value\n"
+        );
+        let evs = ok_events(&fx.run(&["--unknown", "warn"], input.as_bytes()));
+        let formats: Vec<&Value> = evs.iter().map(|e| &e["log"]["format"]).collect();
+        assert_eq!(formats, [&json!("risingwave"), &json!("panic")], "{quoted}: {evs:#?}");
+    }
 }
 
 /// Found by a paster: RisingWave's JSON lines read through `jq .` (`kubectl logs meta-0 | jq .`,

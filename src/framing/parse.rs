@@ -431,11 +431,19 @@ pub fn risingwave_header(s: &[u8]) -> Option<usize> {
 /// A Rust panic's header (`thread '<name>' panicked at <file>:<line>:<col>:`), or a Go
 /// program's crash's ([`go_panic_header`]).
 fn panic_header(s: &[u8]) -> bool {
-    if !s.starts_with(b"thread '") {
+    if !thread_quote(s) {
         return go_panic_header(s);
     }
     let head = &s[..s.len().min(256)];
     memchr::memmem::find(head, b"panicked at ").is_some()
+}
+
+/// Does `s` start as a Rust panic's first line does, `thread '`? Or with a typographic quote, as a
+/// chat or a word processor pastes it (`thread ‘main’`, `thread ’main’`): the panic was glued to
+/// the event above it (found by an on-call engineer's reading).
+pub fn thread_quote(s: &[u8]) -> bool {
+    let quote = |q: char| s[7..].starts_with(q.encode_utf8(&mut [0; 4]).as_bytes());
+    s.starts_with(b"thread ") && (quote('\'') || quote('\u{2018}') || quote('\u{2019}'))
 }
 
 /// A Go program's crash: `panic: <value>` or the runtime's `fatal error: <what>`, at the line's

@@ -241,7 +241,7 @@ fn plain_level_marker(line: &[u8], error_only: bool) -> bool {
     }
     // A panic's first line. (A Go program's crash is framed by the prefilter's key in its
     // stacks, and is one only with them: not looked at here.)
-    if unprefixed.starts_with(b"thread '") && memchr::memmem::find(w, crate::matcher::PANIC_KEY).is_some() {
+    if crate::framing::parse::thread_quote(unprefixed) && memchr::memmem::find(w, crate::matcher::PANIC_KEY).is_some() {
         return true;
     }
     let wanted = |l: &[u8]| Levels::Error.wants(Some(l), false) || (!error_only && Levels::Warn.wants(Some(l), false));
