@@ -4591,6 +4591,10 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
         r#"Rpc error: status: Internal, message: "Catalog error: table not found: internal_test""#,
         r#""status: Internal, message: \"Catalog error: table not found: internal_test\", details: []""#,
         r#""worker node 8 is shutting down: status: Internal, message: \"stream reset by peer\", details: []""#,
+        // Found by a catalog keeper: a known error's capture that takes the status's label
+        // (`sink format unsupported: {f}`, `f` = `status`) left `Unavailable, message` as the
+        // template of every error that came back so.
+        r#"sink format unsupported: status: Unavailable, message: "hummock sstable 9 checksum mismatch", details: []"#,
     ];
     let input: String = lines.iter().map(|l| format!("{host}{l}\n")).collect();
     let out = run(&["--unknown", "warn", "--format", "json"], input.as_bytes());
@@ -4612,9 +4616,11 @@ fn regression_errors_that_came_back_over_grpc_are_clustered_by_the_servers_error
             None,
             None,
             Some("stream reset by peer"),
+            Some("hummock sstable <*> checksum mismatch"),
         ],
         "{evs:?}"
     );
+    assert_eq!(unknown(&evs[10]).unwrap().0, unknown(&evs[1]).unwrap().0, "{evs:?}");
 }
 
 /// Regression (found by a daemon operator's reading): an unknown event at a level above error
