@@ -809,10 +809,13 @@ pub fn message_of(template: &str) -> String {
 }
 
 /// Lower-case words of the template's constant part joined by `-`, at most 50 characters (the
-/// catalog's slugs look the same).
+/// catalog's slugs look the same). Words in ASCII only: a word with another letter in it is
+/// left out whole (`état du puits` is `du-puits`), where its ASCII letters alone made a word of
+/// their own (`tat-du-puits`: found by a catalog keeper's reading).
 pub fn slug_of(template: &str) -> String {
     let mut slug = String::new();
-    for word in template.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+    let words = template.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && w.is_ascii());
+    for word in words {
         if slug.len() + word.len() + 1 > 50 {
             break;
         }
@@ -1143,6 +1146,8 @@ mod tests {
             ),
             ("got Status <*> from {peer}", r"got Status (.+?) from \{peer\}", "got Status {} from {{peer}}", "got-status-from-peer"),
             ("Local: Timed out", "Local: Timed out", "Local: Timed out", "local-timed-out"),
+            ("état du puits <*> invalide", "état du puits (.+?) invalide", "état du puits {} invalide", "du-puits-invalide"),
+            ("连接 失败", "连接 失败", "连接 失败", "unknown-error"),
         ];
         for (t, p, m, s) in cases {
             assert_eq!(pattern_of(t), *p, "{t}");
