@@ -1053,6 +1053,14 @@ fn regression_a_chats_inline_code_block_reads_as_the_bare_log() {
     assert_eq!(facts(&inline), want, "{inline}");
     let fenced = format!("```{unknown}\n{known}\n{}\n{}\n{}```\n", report[0], report[1], report[2]);
     assert_eq!(facts(&fenced), want, "{fenced}");
+    // A list's items (their other lines indented under the bullet), as a chat or an issue
+    // pastes them.
+    for bullet in ["* ", "- ", "+ ", "  * "] {
+        let pad = " ".repeat(bullet.len());
+        let [r0, r1, r2] = &report;
+        let list = format!("{bullet}{unknown}\n{bullet}{known}\n{bullet}{r0}\n{pad}{r1}\n{pad}{r2}\n");
+        assert_eq!(facts(&list), want, "{list}");
+    }
     // A chat's typographic quotes around a panic's thread name: the panic was glued to the
     // line above it, no panic of its own.
     for quoted in ["'rw-main'", "\u{2018}rw-main\u{2019}", "\u{2019}rw-main\u{2019}"] {

@@ -591,10 +591,11 @@ fn grep_file_lead(line: &[u8], state: &mut StreamState) -> Option<(Prefix, Heade
 /// the line for a header.
 const MAX_GREP_CUTS: usize = 16;
 
-/// Leading whitespace (no-break spaces too), markdown quotes (`>`) and table gutters (`|`) of a pasted line: their
-/// length, and whether there is a quote, and a gutter, among them.
+/// Leading whitespace (no-break spaces too), markdown quotes (`>`), list bullets (`* `, `- `,
+/// `+ `), a code fence's opening and table gutters (`|`) of a pasted line: their length, and
+/// whether there is a quote, and a gutter, among them.
 fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
-    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|' | b'`' | 0xc2)) {
+    if !matches!(line.first(), Some(b' ' | b'\t' | b'>' | b'|' | b'`' | b'*' | b'-' | b'+' | 0xc2)) {
         return None;
     }
     let (mut quote, mut table) = (false, false);
@@ -606,6 +607,9 @@ fn paste_lead(line: &[u8]) -> Option<(usize, bool, bool)> {
             // (```` ```<line>``` ````): the header behind it was plain text, and `--unknown
             // warn` dropped the line (found by an on-call engineer's reading).
             b'`' if line[i..].starts_with(b"```") => i += 2,
+            // A Markdown list's bullet (`* <line>`, its other lines indented under it): every
+            // header behind one was plain text (an on-call engineer's reading).
+            b'*' | b'-' | b'+' if line.get(i + 1) == Some(&b' ') => {}
             // A no-break space (U+00A0), an indent as a web page or a chat copies it: a header
             // behind one was a continuation, and a whole paste one event with no level (found
             // by an on-call reader).
