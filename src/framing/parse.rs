@@ -442,8 +442,8 @@ fn panic_header(s: &[u8]) -> bool {
 /// chat or a word processor pastes it (`thread ‘main’`, `thread ’main’`): the panic was glued to
 /// the event above it (found by an on-call engineer's reading).
 pub fn thread_quote(s: &[u8]) -> bool {
-    let quote = |q: char| s[7..].starts_with(q.encode_utf8(&mut [0; 4]).as_bytes());
-    s.starts_with(b"thread ") && (quote('\'') || quote('\u{2018}') || quote('\u{2019}'))
+    // `‘` and `’` are E2 80 98 and E2 80 99 in UTF-8.
+    s.starts_with(b"thread '") || (s.starts_with(b"thread \xe2\x80") && matches!(s.get(9), Some(0x98 | 0x99)))
 }
 
 /// A Go program's crash: `panic: <value>` or the runtime's `fatal error: <what>`, at the line's
