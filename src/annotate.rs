@@ -596,7 +596,10 @@ impl<W: Writer> Annotator<'_, W> {
             log.level = syslog.severity.map(|s| Cow::Borrowed(parse::SYSLOG_SEVERITIES[s as usize]));
         }
         let lb = &self.line_buf;
-        let pick = |r: &Option<Range<usize>>| r.as_ref().map(|r| crate::event::text(&lb[r.clone()]));
+        // A prefix framing read past where the first line's content starts is the content's
+        // (a plain line behind a syslog prefix keeps the prefix, and a time after it is its
+        // text): out of `line_buf`, it panicked (found by a second reader's fuzzing).
+        let pick = |r: &Option<Range<usize>>| r.as_ref().and_then(|r| lb.get(r.clone())).map(crate::event::text);
         // `@timestamp`: the line's time, else the runtime's, in RFC 3339's form.
         fn form(t: Cow<'_, str>) -> Cow<'_, str> {
             parse::rfc3339_form(&t).map_or(t, Cow::Owned)

@@ -844,6 +844,24 @@ fn regression_a_syslog_priority_is_the_lines_level() {
     assert!(evs[0]["@timestamp"].as_str().unwrap().ends_with("-12-05T10:00:01"), "{evs:#?}");
 }
 
+/// Found by a second reader's fuzzing: a plain line behind a syslog prefix keeps the prefix as
+/// its text, and a time after it, read as `kubectl --timestamps`' prefix, was looked up past the
+/// first line's prefixes: the annotator panicked and the event was skipped.
+#[test]
+fn regression_a_time_behind_a_plain_lines_syslog_prefix_is_its_text() {
+    let input = "2026-03-02T08:01:38.441407197Z thread 'main' panicked at x\n--thread 'main' panicked at \n\
+                 <27>2026-12-05T10:00:00+00:00 h a[1]: thread 'main' panicked at \n\n\
+                 --2026-12-05T10:00:00+00:00 h a[1]: 2026-12-05T10:00:00+00:00 h a[1]: z\n";
+    for args in [&["--unknown", "any", "--format", "json"][..], &["--all", "--format", "json"]] {
+        let out = run(args, input.as_bytes());
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        assert!(!stderr_of(&out).contains("internal error"), "{args:?}: {}", stderr_of(&out));
+        let evs = events(&out.stdout);
+        let last = evs.last().map(|e| e["source"]["line"].as_u64().unwrap() + e["source"]["lines"].as_u64().unwrap());
+        assert_eq!(last, Some(6), "the last line is in an event: {args:?}: {evs:#?}");
+    }
+}
+
 /// Found by a generalisation reader: Spring Boot's console lines read as RisingWave text
 /// clustered their pid, thread and logger (`<*> --- [<*>] c.e.orders.OrderController`): two
 /// errors of one logger were one cluster, and neither message was in it.
