@@ -1361,10 +1361,14 @@ fn unexplained(
                     // keeper's reading). Not in the message: there they are the host's own words
                     // (`on worker <*>`), and with the host's text before them the clusters of
                     // different words after one host merged (`failed to inject barrier <*> <*>`).
+                    // Nor after a known error with values of its own: a value of more words than
+                    // another (`task job 7 is not running`, `task task-1 is not running`) split
+                    // one cluster in two (a second reader's).
                     let range = match found.iter().find(|f| {
                         i != 1
                             && f.hay as usize == h
                             && f.tail == f.end
+                            && f.caps.0 == f.caps.1
                             && f.end + 1 == range.start
                             && t[f.end] == b' '
                             && f.end > f.start

@@ -424,10 +424,11 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
     // The clustered text's first line, as far as it is the event's own bytes (a `{:?}` string's
     // escapes are undone before clustering; such a text is not found and only the first line
     // is shown).
-    let probe = &clustered[..memchr::memchr(b'\n', clustered).unwrap_or(clustered.len()).min(EXAMPLE_PROBE)];
+    let clustered_line = memchr::memchr(b'\n', clustered).unwrap_or(clustered.len());
+    let probe = &clustered[..clustered_line.min(EXAMPLE_PROBE)];
     let probe_ok = !probe.trim_ascii().is_empty();
     let on_first = memchr::memmem::find(&raw[..first_end], probe).filter(|_| probe_ok);
-    let mut out = example_line(&raw[..first_end], on_first);
+    let mut out = example_line(&raw[..first_end], on_first.map(|at| at..at + clustered_line));
     if first_end < raw.len()
         && probe_ok
         && on_first.is_none()
@@ -440,7 +441,7 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
             out.push_str("\n…");
         }
         out.push('\n');
-        out.push_str(&example_line(raw[start..end].trim_ascii_end(), Some(at - start)));
+        out.push_str(&example_line(raw[start..end].trim_ascii_end(), Some(at - start..at - start + clustered_line)));
     }
     out
 }
@@ -448,12 +449,13 @@ pub(crate) fn example(raw: &[u8], clustered: &[u8]) -> String {
 /// One line of an example (without its colour codes: they are how it was shown, not what it
 /// says, and a report printed to a terminal would take them as its own), cut at
 /// [`EXAMPLE_BYTES`], before a character the cut would split (a cut inside `é` ended the example
-/// in U+FFFD: found by a developer's reading). When the clustered text (at `clustered` in the
-/// line) ends past the cut, the line's start, `…` and the part around that text instead: cut at
-/// the end, an event logged inside a long span or behind a long prefix showed nothing of what
-/// its cluster is about, and its draft, tried on its examples, matched none and was left out
-/// (found by a catalog keeper's reading).
-fn example_line(line: &[u8], clustered: Option<usize>) -> String {
+/// in U+FFFD: found by a developer's reading). When the clustered text (`clustered` in the line,
+/// as far as its first line goes) ends past the cut, the line's start, `…` and the part around
+/// that text instead: cut at the end, an event logged inside a long span or behind a long prefix
+/// showed nothing of what its cluster is about, and its draft, tried on its examples, matched
+/// none and was left out (found by a catalog keeper's reading; one that started before the cut
+/// and ended past it, by a second reader).
+fn example_line(line: &[u8], clustered: Option<std::ops::Range<usize>>) -> String {
     let boundary = |mut at: usize| {
         // A UTF-8 character is at most 4 bytes: at most 3 continuation bytes to step back over.
         for _ in 0..3 {
@@ -465,9 +467,9 @@ fn example_line(line: &[u8], clustered: Option<usize>) -> String {
     };
     let end = boundary(line.len().min(EXAMPLE_BYTES));
     match clustered {
-        Some(at) if at + EXAMPLE_PROBE > end && end < line.len() => {
+        Some(c) if c.end > end && end < line.len() => {
             let head = boundary(EXAMPLE_HEAD);
-            let from = boundary(at.saturating_sub(EXAMPLE_BEFORE).max(head));
+            let from = boundary(c.start.saturating_sub(EXAMPLE_BEFORE).max(head));
             let to = boundary(line.len().min(from + EXAMPLE_BYTES - head));
             let mut out = crate::event::text(&line[..head]).into_owned();
             out.push('\u{2026}');
@@ -1044,6 +1046,10 @@ mod tests {
         assert_eq!(example(long.as_bytes(), b"disk full"), around);
         let short = format!("{}disk full{}", "y".repeat(100), "z".repeat(2000));
         assert_eq!(example(short.as_bytes(), b"disk full"), short[..1000]);
+        // Starting before the cut and ending past it (a second reader's): around it too.
+        let across = format!("{}{}", "y".repeat(900), "w".repeat(200));
+        let around = format!("{}\u{2026}{}{}", "y".repeat(300), "y".repeat(200), "w".repeat(200));
+        assert_eq!(example(across.as_bytes(), &across.as_bytes()[900..]), around);
         // Not inside a character: 999 bytes and `é` (two) are cut before the `é`, with no U+FFFD.
         let accented = format!("{}{}", "x".repeat(999), "é".repeat(10));
         assert_eq!(example_line(accented.as_bytes(), None), "x".repeat(999));

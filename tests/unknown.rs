@@ -842,6 +842,18 @@ fn regression_a_syslog_priority_is_the_lines_level() {
     assert_eq!(levels(&evs), ["err", "err"], "{evs:#?}");
     assert_eq!(unknown(&evs[1]).unwrap(), (unknown(&evs[0]).unwrap().0, "app: cannot open <*>: permission denied", 2));
     assert!(evs[0]["@timestamp"].as_str().unwrap().ends_with("-12-05T10:00:01"), "{evs:#?}");
+    // RFC 5424 (a second reader's: `logger -n` sends it), its structured data out of the
+    // template.
+    let input = "\
+<34>1 2003-10-11T22:14:15.003Z mymachine.example.com su - ID47 - 'su root' failed for lonvick on /dev/pts/8
+<38>1 2003-10-11T22:14:16.003Z mymachine.example.com su 77 ID47 [origin ip=\"10.0.0.1\"] session opened for root
+";
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], input);
+    assert_eq!(levels(&evs), ["crit"], "{evs:#?}");
+    assert_eq!(evs[0]["@timestamp"], "2003-10-11T22:14:15.003Z");
+    assert_eq!(unknown(&evs[0]).unwrap().1, "<*> failed for lonvick on <*>");
+    let evs = d.events(&["--unknown", "any", "--format", "json"], input);
+    assert_eq!(unknown(&evs[1]).unwrap().1, "session opened for root", "{evs:#?}");
 }
 
 /// Found by a second reader's fuzzing: a plain line behind a syslog prefix keeps the prefix as

@@ -1321,6 +1321,9 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
 fn syslog_prefix_after_pri(line: &[u8]) -> Option<Syslog> {
     let (severity, n) = syslog_pri(line)?;
     let rest = &line[n..];
+    if rest.first().is_some_and(u8::is_ascii_digit) && rest.get(1) == Some(&b' ') {
+        return rfc5424_header(line, n, severity);
+    }
     let zoned = if rest.first().is_some_and(u8::is_ascii_digit) { timestamp_len(rest) } else { None };
     let s = syslog_prefix_at(rest, zoned)?;
     Some(Syslog {
@@ -1329,6 +1332,60 @@ fn syslog_prefix_after_pri(line: &[u8]) -> Option<Syslog> {
         ident: s.ident + n,
         pid: s.pid,
         end: s.end + n,
+        severity: Some(severity),
+    })
+}
+
+/// RFC 5424's header after its `<PRI>` (at `at`): `VERSION TIMESTAMP HOSTNAME APP-NAME PROCID
+/// MSGID STRUCTURED-DATA `, each field `-` when it has no value, as `logger -n`, rsyslog's
+/// `RSYSLOG_SyslogProtocol23Format` and syslog-ng send it (`<34>1 2003-10-11T22:14:15.003Z
+/// host su - ID47 - 'su root' failed`). Its time, its host, program and process as the
+/// writer, and the message after the structured data (what is clustered: the fields between
+/// are ids, not words). Read on the first 256 bytes, as the other prefixes are.
+fn rfc5424_header(line: &[u8], at: usize, severity: u8) -> Option<Syslog> {
+    let head = &line[..line.len().min(at + 256)];
+    let mut i = at + 2;
+    let mut field = || {
+        let start = i;
+        let len = head.get(i..)?.iter().position(|&b| b == b' ')?;
+        i += len + 1;
+        (len > 0).then_some(start..start + len)
+    };
+    let (time, host, app, procid, _msgid) = (field()?, field()?, field()?, field()?, field()?);
+    // Structured data: `-`, or elements `[id key="value" …]` back to back, `\]` and `\"`
+    // escaped in a value.
+    if head.get(i) == Some(&b'-') {
+        i += 1;
+    } else {
+        while head.get(i) == Some(&b'[') {
+            let (mut quoted, mut escaped) = (false, false);
+            let close = head[i..].iter().position(|&b| {
+                let end = b == b']' && !quoted;
+                (quoted, escaped) = match (b, escaped) {
+                    (_, true) => (quoted, false),
+                    (b'\\', false) => (quoted, true),
+                    (b'"', false) => (!quoted, false),
+                    _ => (quoted, false),
+                };
+                end
+            })?;
+            i += close + 1;
+        }
+    }
+    let end = match head.get(i) {
+        Some(b' ') => i + 1,
+        None if i == line.len() => i,
+        _ => return None,
+    };
+    let dash = |r: &Range<usize>| &line[r.clone()] == b"-";
+    // The writer is the fields up to the message; the "ident" clustering starts at is the
+    // message itself.
+    Some(Syslog {
+        time: if dash(&time) { time.start..time.start } else { time },
+        source: host.start..end,
+        ident: end,
+        pid: !dash(&procid) && !dash(&app),
+        end,
         severity: Some(severity),
     })
 }
@@ -3729,6 +3786,16 @@ mod tests {
             ("<191>Dec  5 10:00:00 node-1 app: x", Some(7), "x"),
             // A capitalised host is taken behind a `<PRI>`, not without one.
             ("Dec  5 10:00:01 Server app: cannot open x", None, "Dec  5 10:00:01 Server app: cannot open x"),
+            // RFC 5424 (`logger -n`, syslog-ng): the message after the structured data.
+            ("<34>1 2003-10-11T22:14:15.003Z mymachine su - ID47 - 'su root' failed", Some(2), "'su root' failed"),
+            (
+                r#"<165>1 2003-10-11T22:14:15.003Z h evntslog - ID47 [ex@32473 iut="3" src="A\]p"][b@1 x="y"] An event"#,
+                Some(5),
+                "An event",
+            ),
+            ("<13>1 - - - - - - hello", Some(5), "hello"),
+            ("<13>1 - - - - - -", Some(5), ""),
+            ("<13>1 - - - - - [unclosed x", None, "<13>1 - - - - - [unclosed x"),
             // The kernel ring's time (`dmesg -r`) stays unread: `usb 1-1` is no host and ident.
             ("<6>[    1.234567] usb 1-1: new device", None, "<6>[    1.234567] usb 1-1: new device"),
         ];
