@@ -854,6 +854,29 @@ fn regression_a_syslog_priority_is_the_lines_level() {
     assert_eq!(unknown(&evs[0]).unwrap().1, "<*> failed for lonvick on <*>");
     let evs = d.events(&["--unknown", "any", "--format", "json"], input);
     assert_eq!(unknown(&evs[1]).unwrap().1, "session opened for root", "{evs:#?}");
+    // A RisingWave report's lines, a journal record each, at `err` (Docker's syslog driver
+    // sends stderr so): its empty line ended the event, and the report below, at `err` with no
+    // header, was clustered apart (a second reader's). One event, its fields on its last line.
+    let report = [
+        "2026-03-02T08:05:51.2Z  WARN risingwave_meta::barrier: failed to collect barrier: gRPC error",
+        "",
+        "Caused by these errors (recent errors listed first):",
+        "  1: gizmo flux 7 exploded",
+        " epoch=123 database_id=7",
+    ];
+    let input: String = report
+        .iter()
+        .map(|m| {
+            json!({"__REALTIME_TIMESTAMP": "1764928801000000", "PRIORITY": "3", "SYSLOG_IDENTIFIER": "risingwave",
+                "_PID": "77", "_HOSTNAME": "node-a1", "MESSAGE": m})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    let evs = d.events(&["--unknown", "warn", "--format", "json"], &input);
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!((&evs[0]["source"]["lines"], &evs[0]["log"]["level"]), (&json!(5), &json!("WARN")), "{evs:#?}");
+    assert_eq!(evs[0]["log"]["fields"]["database_id"], "7", "{evs:#?}");
 }
 
 /// Found by a second reader's fuzzing: a plain line behind a syslog prefix keeps the prefix as

@@ -656,7 +656,11 @@ impl<'m> Framer<'m> {
                     // its match (found by a second reader). Its own line after another writer's
                     // is an event apart: an event is one run of lines (as with `kubectl
                     // --prefix`).
-                    source_key(line, prefix) == a.source
+                    // A blank line of no writer (a journal record's empty `MESSAGE`, read as
+                    // an empty line, no prefix) is any writer's: it ended the event of the record above, and
+                    // the report below it was an event apart, with no header (a second reader's).
+                    let key = source_key(line, prefix);
+                    (key == a.source || (key == 0 && content.trim_ascii().is_empty()))
                         && (structured
                             || (a.json_open && parse::lone(content, b'}'))
                             || continuation_shape(content)
