@@ -469,7 +469,13 @@ fn example_line(line: &[u8], clustered: Option<std::ops::Range<usize>>) -> Strin
     match clustered {
         Some(c) if c.end > end && end < line.len() => {
             let head = boundary(EXAMPLE_HEAD);
-            let from = boundary(c.start.saturating_sub(EXAMPLE_BEFORE).max(head));
+            let from = boundary(c.start.saturating_sub(EXAMPLE_BEFORE));
+            if from <= head {
+                // Nothing to leave out before it (a `…` there stood for nothing, and cut a
+                // draft's words in two: found by a third reader): the line up to its end.
+                let to = boundary(line.len().min(c.end.max(end)).min(2 * EXAMPLE_BYTES));
+                return crate::event::text(&line[..to]).into_owned();
+            }
             let to = boundary(line.len().min(from + EXAMPLE_BYTES - head));
             let mut out = crate::event::text(&line[..head]).into_owned();
             out.push('\u{2026}');
@@ -811,12 +817,20 @@ pub fn message_of(template: &str) -> String {
 }
 
 /// Lower-case words of the template's constant part joined by `-`, at most 50 characters (the
-/// catalog's slugs look the same). Words in ASCII only: a word with another letter in it is
-/// left out whole (`état du puits` is `du-puits`), where its ASCII letters alone made a word of
-/// their own (`tat-du-puits`: found by a catalog keeper's reading).
+/// catalog's slugs look the same). Words in ASCII only: a word of a Latin script with an accent
+/// in it is left out whole (`état du puits` is `du-puits`, `e\u{301}tat` too), where its ASCII
+/// letters alone made a word of their own (`tat-du-puits`: found by a catalog keeper's
+/// reading); in a script written without blanks, the ASCII names in it are its words
+/// (`连接kafka失败` is `kafka`).
 pub fn slug_of(template: &str) -> String {
+    // Latin-1's and Latin Extended's letters, and the combining accents (U+0300 to U+036F).
+    let accented = |c: char| matches!(c, '\u{c0}'..='\u{24f}' | '\u{300}'..='\u{36f}' | '\u{1e00}'..='\u{1eff}');
     let mut slug = String::new();
-    let words = template.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && w.is_ascii());
+    let words = template
+        .split(|c: char| !(c.is_alphanumeric() || accented(c)))
+        .filter(|w| !w.chars().any(accented))
+        .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|w| !w.is_empty());
     for word in words {
         if slug.len() + word.len() + 1 > 50 {
             break;
@@ -1046,10 +1060,13 @@ mod tests {
         assert_eq!(example(long.as_bytes(), b"disk full"), around);
         let short = format!("{}disk full{}", "y".repeat(100), "z".repeat(2000));
         assert_eq!(example(short.as_bytes(), b"disk full"), short[..1000]);
-        // Starting before the cut and ending past it (a second reader's): around it too.
+        // Starting before the cut and ending past it (a second reader's): around it too; from
+        // near the start, the line up to its end, with no `…` for nothing left out (a third's).
         let across = format!("{}{}", "y".repeat(900), "w".repeat(200));
         let around = format!("{}\u{2026}{}{}", "y".repeat(300), "y".repeat(200), "w".repeat(200));
         assert_eq!(example(across.as_bytes(), &across.as_bytes()[900..]), around);
+        let early = format!("{}{}{}", "y".repeat(400), "w".repeat(700), "z".repeat(3000));
+        assert_eq!(example(early.as_bytes(), &early.as_bytes()[400..1100]), early[..1100]);
         // Not inside a character: 999 bytes and `é` (two) are cut before the `é`, with no U+FFFD.
         let accented = format!("{}{}", "x".repeat(999), "é".repeat(10));
         assert_eq!(example_line(accented.as_bytes(), None), "x".repeat(999));
@@ -1154,6 +1171,8 @@ mod tests {
             ("Local: Timed out", "Local: Timed out", "Local: Timed out", "local-timed-out"),
             ("état du puits <*> invalide", "état du puits (.+?) invalide", "état du puits {} invalide", "du-puits-invalide"),
             ("连接 失败", "连接 失败", "连接 失败", "unknown-error"),
+            ("连接kafka失败: <*> 超时", "连接kafka失败: (.+?) 超时", "连接kafka失败: {} 超时", "kafka"),
+            ("e\u{301}tat du puits", "e\u{301}tat du puits", "e\u{301}tat du puits", "du-puits"),
         ];
         for (t, p, m, s) in cases {
             assert_eq!(pattern_of(t), *p, "{t}");

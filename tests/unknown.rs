@@ -877,6 +877,28 @@ fn regression_a_syslog_priority_is_the_lines_level() {
     assert_eq!(evs.len(), 1, "{evs:#?}");
     assert_eq!((&evs[0]["source"]["lines"], &evs[0]["log"]["level"]), (&json!(5), &json!("WARN")), "{evs:#?}");
     assert_eq!(evs[0]["log"]["fields"]["database_id"], "7", "{evs:#?}");
+    // The same report sent as RFC 5424, syslog-ng's `sequenceId` in each line's structured
+    // data, its empty line with no blank after the header (as the RFC has it): one writer's
+    // lines, one event (a third reader's: an event a line). And a time of `-` panicked.
+    let input: String = report
+        .iter()
+        .enumerate()
+        .map(|(n, m)| {
+            let sep = if m.is_empty() { "" } else { " " };
+            format!("<11>1 - node-a1 risingwave 77 - [meta sequenceId=\"{n}\"]{sep}{m}\n")
+        })
+        .collect();
+    let out = run(&["--unknown", "warn", "--format", "json"], input.as_bytes());
+    assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
+    let evs = events(&out.stdout);
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!((&evs[0]["source"]["lines"], &evs[0]["log"]["level"]), (&json!(5), &json!("WARN")), "{evs:#?}");
+    assert_eq!(evs[0]["log"]["fields"]["database_id"], "7", "{evs:#?}");
+    let out = run(&["--unknown", "warn", "--format", "json"], b"<11>1 - node-a1 app 77 - - zorp flux 7 exploded\n");
+    assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
+    let evs = events(&out.stdout);
+    assert_eq!(evs[0]["@timestamp"], evs[0]["observed"], "{evs:#?}");
+    assert_eq!(unknown(&evs[0]).unwrap().1, "zorp flux <*> exploded", "{evs:#?}");
 }
 
 /// Found by a second reader's fuzzing: a plain line behind a syslog prefix keeps the prefix as

@@ -1343,7 +1343,8 @@ fn syslog_prefix_after_pri(line: &[u8]) -> Option<Syslog> {
 /// writer, and the message after the structured data (what is clustered: the fields between
 /// are ids, not words). Read on the first 256 bytes, as the other prefixes are.
 fn rfc5424_header(line: &[u8], at: usize, severity: u8) -> Option<Syslog> {
-    let head = &line[..line.len().min(at + 256)];
+    // Room for structured data, which syslog-ng and rsyslog fill with metadata.
+    let head = &line[..line.len().min(at + RFC5424_LOOK)];
     let mut i = at + 2;
     let mut field = || {
         let start = i;
@@ -1352,6 +1353,11 @@ fn rfc5424_header(line: &[u8], at: usize, severity: u8) -> Option<Syslog> {
         (len > 0).then_some(start..start + len)
     };
     let (time, host, app, procid, _msgid) = (field()?, field()?, field()?, field()?, field()?);
+    // Its time is RFC 3339's or `-` (a number there took the line for one: `<11>1 9 h …`, 1970).
+    let dash = |r: &Range<usize>| &line[r.clone()] == b"-";
+    if !dash(&time) && timestamp_len(&line[time.clone()]) != Some(time.len()) {
+        return None;
+    }
     // Structured data: `-`, or elements `[id key="value" …]` back to back, `\]` and `\"`
     // escaped in a value.
     if head.get(i) == Some(&b'-') {
@@ -1372,23 +1378,30 @@ fn rfc5424_header(line: &[u8], at: usize, severity: u8) -> Option<Syslog> {
             i += close + 1;
         }
     }
-    let end = match head.get(i) {
+    let mut end = match head.get(i) {
         Some(b' ') => i + 1,
         None if i == line.len() => i,
         _ => return None,
     };
-    let dash = |r: &Range<usize>| &line[r.clone()] == b"-";
-    // The writer is the fields up to the message; the "ident" clustering starts at is the
-    // message itself.
+    // A message in UTF-8 may start with a byte-order mark (RFC 5424 6.4): not its text.
+    if line[end..].starts_with("\u{feff}".as_bytes()) {
+        end += 3;
+    }
+    // The writer is the host, the program and the process (not the message id nor the
+    // structured data, which change from line to line of one writer's report: syslog-ng's
+    // `sequenceId`); clustering starts at the message.
     Some(Syslog {
         time: if dash(&time) { time.start..time.start } else { time },
-        source: host.start..end,
+        source: host.start..procid.end,
         ident: end,
         pid: !dash(&procid) && !dash(&app),
         end,
         severity: Some(severity),
     })
 }
+
+/// How far into a line RFC 5424's header is looked for ([`rfc5424_header`]).
+const RFC5424_LOOK: usize = 4096;
 
 /// Syslog's `<PRI>` at a line's start (RFC 3164 and 5424: 0 to 191, the facility times eight
 /// plus the severity): the severity and the length.
@@ -1532,6 +1545,10 @@ impl Syslog {
     /// behind `kubectl logs --timestamps`' time (`Z`) or the kernel ring's (`dmesg`'s `[ 1.234]
     /// usb 1-1: …`). (Found by second readers: such lines lost their first word and level.)
     fn plain_ok(&self, line: &[u8]) -> bool {
+        // A `<PRI>` says syslog wrote the line, whatever its host's case.
+        if self.pid || (self.severity.is_some() && line[self.time.end.max(1) - 1] != b']') {
+            return true;
+        }
         let host = &line[self.source.start..self.ident.saturating_sub(1).max(self.source.start)];
         let ident = &line[self.ident..self.source.end];
         // A host name is one when it has a digit, a `-` or a `.`, or is in one case (`Web01`,
@@ -1542,10 +1559,7 @@ impl Syslog {
         let host_like = (host.iter().any(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.')) || one_case)
             && level_in(host).is_none();
         let shouting = ident.len() > 1 && !ident.iter().any(u8::is_ascii_lowercase);
-        // A `<PRI>` says syslog wrote the line, whatever its host's case.
-        self.pid
-            || (self.severity.is_some() && line[self.time.end - 1] != b']')
-            || (!host.is_empty() && host_like && !shouting && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']'))
+        !host.is_empty() && host_like && !shouting && !matches!(line[self.time.end - 1], b'Z' | b'z' | b']')
     }
 
     /// The time for `@timestamp` (the annotator writes it in RFC 3339's form), its zone as the
@@ -1554,7 +1568,8 @@ impl Syslog {
     /// monotonic clock, which is no wall time.
     pub fn timestamp(&self, line: &[u8], observed: &str) -> Option<String> {
         let t = &line[self.time.clone()];
-        match t[0] {
+        // RFC 5424's `-`, no time, is an empty one (it panicked here: found by a third reader).
+        match *t.first()? {
             b'[' => None,
             b'0'..=b'9' => match date_time_len(t) {
                 Some(n) => {
@@ -3796,6 +3811,10 @@ mod tests {
             ("<13>1 - - - - - - hello", Some(5), "hello"),
             ("<13>1 - - - - - -", Some(5), ""),
             ("<13>1 - - - - - [unclosed x", None, "<13>1 - - - - - [unclosed x"),
+            // Its byte-order mark before the message is not the message's; a time that is none
+            // is no RFC 5424 header (a third reader's).
+            ("<13>1 - h app 1 - - \u{feff}hello", Some(5), "hello"),
+            ("<11>1 9 h app 1 - - failed", None, "<11>1 9 h app 1 - - failed"),
             // The kernel ring's time (`dmesg -r`) stays unread: `usb 1-1` is no host and ident.
             ("<6>[    1.234567] usb 1-1: new device", None, "<6>[    1.234567] usb 1-1: new device"),
         ];
