@@ -594,6 +594,12 @@ impl<W: Writer> Annotator<'_, W> {
             // `<PRI>`'s severity.
             timestamp = syslog.timestamp(&text, &observed).map(Cow::Owned);
             log.level = syslog.severity.map(|s| Cow::Borrowed(parse::SYSLOG_SEVERITIES[s as usize]));
+        } else if ev.header == Header::Panic && ev.prefix.syslog.is_some() {
+            // A panic behind a syslog or journal prefix (taken off its text): the prefix's time,
+            // the only one it has (it was the time of reading: an archived journal's panic
+            // stood at today on every timeline; found by a syslog pipeline's reading).
+            let lb = &self.line_buf;
+            timestamp = parse::syslog_line(lb).and_then(|s| s.timestamp(lb, &observed)).map(Cow::Owned);
         }
         let lb = &self.line_buf;
         // A prefix framing read past where the first line's content starts is the content's

@@ -901,6 +901,51 @@ fn regression_a_syslog_priority_is_the_lines_level() {
     assert_eq!(unknown(&evs[0]).unwrap().1, "zorp flux <*> exploded", "{evs:#?}");
 }
 
+/// Found by a syslog pipeline administrator's reading: what the transports do to RisingWave's
+/// lines and to other programs' beside them.
+#[test]
+fn regression_syslog_transports_keep_levels_times_and_reports() {
+    let ev = |args: &[&str], input: &str| {
+        let out = run(args, input.as_bytes());
+        assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
+        events(&out.stdout)
+    };
+    let warn = ["--unknown", "warn", "--format", "json"];
+    // A relay's file, every line with its `<PRI>`: another program's crit line among
+    // RisingWave's, with no level word in it, went unclustered (the marks find none).
+    let mut relay: String = (0..8)
+        .map(|i| format!("<14>Mar  2 08:00:0{i} meta-0 risingwave[42]: 2026-03-02T08:00:0{i}.0Z  INFO risingwave_meta::x: tick {i}\n"))
+        .collect();
+    relay.push_str("<26>Mar  2 08:00:09 lb-1 haproxy[77]: Server web2 is down, no backup\n");
+    let evs = ev(&warn, &relay);
+    let got: Vec<(&Value, &str)> = evs.iter().map(|e| (&e["log"]["level"], unknown(e).unwrap().1)).collect();
+    assert_eq!(got, [(&json!("crit"), "haproxy[<*>]: Server <*> is down, no backup")], "{evs:#?}");
+    // Docker's syslog driver writes no host, and its tag may hold a `/`: every line was plain
+    // text, the report's lines events apart.
+    let docker = "\
+<27>Mar  2 08:00:01 docker/rw-meta[900]: 2026-03-02T08:00:01.0Z ERROR risingwave_meta::x: quux frobnicated job_id=3
+<27>Mar  2 08:00:01 docker/rw-meta[900]: Caused by:
+<27>Mar  2 08:00:01 docker/rw-meta[900]:   0: zork unreachable
+";
+    let evs = ev(&warn, docker);
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!((&evs[0]["source"]["lines"], &evs[0]["log"]["fields"]["job_id"]), (&json!(3), &json!("3")), "{evs:#?}");
+    // A panic behind a prefix has the prefix's time, not the time of reading.
+    let panic = "<27>Mar  2 08:00:01 meta-0 risingwave[42]: thread 'rw-main' (38) panicked at src/a.rs:1:2:\n\
+                 <27>Mar  2 08:00:01 meta-0 risingwave[42]: called `Option::unwrap()` on a `None` value\n";
+    let evs = ev(&warn, panic);
+    assert_eq!(evs[0]["log"]["format"], "panic", "{evs:#?}");
+    assert!(evs[0]["@timestamp"].as_str().unwrap().ends_with("-03-02T08:00:01"), "{evs:#?}");
+    // journald writes a `MESSAGE` with control bytes (a container's colours) as its bytes.
+    let line = "\u{1b}[31m2026-03-02T08:00:00.1Z ERROR risingwave_meta::x: zork frobnicated\u{1b}[0m";
+    let record = json!({"__REALTIME_TIMESTAMP": "1772438400123456", "PRIORITY": "3", "_HOSTNAME": "meta-0",
+        "SYSLOG_IDENTIFIER": "risingwave", "_PID": "42", "MESSAGE": line.as_bytes()});
+    let evs = ev(&warn, &format!("{record}\n"));
+    assert_eq!(evs.len(), 1, "{evs:#?}");
+    assert_eq!(evs[0]["log"]["level"], "ERROR", "{evs:#?}");
+    assert_eq!(unknown(&evs[0]).unwrap().1, "zork frobnicated", "{evs:#?}");
+}
+
 /// Found by a second reader's fuzzing: a plain line behind a syslog prefix keeps the prefix as
 /// its text, and a time after it, read as `kubectl --timestamps`' prefix, was looked up past the
 /// first line's prefixes: the annotator panicked and the event was skipped.

@@ -475,7 +475,11 @@ impl<'m> Framer<'m> {
         self.foreign = level_look && foreign_block(block, self.state);
         if !dense && level_look {
             let before = hits.len();
-            if self.foreign || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
+            // A block of syslog's wire format (a relay's file, `nc -lu 514`): a line's level may
+            // be its `<PRI>` alone, which the marks' `R`s do not find (another program's `<26>`
+            // crit line among RisingWave's went unclustered: a syslog pipeline's reading).
+            let pri = parse::has_syslog_pri(block);
+            if self.foreign || pri || !level_candidates(block, &self.marks.at, self.levels, &mut hits) {
                 // A JSON line's level may be any word in any case (`"level":"warning"`), another
                 // program's may have no `R` (see `foreign`): every line is looked at.
                 // One search for all the block's line ends (the block ends with one): a memchr

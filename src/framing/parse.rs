@@ -1167,6 +1167,11 @@ pub fn envelope_key(json: &[u8], known: Option<usize>) -> Option<usize> {
         finders[k].find_iter(json).any(|at| {
             let rest = json[at + quoted.len()..].trim_ascii_start();
             let Some(value) = rest.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else { return false };
+            // journald writes a `MESSAGE` that holds control bytes or is not UTF-8 (a
+            // container's colours) as an array of its bytes.
+            if ENVELOPE_KEYS[k] == "MESSAGE" && value.first() == Some(&b'[') {
+                return true;
+            }
             let Some(text) = value.strip_prefix(b"\"") else { return false };
             // A value that is itself a JSON object line (`{\"timestamp\":…`, stern around
             // RisingWave's JSON logs) is one too: read as the JSON line it is. journald's
@@ -1226,8 +1231,20 @@ pub fn envelope_record(json: &[u8], key: usize, outer: &[u8], outer_pod: bool, o
     {
         return None;
     }
-    let Some(Value::String(text)) = obj.get(ENVELOPE_KEYS[key]) else { return None };
-    let text = text.strip_suffix('\n').map_or(text.as_str(), |t| t.strip_suffix('\r').unwrap_or(t));
+    let bytes_text;
+    let text = match obj.get(ENVELOPE_KEYS[key]) {
+        Some(Value::String(text)) => text.as_str(),
+        // journald's `MESSAGE` as an array of bytes (control bytes, invalid UTF-8): those bytes,
+        // read as a line is (the record was a JSON object without a message: its error went
+        // unseen; found by a syslog pipeline's reading).
+        Some(Value::Array(items)) if ENVELOPE_KEYS[key] == "MESSAGE" => {
+            let bytes: Option<Vec<u8>> = items.iter().map(|v| v.as_u64().and_then(|n| u8::try_from(n).ok())).collect();
+            bytes_text = String::from_utf8_lossy(&bytes?).into_owned();
+            &bytes_text
+        }
+        _ => return None,
+    };
+    let text = text.strip_suffix('\n').map_or(text, |t| t.strip_suffix('\r').unwrap_or(t));
     out.clear();
     out.extend_from_slice(outer);
     let labels = obj.get("labels").and_then(Value::as_object);
@@ -1414,6 +1431,11 @@ fn syslog_pri(line: &[u8]) -> Option<(u8, usize)> {
     (pri <= 191).then_some(((pri % 8) as u8, digits + 2))
 }
 
+/// Does `line` start with syslog's `<PRI>`?
+pub fn has_syslog_pri(line: &[u8]) -> bool {
+    line.first() == Some(&b'<') && syslog_pri(line).is_some()
+}
+
 /// Syslog's severities' names (RFC 5424's keywords, as `journalctl -p` takes them), by number:
 /// a `<PRI>` line's `log.level`.
 pub const SYSLOG_SEVERITIES: [&str; 8] = ["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"];
@@ -1479,7 +1501,11 @@ fn syslog_prefix_at(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
     // `journalctl --no-hostname`: the first word is then the ident, with its `[pid]`.
     let host_len = head[i..].iter().position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))?;
     let name = &head[i..i + host_len];
-    let no_host = host_len > 0 && head[i + host_len] == b'[';
+    // An ident with its `[pid]` right after the time: no host. Its name may hold what a host's
+    // may not (Docker's syslog driver: `docker/rw-meta[900]: `, a tag with `/`; found by a
+    // syslog pipeline's reading: every line was plain text).
+    let ident_len = head[i..].iter().position(|&b| !ident_byte(b))?;
+    let no_host = ident_len > 0 && head[i + ident_len] == b'[';
     if !no_host {
         if host_len == 0
             || head[i + host_len] != b' '
@@ -1491,9 +1517,7 @@ fn syslog_prefix_at(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
     }
     let ident_at = i;
     // The ident (a program's name: `sshd(pam_unix)`, `systemd-journald`), its `[pid]`; `: `.
-    let ident = head[i..]
-        .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'@' | b'(' | b')')))?;
+    let ident = head[i..].iter().position(|&b| !ident_byte(b))?;
     if ident == 0 {
         return None;
     }
@@ -1516,6 +1540,11 @@ fn syslog_prefix_at(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
         end: i + 2,
         severity: None,
     })
+}
+
+/// A byte of a syslog ident (a program's name or a tag: `sshd(pam_unix)`, `docker/rw-meta`).
+fn ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'@' | b'(' | b')')
 }
 
 /// A syslog or journal prefix's parts ([`syslog_prefix`]), as offsets into its line.
@@ -3694,6 +3723,8 @@ mod tests {
             ("1764928800.123456 risingwave[4242]: ", true),
             ("Sat 2026-12-05 10:00:00 UTC node-1 risingwave[4242]: ", true),
             ("Sat 2026-12-05 10:00:00.123456 CET risingwave[4242]: ", true),
+            // Docker's syslog driver: no host, a tag with `/` in it
+            ("<27>Mar  2 08:00:01 docker/rw-meta[900]: ", true),
             // syslog's wire format, its `<PRI>` first (RFC 3164's time, RFC 3339's)
             ("<30>Dec  5 10:00:00 node-1 risingwave[4242]: ", true),
             ("<3>2026-12-05T10:00:00.123456+00:00 node-1 risingwave[4242]: ", true),
