@@ -1336,7 +1336,11 @@ fn syslog_prefix(line: &[u8], zoned: Option<usize>) -> Option<Syslog> {
 #[cold]
 #[inline(never)]
 fn syslog_prefix_after_pri(line: &[u8]) -> Option<Syslog> {
-    let (severity, n) = syslog_pri(line)?;
+    let (severity, mut n) = syslog_pri(line)?;
+    if line.get(n) == Some(&b' ') && line.get(n + 1).is_some_and(|b| *b != b' ') {
+        // A blank after it, as Go's `log/syslog` packages (srslog) write it: `<27> 2026-…`.
+        n += 1;
+    }
     let rest = &line[n..];
     if rest.first().is_some_and(u8::is_ascii_digit) && rest.get(1) == Some(&b' ') {
         return rfc5424_header(line, n, severity);
@@ -1367,9 +1371,14 @@ fn rfc5424_header(line: &[u8], at: usize, severity: u8) -> Option<Syslog> {
         let start = i;
         let len = head.get(i..)?.iter().position(|&b| b == b' ')?;
         i += len + 1;
-        (len > 0).then_some(start..start + len)
+        Some(start..start + len)
     };
-    let (time, host, app, procid, _msgid) = (field()?, field()?, field()?, field()?, field()?);
+    let (time, host, app, procid, msgid) = (field()?, field()?, field()?, field()?, field()?);
+    // Every field has a value or `-`; an empty message id (two blanks, as some senders write
+    // it for `-`) is taken too.
+    if [&time, &host, &app, &procid].iter().any(|r| r.is_empty()) || (msgid.is_empty() && head.get(i) == Some(&b' ')) {
+        return None;
+    }
     // Its time is RFC 3339's or `-` (a number there took the line for one: `<11>1 9 h …`, 1970).
     let dash = |r: &Range<usize>| &line[r.clone()] == b"-";
     if !dash(&time) && timestamp_len(&line[time.clone()]) != Some(time.len()) {
@@ -3738,7 +3747,9 @@ mod tests {
             ("<192>Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
             ("<1234>Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
             ("<>Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
-            ("<3> Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
+            // (a blank after `<PRI>`, as srslog writes it, is taken)
+            ("<3> Dec  5 10:00:00 node-1 risingwave[4242]: ", true),
+            ("<3>  Dec  5 10:00:00 node-1 risingwave[4242]: ", false),
             ("12345.678 node-1 risingwave[4242]: ", false),
             ("Sat 2026-12-05 node-1 risingwave[4242]: ", false),
             // `kubectl logs --timestamps` before a JSON object whose first key's value is one
@@ -3846,6 +3857,10 @@ mod tests {
             // is no RFC 5424 header (a third reader's).
             ("<13>1 - h app 1 - - \u{feff}hello", Some(5), "hello"),
             ("<11>1 9 h app 1 - - failed", None, "<11>1 9 h app 1 - - failed"),
+            // An empty message id (two blanks); a blank after `<PRI>` (srslog).
+            (r#"<14>1 2025-08-21T08:30:17+00:00 h risingwave 13  [meta sequenceId="47"] hi"#, Some(6), "hi"),
+            ("<27> 2026-03-02T08:00:01Z host tag[7]: down", Some(3), "down"),
+            ("<14>1 2025-08-21T08:30:17Z h a 1   - hi", None, "<14>1 2025-08-21T08:30:17Z h a 1   - hi"),
             // The kernel ring's time (`dmesg -r`) stays unread: `usb 1-1` is no host and ident.
             ("<6>[    1.234567] usb 1-1: new device", None, "<6>[    1.234567] usb 1-1: new device"),
         ];
