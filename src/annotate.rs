@@ -1370,19 +1370,21 @@ fn unexplained(
                     // Nor after a known error with values of its own: a value of more words than
                     // another (`task job 7 is not running`, `task task-1 is not running`) split
                     // one cluster in two (a second reader's).
-                    let range = match found.iter().find(|f| {
-                        i != 1
-                            && f.hay as usize == h
-                            && f.tail == f.end
-                            && f.caps.0 == f.caps.1
-                            && f.end + 1 == range.start
-                            && t[f.end] == b' '
-                            && f.end > f.start
-                            && t[f.end - 1].is_ascii_alphanumeric()
-                            && m.entries[f.entry as usize].class == crate::matcher::Class::Error
-                    }) {
-                        Some(f) if !value => f.start..range.end,
-                        _ => range,
+                    let known_before = (i != 1 && !value).then(|| {
+                        found.iter().find(|f| {
+                            f.hay as usize == h
+                                && f.tail == f.end
+                                && f.caps.0 == f.caps.1
+                                && f.end + 1 == range.start
+                                && t[f.end] == b' '
+                                && f.end > f.start
+                                && t[f.end - 1].is_ascii_alphanumeric()
+                                && m.entries[f.entry as usize].class == crate::matcher::Class::Error
+                        })
+                    });
+                    let range = match known_before.flatten() {
+                        Some(f) => f.start..range.end,
+                        None => range,
                     };
                     if !value && enough_alnum(&t[range.clone()]) {
                         if !remnant {

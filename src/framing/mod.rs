@@ -1253,7 +1253,7 @@ fn foreign_block(block: &[u8], state: StreamState) -> bool {
             // under every key the annotator reads it from.
             Header::Json => None,
             // A syslog line with its `<PRI>`: its level is no word the marks find.
-            Header::None if p.syslog.is_some() && l.first() == Some(&b'<') => Some(true),
+            Header::None if p.syslog.is_some() && parse::has_syslog_pri(l) => Some(true),
             _ => crate::unknown::foreign_level(&l[p.content..], h).map(|_| true),
         }
     };

@@ -1297,8 +1297,8 @@ fn journal_prefix(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Ve
     let time = humantime::format_rfc3339_micros(at).to_string();
     // Its priority as syslog's `<PRI>`: the record's level, which `journalctl`'s text layouts
     // do not print (a journal record at `err` was no error for `--unknown warn`).
-    if let Some(p) = field("PRIORITY").filter(|p| p.len() == 1 && (b'0'..=b'7').contains(&p.as_bytes()[0])) {
-        out.extend_from_slice(format!("<{p}>").as_bytes());
+    if let Some(&[p @ b'0'..=b'7']) = field("PRIORITY").map(str::as_bytes) {
+        out.extend_from_slice(&[b'<', p, b'>']);
     }
     // An offset, not `Z`: a `Z` time before a pid-less ident is not read as a prefix on a
     // stream's first line ([`Syslog::plain_ok`]); journalctl prints the offset so.
@@ -1362,7 +1362,7 @@ fn syslog_prefix_after_pri(line: &[u8]) -> Option<Syslog> {
 /// `RSYSLOG_SyslogProtocol23Format` and syslog-ng send it (`<34>1 2003-10-11T22:14:15.003Z
 /// host su - ID47 - 'su root' failed`). Its time, its host, program and process as the
 /// writer, and the message after the structured data (what is clustered: the fields between
-/// are ids, not words). Read on the first 256 bytes, as the other prefixes are.
+/// are ids, not words). Read on the first [`RFC5424_LOOK`] bytes.
 fn rfc5424_header(line: &[u8], at: usize, severity: u8) -> Option<Syslog> {
     // Room for structured data, which syslog-ng and rsyslog fill with metadata.
     let head = &line[..line.len().min(at + RFC5424_LOOK)];
@@ -1432,6 +1432,9 @@ const RFC5424_LOOK: usize = 4096;
 /// Syslog's `<PRI>` at a line's start (RFC 3164 and 5424: 0 to 191, the facility times eight
 /// plus the severity): the severity and the length.
 fn syslog_pri(line: &[u8]) -> Option<(u8, usize)> {
+    if line.first() != Some(&b'<') {
+        return None;
+    }
     let digits = line.get(1..)?.iter().take(4).take_while(|b| b.is_ascii_digit()).count();
     if !(1..=3).contains(&digits) || line.get(1 + digits) != Some(&b'>') {
         return None;
@@ -1442,7 +1445,7 @@ fn syslog_pri(line: &[u8]) -> Option<(u8, usize)> {
 
 /// Does `line` start with syslog's `<PRI>`?
 pub fn has_syslog_pri(line: &[u8]) -> bool {
-    line.first() == Some(&b'<') && syslog_pri(line).is_some()
+    syslog_pri(line).is_some()
 }
 
 /// Syslog's severities' names (RFC 5424's keywords, as `journalctl -p` takes them), by number:
@@ -1452,7 +1455,7 @@ pub const SYSLOG_SEVERITIES: [&str; 8] = ["emerg", "alert", "crit", "err", "warn
 /// Does a line start with a `<PRI>` whose severity is a warning or above (`error_only`: an
 /// error or above)? [`crate::unknown::level_marker`]'s look at a syslog line's level.
 pub fn syslog_pri_wanted(line: &[u8], error_only: bool) -> bool {
-    line.first() == Some(&b'<') && syslog_pri(line).is_some_and(|(sev, _)| sev <= if error_only { 3 } else { 4 })
+    syslog_pri(line).is_some_and(|(sev, _)| sev <= if error_only { 3 } else { 4 })
 }
 
 #[inline(always)]
